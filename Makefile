@@ -1,0 +1,35 @@
+# Two commands on a fresh machine with only Python and make:
+#   make run    create .venv, install, and run the main job on a temporary store
+#   make test   create .venv if needed, install with test extras, run the whole suite
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: run test install bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(BIN)/python -m auto_dream.demo
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.installed
+	$(BIN)/python bench/append.py
+
+clean:
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis

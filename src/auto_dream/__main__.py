@@ -1,0 +1,78 @@
+"""Entry point of `auto-dream` and `python -m auto_dream`.
+
+`append` is what agents call all day, so a plain `append` command line is run here without
+importing Typer (which alone costs several times Python's own start-up). Anything this
+short parser does not recognise — help, version, an unknown option — goes to the Typer app,
+which stays the one definition of the CLI.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+from auto_dream.errors import failure_line
+
+_VALUE_OPTIONS = {"--type": "type", "-t": "type", "--at": "at"}
+
+
+def quick_append_arguments(argv: list[str]) -> dict | None:
+    """The arguments of a plain `[--root R] append …` line, or None to let Typer parse it."""
+    args = list(argv)
+    found: dict = {"root": None, "type": None, "at": None, "words": []}
+    if args[:1] == ["--root"] and len(args) > 1:
+        found["root"] = args[1]
+        args = args[2:]
+    elif args and args[0].startswith("--root="):
+        found["root"] = args[0].split("=", 1)[1]
+        args = args[1:]
+    if args[:1] != ["append"]:
+        return None
+    args = args[1:]
+    while args:
+        arg = args.pop(0)
+        if arg == "--":
+            found["words"].extend(args)
+            break
+        name, has_value, value = arg.partition("=")
+        if name in _VALUE_OPTIONS and name.startswith("--") and has_value:
+            found[_VALUE_OPTIONS[name]] = value
+        elif arg in _VALUE_OPTIONS and args and not has_value:
+            found[_VALUE_OPTIONS[arg]] = args.pop(0)
+        elif arg.startswith("-") and arg != "-":
+            return None
+        else:
+            found["words"].append(arg)
+    if not found["words"]:
+        return None
+    return found
+
+
+def run_quick_append(found: dict) -> int:
+    from auto_dream.appending import append_text, join_text_arguments
+    from auto_dream.paths import resolve_root
+
+    try:
+        root = resolve_root(found["root"], os.environ.get("AUTO_DREAM_ROOT"), Path.cwd(), Path.home())
+        text = join_text_arguments(found["words"], sys.stdin.read)
+        entry, log_path = append_text(root, text, found["type"], found["at"])
+    except (Exception, KeyboardInterrupt) as error:
+        failure = failure_line(error)
+        if failure is None:
+            raise
+        print(f"auto-dream: error: {failure[0]}", file=sys.stderr)
+        return failure[1]
+    print(f"appended {entry.id} to {log_path}")
+    return 0
+
+
+def main() -> None:
+    found = quick_append_arguments(sys.argv[1:])
+    if found is not None:
+        sys.exit(run_quick_append(found))
+    from auto_dream.cli import run
+
+    sys.exit(run(sys.argv[1:]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""The `append` command, shared by the Typer CLI and the fast path in __main__.
+
+Nothing heavy is imported here: an agent calls `append` many times a session.
+"""
+
+from datetime import datetime
+from pathlib import Path
+
+from auto_dream.config import load_config
+from auto_dream.errors import StoreError
+from auto_dream.journal import Entry, append_entry, load_timezone, local_now, make_entry, parse_when
+from auto_dream.paths import StorePaths, ensure_store
+
+
+def append_text(root: Path, text: str, entry_type: str | None, at: str | None,
+                now: datetime | None = None) -> tuple[Entry, str]:
+    """Validate and append one entry; returns it and its log path relative to the root."""
+    if root.exists() and not root.is_dir():
+        raise StoreError(f"store root {root} is a file, not a folder")
+    config = load_config(StorePaths(root).config)
+    tz = load_timezone(config.timezone)
+    when = parse_when(at, tz, now) if at is not None else local_now(tz, now)
+    entry = make_entry(text, entry_type, when)  # bad input stops here, before anything is created
+    paths = ensure_store(root)
+    log_path = append_entry(paths, entry)
+    return entry, paths.relative(log_path)
+
+
+def join_text_arguments(words: list[str], read_stdin) -> str:
+    """TEXT… joined by spaces; a lone `-` reads the text from standard input."""
+    if words == ["-"]:
+        return read_stdin()
+    return " ".join(words)

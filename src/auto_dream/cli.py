@@ -1,0 +1,248 @@
+"""The command line: thin Typer wrappers over the library; the one place that prints.
+
+This is the composition root: only here is the environment read (AUTO_DREAM_ROOT, the
+current directory, the home folder, the clock), and only here are errors turned into exit
+codes and one line on stderr.
+"""
+
+import json
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from auto_dream import MEMORY_TYPES, __version__
+from auto_dream.appending import append_text, join_text_arguments
+from auto_dream.context import StoreContext, open_context
+from auto_dream.errors import InputError, failure_line
+from auto_dream.paths import ensure_store, resolve_root, store_dir_for_init
+from auto_dream.templates import load_template
+
+app = typer.Typer(
+    name="auto-dream",
+    help="A long-term memory for AI agents: append facts to a daily log, dream them into "
+    "typed memory files and a compact MEMORY.md index.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+stdout = Console(highlight=False, soft_wrap=True)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+FRESHNESS_STYLE = {"green": "green", "yellow": "yellow", "red": "red"}
+
+
+# ---------------------------------------------------------------- composition root
+
+
+def _root(ctx: typer.Context) -> Path:
+    return resolve_root(ctx.obj.get("root"), os.environ.get("AUTO_DREAM_ROOT"), Path.cwd(), Path.home())
+
+
+def _context(ctx: typer.Context, create: bool = False) -> StoreContext:
+    return open_context(_root(ctx), create=create)
+
+
+def _now() -> datetime:
+    return datetime.now().astimezone()
+
+
+def _warn(message: str) -> None:
+    stderr.print(f"auto-dream: warning: {message}", markup=False)
+
+
+def _print_json(document: object) -> None:
+    sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+
+
+def _check_type(memory_type: str | None) -> None:
+    if memory_type is not None and memory_type not in MEMORY_TYPES:
+        raise InputError(f"unknown type {memory_type!r}: use one of {', '.join(MEMORY_TYPES)}")
+
+
+def _version(value: bool) -> None:
+    if value:
+        stdout.print(f"auto-dream {__version__}", markup=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    ctx: typer.Context,
+    root: Annotated[Optional[str], typer.Option(
+        "--root", metavar="PATH",
+        help="The store to use. Default: $AUTO_DREAM_ROOT, else the nearest .auto-dream/ "
+        "in this folder or its parents, else ~/.auto-dream.")] = None,
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    ctx.obj = {"root": root}
+
+
+# ---------------------------------------------------------------- commands
+
+
+@app.command()
+def init(
+    ctx: typer.Context,
+    directory: Annotated[Optional[str], typer.Argument(
+        metavar="[DIR]", help="Create DIR/.auto-dream (default: the current folder).")] = None,
+) -> None:
+    """Create a store: logs/, memories/ by type, archive/, MEMORY.md and a commented config.toml."""
+    target = store_dir_for_init(directory, ctx.obj.get("root"), Path.cwd())
+    existed = target.is_dir()
+    paths = ensure_store(target)
+    if not paths.config.exists():
+        from auto_dream.memory import write_atomic
+
+        write_atomic(paths.config, load_template("config.toml").encode("utf-8"))
+    if not paths.index.exists():
+        from auto_dream.status import rebuild_index
+
+        rebuild_index(open_context(target))
+    verb = "already a store" if existed else "created a store"
+    stdout.print(f"{verb} at {target}", markup=False)
+
+
+@app.command()
+def append(
+    ctx: typer.Context,
+    text: Annotated[list[str], typer.Argument(
+        metavar="TEXT…", help="The fact to remember; several words are joined by spaces. "
+        "`-` reads the text from standard input.")],
+    entry_type: Annotated[Optional[str], typer.Option(
+        "--type", "-t", metavar="TYPE", help="user, feedback, project or reference.")] = None,
+    at: Annotated[Optional[str], typer.Option(
+        "--at", metavar="WHEN", help="Back-date the entry: ISO 8601 or 'YYYY-MM-DD HH:MM', "
+        "in the store's timezone unless it has an offset.")] = None,
+) -> None:
+    """Add one entry to today's log (the store is created if it does not exist yet)."""
+    joined = join_text_arguments(text, sys.stdin.read)
+    entry, log_path = append_text(_root(ctx), joined, entry_type, at)
+    stdout.print(f"appended {entry.id} to {log_path}", markup=False)
+
+
+@app.command("list")
+def list_command(
+    ctx: typer.Context,
+    memory_type: Annotated[Optional[str], typer.Option(
+        "--type", "-t", metavar="TYPE", help="Only memories of this type.")] = None,
+    archived: Annotated[bool, typer.Option("--archived", help="List the archive instead.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON list on stdout.")] = False,
+) -> None:
+    """Memories grouped by type, newest first, with their age."""
+    from auto_dream.status import list_memories
+
+    _check_type(memory_type)
+    now = _now()
+    result = list_memories(_context(ctx), now, memory_type, archived)
+    for bad in result.unreadable:
+        _warn(f"{bad.path}: {bad.reason} (left untouched)")
+    if as_json:
+        _print_json([m.as_json() for m in result.memories])
+        return
+    if not result.memories:
+        stdout.print("no archived memories" if archived else "no memories yet", markup=False)
+        return
+    import pendulum
+
+    reference = pendulum.instance(now)
+    for memory_type_name in MEMORY_TYPES:
+        group = [m for m in result.memories if m.type == memory_type_name]
+        if not group:
+            continue
+        table = Table(title=f"{memory_type_name.upper()} ({len(group)})", title_justify="left",
+                      show_header=False, box=None, pad_edge=False)
+        for column in ("name", "age", "description", "path"):
+            table.add_column(column, overflow="fold", style="dim" if column == "path" else None)
+        for m in group:
+            age = pendulum.instance(m.mtime).diff_for_humans(reference)
+            table.add_row(("📌 " if m.pinned else "") + m.name, age, m.description, m.path)
+        stdout.print(table)
+
+
+@app.command()
+def check(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
+) -> None:
+    """Freshness of every memory, entries waiting for a dream, whether a dream is due, index drift."""
+    from auto_dream.status import check_store
+
+    result = check_store(_context(ctx), _now())
+    for bad in result.unreadable:
+        _warn(f"{bad.path}: {bad.reason} (left untouched)")
+    for problem in result.log_problems:
+        _warn(f"{problem.path}:{problem.line}: {problem.message}")
+    if as_json:
+        _print_json(result.as_json())
+        return
+    last = result.last_dream.strftime("%Y-%m-%d %H:%M") if result.last_dream else "never"
+    stdout.print(f"entries waiting for a dream: {result.undistilled_entries}", markup=False)
+    stdout.print(f"last dream: {last}; dream due: {'yes' if result.dream_due else 'no'}", markup=False)
+    stdout.print("MEMORY.md: " + ("in sync" if result.index_in_sync
+                                  else "out of date (run `auto-dream build-index`)"), markup=False)
+    if result.memories:
+        table = Table(box=None, pad_edge=False)
+        for column in ("age", "type", "staleness", "memory"):
+            table.add_column(column, overflow="fold")
+        for m in result.memories:
+            colour = FRESHNESS_STYLE[m.freshness]
+            staleness = m.staleness or "—"
+            if m.missing_refs:
+                staleness += " (missing: " + ", ".join(m.missing_refs) + ")"
+            table.add_row(f"[{colour}]{m.age_days}d[/]", m.type, staleness, m.path)
+        stdout.print(table)
+
+
+@app.command("build-index")
+def build_index_command(ctx: typer.Context) -> None:
+    """Rebuild MEMORY.md from memories/ alone (an index already up to date is left as it is)."""
+    from auto_dream.status import rebuild_index
+
+    built = rebuild_index(_context(ctx))
+    for bad in built.unreadable:
+        _warn(f"{bad.path}: {bad.reason} (left untouched, not in MEMORY.md)")
+    for warning in built.result.warnings:
+        _warn(warning)
+    result = built.result
+    verb = "wrote" if built.changed else "MEMORY.md already up to date:"
+    stdout.print(f"{verb} {len(result.listed)} memories listed"
+                 + (f", {len(result.omitted)} counted in the 'more' line" if result.omitted else "")
+                 + f"; {result.line_count} lines, {result.byte_count:,} bytes", markup=False)
+
+
+# ---------------------------------------------------------------- running
+
+
+def run(argv: list[str]) -> int:
+    """Run the CLI on `argv`; every failure becomes one line on stderr and an exit code."""
+    command = typer.main.get_command(app)
+    try:
+        outcome = command.main(args=argv, prog_name="auto-dream", standalone_mode=False)
+    except typer.TyperException as error:  # usage errors from the parser
+        stderr.print(f"auto-dream: error: {error.format_message()}", markup=False)
+        return 2
+    except typer.Exit as done:
+        return done.exit_code
+    except (typer.Abort, KeyboardInterrupt):
+        stderr.print("auto-dream: aborted", markup=False)
+        return 130
+    except Exception as error:
+        failure = failure_line(error)
+        if failure is None:
+            raise
+        stderr.print(f"auto-dream: error: {failure[0]}", markup=False)
+        return failure[1]
+    return outcome if isinstance(outcome, int) else 0
+
+
+def main() -> None:
+    sys.exit(run(sys.argv[1:]))

@@ -1,0 +1,92 @@
+"""The store's config.toml (DESIGN section 6): defaults, reading, validation."""
+
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+from auto_dream.errors import StoreError
+
+
+@dataclass(frozen=True)
+class Config:
+    timezone: str | None = None  # IANA name; None means the system's
+    mode: str = "apply"  # apply | propose
+    llm: str = "auto"  # auto | on | off
+    model: str = "claude-sonnet-5-5"  # a current Sonnet in the SDK's model list, not deprecated
+    max_llm_calls: int = 20
+    budget: int = 25
+    index_max_lines: int = 200
+    index_max_bytes: int = 25_000
+    index_line_chars: int = 150
+    guard_days: int = 14
+    duplicate_overlap: float = 0.6
+    contradiction_overlap: float = 0.4
+    due_hours: float = 24
+    due_entries: int = 5
+    repo: str | None = None
+
+    def with_overrides(self, **flags: object) -> "Config":
+        """Flags beat config: apply the ones the user gave (not None)."""
+        return replace(self, **{k: v for k, v in flags.items() if v is not None})
+
+
+_CHOICES = {"mode": ("apply", "propose"), "llm": ("auto", "on", "off")}
+_MINIMUMS = {"max_llm_calls": 0, "budget": 0, "index_max_lines": 10, "index_max_bytes": 1000,
+             "index_line_chars": 40, "guard_days": 0, "due_hours": 0, "due_entries": 0}
+
+
+def load_config(config_path: Path) -> Config:
+    """Read config.toml; a missing file means all defaults. Bad values stop with the file named."""
+    try:
+        raw = config_path.read_bytes()
+    except FileNotFoundError:
+        return Config()
+    except IsADirectoryError:
+        raise StoreError(f"{config_path} is a folder, not a file") from None
+    import tomllib  # only stores that have a config pay for the parser
+
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise StoreError(f"{config_path}: not valid TOML ({error})") from None
+    return config_from_mapping(data, str(config_path))
+
+
+def config_from_mapping(data: dict, source: str) -> Config:
+    known = {f.name: f for f in fields(Config)}
+    values = {}
+    for key, value in data.items():
+        if key not in known:
+            raise StoreError(f"{source}: unknown setting {key!r} (known: {', '.join(known)})")
+        values[key] = _check_value(key, value, known[key].default, source)
+    return Config(**values)
+
+
+def _check_value(key: str, value: object, default: object, source: str) -> object:
+    if key in ("timezone", "repo", "model"):
+        if not isinstance(value, str) or not value.strip():
+            raise StoreError(f"{source}: {key} must be a non-empty string")
+        if key == "timezone":
+            _check_timezone(value, source)
+        return value
+    if key in _CHOICES:
+        if value not in _CHOICES[key]:
+            raise StoreError(f"{source}: {key} must be one of {', '.join(_CHOICES[key])}, not {value!r}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise StoreError(f"{source}: {key} must be a number, not {value!r}")
+    if isinstance(default, int) and not isinstance(value, int):
+        raise StoreError(f"{source}: {key} must be a whole number, not {value!r}")
+    if key in ("duplicate_overlap", "contradiction_overlap") and not 0 < value <= 1:
+        raise StoreError(f"{source}: {key} must be between 0 and 1, not {value!r}")
+    if value < _MINIMUMS.get(key, 0):
+        raise StoreError(f"{source}: {key} must be at least {_MINIMUMS.get(key, 0)}, not {value!r}")
+    return value
+
+
+def _check_timezone(name: str, source: str) -> None:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise StoreError(f"{source}: unknown timezone {name!r}") from None

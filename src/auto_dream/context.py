@@ -1,0 +1,23 @@
+"""A store opened for a command: its paths, its config and its timezone."""
+
+from dataclasses import dataclass
+from datetime import tzinfo
+from pathlib import Path
+
+from auto_dream.config import Config, load_config
+from auto_dream.journal import load_timezone
+from auto_dream.paths import StorePaths, ensure_store, open_store
+
+
+@dataclass(frozen=True)
+class StoreContext:
+    paths: StorePaths
+    config: Config
+    tz: tzinfo | None
+
+
+def open_context(root: Path, create: bool = False) -> StoreContext:
+    """The store at `root` with its config; `create` makes a missing store (for writers)."""
+    paths = ensure_store(root) if create else open_store(root)
+    config = load_config(paths.config)
+    return StoreContext(paths=paths, config=config, tz=load_timezone(config.timezone))

@@ -1,0 +1,174 @@
+"""MEMORY.md: derived from the memory files alone, within the caps Claude Code loads."""
+
+import re
+from dataclasses import dataclass
+from datetime import tzinfo
+
+from auto_dream import MEMORY_TYPES
+from auto_dream.memory import Memory
+
+SEPARATOR = " — "
+ELLIPSIS = "…"
+_LINK_UNSAFE = re.compile(r"[\s()<>%\[\]]")
+_LABEL_SPECIAL = re.compile(r"([\\\[\]])")
+
+
+@dataclass(frozen=True)
+class IndexLimits:
+    max_lines: int = 200
+    max_bytes: int = 25_000
+    line_chars: int = 150
+
+
+@dataclass(frozen=True)
+class IndexResult:
+    text: str
+    listed: list[str]  # memory paths, in file order
+    omitted: list[str]  # memory paths left out, lowest priority last
+    warnings: list[str]
+
+    @property
+    def line_count(self) -> int:
+        return self.text.count("\n")
+
+    @property
+    def byte_count(self) -> int:
+        return len(self.text.encode("utf-8"))
+
+
+def build_index(memories: list[Memory], header_template: str, limits: IndexLimits,
+                tz: tzinfo | None) -> IndexResult:
+    """The text of MEMORY.md for `memories`. Pure: the same memories give the same bytes."""
+    last_updated = max((m.mtime for m in memories), default=None)
+    stamp = last_updated.astimezone(tz).strftime("%Y-%m-%d %H:%M") if last_updated else "never"
+    header = header_template.replace("{last_updated}", stamp).rstrip("\n") + "\n\n"
+    by_priority = sorted(memories, key=_priority)
+    lines = {m.path: _entry_line(m, limits.line_chars) for m in by_priority}
+    kept = list(by_priority)
+    while True:
+        omitted = len(memories) - len(kept)
+        fixed = [header, *(f"## {t.upper()}\n" for t in MEMORY_TYPES)]
+        if omitted:
+            fixed.append(_more_line(omitted) + "\n")
+        fixed_lines = sum(part.count("\n") for part in fixed)
+        if fixed_lines + len(kept) > limits.max_lines:
+            kept = kept[: max(limits.max_lines - fixed_lines - (0 if omitted else 1), 0)]
+            continue
+        available = limits.max_bytes - sum(len(part.encode()) for part in fixed)
+        budget = _byte_budget([lines[m.path] for m in kept], available)
+        if budget is not None or not kept:
+            break
+        kept.pop()  # even the shortest lines do not fit: leave out the lowest priority
+    entries = {m.path: _fit_bytes(lines[m.path], budget) if budget is not None else lines[m.path]
+               for m in kept}
+    text = header
+    listed = []
+    for memory_type in MEMORY_TYPES:
+        text += f"## {memory_type.upper()}\n"
+        for memory in sorted((m for m in kept if m.type == memory_type), key=_priority):
+            text += entries[memory.path].render() + "\n"
+            listed.append(memory.path)
+    omitted_paths = [m.path for m in by_priority[len(kept):]]
+    warnings = []
+    if omitted_paths:
+        text += _more_line(len(omitted_paths)) + "\n"
+        warnings.append(
+            f"MEMORY.md lists {len(listed)} of {len(memories)} memories: the {len(omitted_paths)} oldest "
+            f"are left out to stay within {limits.max_lines} lines and {limits.max_bytes:,} bytes "
+            "(`auto-dream list` shows them all)"
+        )
+    return IndexResult(text=text, listed=listed, omitted=omitted_paths, warnings=warnings)
+
+
+def _priority(memory: Memory) -> tuple:
+    """Pinned first, then newest first; among equals, earlier sections first."""
+    return (not memory.pinned, -memory.mtime.timestamp(), MEMORY_TYPES.index(memory.type), memory.path)
+
+
+def _more_line(count: int) -> str:
+    noun = "memory" if count == 1 else "memories"
+    return f"- … and {count} older {noun} not listed here: run `auto-dream list` to see them all."
+
+
+@dataclass(frozen=True)
+class _Line:
+    prefix: str  # "- [name](link)"
+    description: str
+
+    def render(self) -> str:
+        return self.prefix + SEPARATOR + self.description if self.description else self.prefix
+
+    @property
+    def full_bytes(self) -> int:
+        return len(self.render().encode())
+
+    @property
+    def min_bytes(self) -> int:
+        return len(self.prefix.encode())
+
+
+def _entry_line(memory: Memory, line_chars: int) -> _Line:
+    link = _LINK_UNSAFE.sub(lambda m: "%{:02X}".format(ord(m.group())), memory.path)
+    name = memory.name
+    room_for_name = line_chars - len(f"- []({link})") - len(SEPARATOR) - 12
+    if len(name) > max(room_for_name, 8):
+        name = shorten(name, max(room_for_name, 8))
+    label = _LABEL_SPECIAL.sub(r"\\\1", name)
+    prefix = f"- [{label}]({link})"
+    room = line_chars - len(prefix) - len(SEPARATOR)
+    description = shorten(memory.description, room) if room > 1 else ""
+    return _Line(prefix, description)
+
+
+def _byte_budget(lines: list[_Line], available: int) -> int | None:
+    """The largest per-line byte budget that fits all `lines` in `available` bytes, or None."""
+    def cost(budget: int) -> int:
+        return sum(max(line.min_bytes, min(line.full_bytes, budget)) + 1 for line in lines)
+
+    if cost(0) > available:
+        return None
+    high = max((line.full_bytes for line in lines), default=0)
+    if cost(high) <= available:
+        return high
+    low = 0
+    while low < high:
+        middle = (low + high + 1) // 2
+        if cost(middle) <= available:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _fit_bytes(line: _Line, budget: int) -> _Line:
+    if line.full_bytes <= budget:
+        return line
+    room = budget - line.min_bytes - len(SEPARATOR.encode())
+    description = shorten_bytes(line.description, room)
+    return _Line(line.prefix, description)
+
+
+def shorten(text: str, max_chars: int) -> str:
+    """`text` cut to `max_chars` characters at a word boundary, marked with an ellipsis."""
+    if len(text) <= max_chars:
+        return text
+    if max_chars <= 1:
+        return ""
+    cut = text[: max_chars - 1]
+    space = cut.rfind(" ")
+    if space >= max_chars * 0.6:  # a word boundary near the end; CJK text has none
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-—") + ELLIPSIS
+
+
+def shorten_bytes(text: str, max_bytes: int) -> str:
+    """The longest word-boundary shortening of `text` that is at most `max_bytes` in UTF-8."""
+    if len(text.encode()) <= max_bytes:
+        return text
+    chars = min(len(text), max_bytes)
+    while chars > 1:
+        candidate = shorten(text, chars)
+        if len(candidate.encode()) <= max_bytes:
+            return candidate
+        chars -= max(1, (len(candidate.encode()) - max_bytes) // 3)
+    return ""

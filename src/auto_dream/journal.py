@@ -1,0 +1,271 @@
+"""The daily log: one entry per list item, appended under a lock, parsed back exactly.
+
+This module is on `append`'s path, so it imports only light standard modules.
+"""
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, tzinfo
+from pathlib import Path
+
+from auto_dream import MEMORY_TYPES
+from auto_dream.errors import InputError, StoreError
+from auto_dream.paths import FILE_MODE, StorePaths, make_dirs
+
+TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
+ENTRY_LINE = re.compile(r"- \[(\d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d)?)\](.*)")
+LOOKS_DATED = re.compile(r"- \[\d")  # a try at an entry; `- [ ] task` boxes are not
+UNDECODABLE = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
+TYPE_MARKER = re.compile(r"\((" + "|".join(MEMORY_TYPES) + r")\) ")
+# Characters a text line cannot carry verbatim: they would break the line structure or
+# be rewritten by editors. A text holding any of them is written as one JSON string.
+_NEEDS_JSON = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTINUATION = "  "
+MAX_TEXT_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One fact in the log: when (wall-clock time in the store's timezone), what, and its type."""
+
+    at: datetime
+    text: str
+    type: str | None = None
+
+    @property
+    def id(self) -> str:
+        """Stable id from content, not position: whitespace-only edits keep it."""
+        return entry_id(self.at, self.text)
+
+
+def entry_id(at: datetime, text: str) -> str:
+    normalized = "\n".join(line.rstrip() for line in text.strip().split("\n"))
+    digest = hashlib.sha256(f"{at:{TIMESTAMP_FORMAT}}\n{normalized}".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class LogProblem:
+    """A line of a log that is not a readable entry."""
+
+    path: Path
+    line: int
+    message: str
+
+
+# ---------------------------------------------------------------- format and parse
+
+
+def format_entry(entry: Entry) -> str:
+    """The entry as log lines, ending in a newline. parse(format(e)) == e for any text."""
+    marker = f"({entry.type}) " if entry.type else ""
+    text = entry.text
+    if _NEEDS_JSON.search(text):
+        body = "\\" + json.dumps(text, ensure_ascii=False)
+    else:
+        first, *rest = text.split("\n")
+        if first.startswith("\\") or TYPE_MARKER.match(first):
+            first = "\\" + first  # keeps a leading "(project) " or "\" as text
+        body = "\n".join([first, *(_CONTINUATION + line for line in rest)])
+    return f"- [{entry.at:{TIMESTAMP_FORMAT}}] {marker}{body}\n"
+
+
+def parse_log(content: str, path: Path = Path("<log>")) -> tuple[list[Entry], list[LogProblem]]:
+    """Entries of one day's log, and the lines that look like entries but are not readable."""
+    entries: list[Entry] = []
+    problems: list[LogProblem] = []
+    lines = content.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    current: tuple[int, datetime, str | None, list[str]] | None = None
+
+    def finish() -> None:
+        if current is None:
+            return
+        number, at, kind, parts = current
+        text = "\n".join(parts)
+        if not text.strip():
+            problems.append(LogProblem(path, number, "entry has no text"))
+        elif UNDECODABLE.search(text):
+            problems.append(LogProblem(path, number, "entry is not UTF-8: skipped"))
+        else:
+            entries.append(Entry(at=at, text=text, type=kind))
+
+    for index, raw in enumerate(lines):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        if current is not None and _is_continuation(line, lines, index):
+            current[3].append(line[2:] if line.startswith(_CONTINUATION) else line[1:])
+            continue
+        finish()
+        current = None
+        match = ENTRY_LINE.fullmatch(line)
+        if match is None:
+            if LOOKS_DATED.match(line):
+                problems.append(LogProblem(path, index + 1, "not an entry: expected `- [YYYY-MM-DD HH:MM] text`"))
+            continue
+        stamp, rest = match.groups()
+        try:
+            at = datetime.strptime(stamp, TIMESTAMP_FORMAT if len(stamp) > 16 else "%Y-%m-%d %H:%M")
+        except ValueError:
+            problems.append(LogProblem(path, index + 1, f"bad date [{stamp}]"))
+            continue
+        rest = rest[1:] if rest.startswith(" ") else rest
+        kind = None
+        marker = TYPE_MARKER.match(rest)
+        if marker:
+            kind = marker.group(1)
+            rest = rest[marker.end():]
+        if rest.startswith('\\"'):
+            rest = _decode_json_text(rest[1:])
+        elif rest.startswith("\\"):
+            rest = rest[1:]
+        current = (index + 1, at, kind, [rest])
+    finish()
+    return entries, problems
+
+
+def _decode_json_text(encoded: str) -> str:
+    try:
+        decoded = json.loads(encoded)
+    except ValueError:
+        return encoded  # a hand-written line that only looks escaped: keep it as written
+    return decoded if isinstance(decoded, str) else encoded
+
+
+def _is_continuation(line: str, lines: list[str], index: int) -> bool:
+    if line.startswith(_CONTINUATION) or line.startswith("\t"):
+        return True
+    # An editor that strips trailing spaces turns an empty continuation line into a blank
+    # one; it still belongs to the entry when the entry goes on after it.
+    if line == "":
+        for later in lines[index + 1:]:
+            later = later.rstrip("\r")
+            if later != "":
+                return later.startswith(_CONTINUATION)
+    return False
+
+
+# ---------------------------------------------------------------- time
+
+
+def load_timezone(name: str | None) -> tzinfo | None:
+    """The store's timezone; None means the system's own (with its DST rules)."""
+    if name is None:
+        return None
+    from zoneinfo import ZoneInfo
+
+    return ZoneInfo(name)
+
+
+def local_now(tz: tzinfo | None, now: datetime | None = None) -> datetime:
+    """Wall-clock time in the store's timezone, to the second, without tzinfo."""
+    now = now if now is not None else datetime.now().astimezone()
+    return now.astimezone(tz).replace(tzinfo=None, microsecond=0)
+
+
+def parse_when(value: str, tz: tzinfo | None, now: datetime | None = None) -> datetime:
+    """`--at`: ISO 8601 (with or without an offset) or `YYYY-MM-DD HH:MM`, as store wall-clock time."""
+    text = value.strip()
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise InputError(
+            f"cannot read the date {value!r}: use ISO 8601 (2026-04-01T14:30:05+08:00) or 'YYYY-MM-DD HH:MM'"
+        ) from None
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(tz)
+    local = parsed.replace(tzinfo=None, microsecond=0)
+    if local > local_now(tz, now) + timedelta(days=1):
+        raise InputError(f"the date {value!r} is in the future: --at only back-dates an entry")
+    return local
+
+
+# ---------------------------------------------------------------- append and read
+
+
+def make_entry(text: str, entry_type: str | None, at: datetime) -> Entry:
+    """Validate user input into an entry: non-empty text, known type."""
+    if entry_type is not None and entry_type not in MEMORY_TYPES:
+        raise InputError(f"unknown type {entry_type!r}: use one of {', '.join(MEMORY_TYPES)}")
+    text = text.strip()
+    if not text:
+        raise InputError("nothing to append: the text is empty")
+    if len(text) > MAX_TEXT_CHARS:
+        raise InputError(f"the text has {len(text)} characters; an entry holds at most {MAX_TEXT_CHARS}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError("the text is not valid Unicode (undecodable bytes in the input)") from None
+    return Entry(at=at, text=text, type=entry_type)
+
+
+def append_entry(paths: StorePaths, entry: Entry) -> Path:
+    """Add `entry` to its day's log: one locked write, so concurrent appends never interleave."""
+    log_path = paths.log_file(entry.at.date())
+    data = format_entry(entry).encode("utf-8")
+    try:
+        make_dirs(log_path.parent)
+        fd = os.open(log_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
+    except PermissionError:
+        raise StoreError(f"cannot write to {log_path}: permission denied") from None
+    except OSError as error:
+        raise StoreError(f"cannot write to {log_path}: {error.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data  # a hand edit left the last line open
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)  # closing releases the lock
+    return log_path
+
+
+def read_log(log_path: Path) -> tuple[list[Entry], list[LogProblem]]:
+    """Parse one day's log, holding a shared lock so a half-written append is never seen."""
+    try:
+        with open(log_path, "rb") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
+            raw = handle.read()
+    except OSError as error:
+        return [], [LogProblem(log_path, 0, f"cannot read: {error.strerror}")]
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    return parse_log(raw.decode("utf-8", "surrogateescape"), log_path)
+
+
+def log_files(paths: StorePaths) -> list[Path]:
+    """Every daily log, oldest first."""
+    if not paths.logs.is_dir():
+        return []
+    return sorted(p for p in paths.logs.glob("*/*/*.md") if _is_day_file(p))
+
+
+def _is_day_file(path: Path) -> bool:
+    try:
+        date.fromisoformat(path.stem)
+    except ValueError:
+        return False
+    return path.is_file()
+
+
+def read_all_entries(paths: StorePaths) -> tuple[list[Entry], list[LogProblem]]:
+    """All entries of all logs in log order, each id once (a line copied by hand is one entry)."""
+    entries: list[Entry] = []
+    problems: list[LogProblem] = []
+    seen: set[str] = set()
+    for log_path in log_files(paths):
+        day_entries, day_problems = read_log(log_path)
+        problems.extend(day_problems)
+        for entry in day_entries:
+            if entry.id not in seen:
+                seen.add(entry.id)
+                entries.append(entry)
+    return entries, problems

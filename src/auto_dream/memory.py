@@ -1,0 +1,297 @@
+"""Memory files: read every layout found in the wild, write one, atomically.
+
+All Markdown and frontmatter I/O of memory files lives here (STYLE rule 7).
+"""
+
+import os
+import re
+import tempfile
+import unicodedata
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, time, tzinfo
+from pathlib import Path
+
+import frontmatter
+import yaml
+
+from auto_dream import MEMORY_TYPES
+from auto_dream.paths import FILE_MODE, make_dirs
+
+MAX_MEMORY_BYTES = 1_000_000  # larger than any memory a person or an agent writes
+SLUG_MAX_CHARS = 50
+KNOWN_KEYS = ("name", "description", "type", "mtime", "sources")
+YAML_ERRORS = (yaml.YAMLError, ValueError, TypeError)
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One memory file, parsed. `path` is relative to the store root, with forward slashes."""
+
+    path: str
+    name: str
+    description: str
+    type: str
+    mtime: datetime  # aware
+    body: str = ""
+    sources: tuple[str, ...] = ()
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+    # Where the type was found: "top", "metadata" (Claude Code's nested form) or "folder".
+    type_source: str = "top"
+    # Why this file must never be rewritten (no frontmatter, CRLF, a symlink…), or None.
+    read_only: str | None = None
+
+    @property
+    def pinned(self) -> bool:
+        return self.extra.get("pinned") is True
+
+    @property
+    def file_name(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+    def text(self) -> str:
+        """Everything a person reads in it: name, description and body."""
+        return "\n".join(part for part in (self.name, self.description, self.body) if part)
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A file under memories/ that cannot be read as a memory; reported, never touched."""
+
+    path: str
+    reason: str
+
+
+# ---------------------------------------------------------------- reading
+
+
+def read_memory(path: Path, root: Path, tz: tzinfo | None) -> Memory | Unreadable:
+    """Parse one memory file. Never raises for a bad file: it comes back as Unreadable."""
+    relative = Path(os.path.relpath(path, root)).as_posix()
+    notes = []
+    if path.is_symlink():
+        target = path.resolve()
+        if not target.is_relative_to(root.resolve()):
+            return Unreadable(relative, "a symlink to outside the store")
+        notes.append("a symlink")
+    try:
+        stat = path.stat()
+    except OSError as error:
+        return Unreadable(relative, f"cannot read: {error.strerror}")
+    if not path.is_file():
+        return Unreadable(relative, "not a regular file")
+    if stat.st_size > MAX_MEMORY_BYTES:
+        return Unreadable(relative, f"too large ({stat.st_size:,} bytes; the limit is {MAX_MEMORY_BYTES:,})")
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        return Unreadable(relative, f"cannot read: {error.strerror}")
+    return parse_memory(raw, relative, datetime.fromtimestamp(stat.st_mtime).astimezone(tz), tz, notes)
+
+
+def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | None,
+                 notes: list[str] | None = None) -> Memory | Unreadable:
+    """Parse a memory file's bytes; `relative` is its path under the root."""
+    notes = list(notes or [])
+    if b"\x00" in raw:
+        return Unreadable(relative, "binary content (NUL bytes)")
+    if not raw.strip():
+        return Unreadable(relative, "empty file")
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+        notes.append("starts with a byte-order mark")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return Unreadable(relative, f"not UTF-8 (bad byte at offset {error.start})")
+    if "\r" in text:
+        notes.append("has CR line ends")
+    split = split_frontmatter(text)
+    if isinstance(split, str):
+        return Unreadable(relative, split)
+    metadata, body = split
+    if metadata is None:
+        notes.append("has no frontmatter")
+        metadata = {}
+    folder = _type_folder(relative)
+    memory_type, type_source = _find_type(metadata, folder)
+    if memory_type is None:
+        return Unreadable(relative, "no type: not in a type folder and no `type:` in its frontmatter")
+    if memory_type not in MEMORY_TYPES:
+        if folder is None:
+            return Unreadable(relative, f"unknown type {memory_type!r}")
+        notes.append(f"unknown type {memory_type!r}; read as {folder}")
+        memory_type, type_source = folder, "folder"
+    name = _clean_line(metadata.get("name")) or _name_from_file(relative)
+    description = _clean_line(metadata.get("description")) or _first_sentence(body) or name
+    mtime = normalize_datetime(metadata.get("mtime"), tz) or file_mtime
+    sources = metadata.get("sources")
+    sources = tuple(str(s) for s in sources) if isinstance(sources, list) else ()
+    extra = {k: v for k, v in metadata.items() if k not in KNOWN_KEYS}
+    if "type" in metadata and type_source != "top":
+        extra["type"] = metadata["type"]  # an unknown top-level type is kept as it was
+    return Memory(
+        path=relative, name=name, description=description, type=memory_type, mtime=mtime,
+        body=body, sources=sources, extra=extra, type_source=type_source,
+        read_only="; ".join(notes) or None,
+    )
+
+
+_YAML_HANDLER = frontmatter.YAMLHandler()
+
+
+def split_frontmatter(text: str) -> tuple[dict | None, str] | str:
+    """(metadata or None when there is no frontmatter, body), or why the frontmatter is broken."""
+    text = text.strip()
+    if not _YAML_HANDLER.detect(text):
+        return None, text
+    try:
+        block, body = _YAML_HANDLER.split(text)
+    except ValueError:
+        return "frontmatter block is never closed with ---"
+    try:
+        metadata = _YAML_HANDLER.load(block)
+    except YAML_ERRORS as error:
+        return f"broken YAML frontmatter: {_first_line(error)}"
+    if metadata is None:
+        metadata = {}
+    if not isinstance(metadata, dict):
+        return "frontmatter is not a mapping of keys to values"
+    return {str(key): value for key, value in metadata.items()}, body.strip()
+
+
+def _first_line(error: Exception) -> str:
+    return " ".join(str(error).split())[:160]
+
+
+def _type_folder(relative: str) -> str | None:
+    parts = relative.split("/")
+    for part in parts[:-1]:
+        if part in MEMORY_TYPES:
+            return part
+    return None
+
+
+def _find_type(metadata: dict, folder: str | None) -> tuple[str | None, str]:
+    top = metadata.get("type")
+    if isinstance(top, str) and top.strip():
+        return top.strip().lower(), "top"
+    nested = metadata.get("metadata")
+    if isinstance(nested, dict) and isinstance(nested.get("type"), str):
+        return nested["type"].strip().lower(), "metadata"
+    return folder, "folder"
+
+
+def _clean_line(value: object) -> str:
+    if value is None or isinstance(value, (dict, list)):
+        return ""
+    return " ".join(str(value).split())
+
+
+def _name_from_file(relative: str) -> str:
+    stem = relative.rsplit("/", 1)[-1].removesuffix(".md")
+    stem = re.sub(r"^\d{8}_", "", stem)
+    return " ".join(stem.replace("_", " ").split()) or stem
+
+
+def _first_sentence(body: str) -> str:
+    for line in body.split("\n"):
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return " ".join(line.split())
+    return ""
+
+
+def normalize_datetime(value: object, tz: tzinfo | None) -> datetime | None:
+    """YAML gives dates, datetimes (naive or aware) or strings: make an aware datetime."""
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, date):
+        parsed = datetime.combine(value, time())
+    elif isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=tz) if tz is not None else parsed.astimezone()
+    return parsed
+
+
+# ---------------------------------------------------------------- writing
+
+
+def render_memory(memory: Memory) -> str:
+    """The file text of a memory: known keys first, the rest preserved, then the body."""
+    head = [_yaml_line("name", memory.name), _yaml_line("description", memory.description)]
+    if memory.type_source != "metadata" and "type" not in memory.extra:
+        head.append(_yaml_line("type", memory.type))
+    head.append(f"mtime: {memory.mtime.isoformat(timespec='seconds')}")
+    if memory.sources:
+        head.append("sources: " + yaml.safe_dump(list(memory.sources), default_flow_style=True,
+                                                  width=10**9).strip())
+    if memory.extra:
+        head.append(yaml.safe_dump(memory.extra, sort_keys=False, allow_unicode=True,
+                                   default_flow_style=False, width=10**9).rstrip("\n"))
+    body = memory.body.strip("\n")
+    return "---\n" + "\n".join(head) + "\n---\n" + (body + "\n" if body else "")
+
+
+def _yaml_line(key: str, value: str) -> str:
+    return yaml.safe_dump({key: value}, allow_unicode=True, width=10**9).rstrip("\n")
+
+
+def write_atomic(path: Path, content: bytes) -> None:
+    """Write to a temporary file beside `path`, flush it to disk, then rename it into place."""
+    make_dirs(path.parent)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, FILE_MODE)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------- naming
+
+
+def slugify(text: str) -> str:
+    """Unicode letters and digits stay (CJK stays CJK); everything else becomes `_`."""
+    text = unicodedata.normalize("NFC", text)
+    chars = [c if unicodedata.category(c)[0] in "LN" else "_" for c in text]
+    slug = re.sub(r"_+", "_", "".join(chars)).strip("_")
+    slug = slug[:SLUG_MAX_CHARS].rstrip("_")
+    return slug or "memory"
+
+
+def memory_file_name(name: str, day: date, taken: set[str]) -> str:
+    """`YYYYMMDD_<slug>.md`, with a numeric suffix when the name is taken (case-blind)."""
+    stem = f"{day:%Y%m%d}_{slugify(name)}"
+    lowered = {t.lower() for t in taken}
+    candidate, number = f"{stem}.md", 2
+    while candidate.lower() in lowered:
+        candidate = f"{stem}_{number}.md"
+        number += 1
+    return candidate
+
+
+def with_changes(memory: Memory, **changes: object) -> Memory:
+    return replace(memory, **changes)

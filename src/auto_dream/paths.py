@@ -1,0 +1,133 @@
+"""Where everything in a store lives; every path the code uses comes from here."""
+
+import os
+from datetime import date
+from pathlib import Path
+
+from auto_dream import MEMORY_TYPES
+from auto_dream.errors import InputError, StoreError
+
+STORE_DIR_NAME = ".auto-dream"
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+class StorePaths:
+    """The layout of one store (DESIGN section 1), rooted at `root`."""
+
+    __slots__ = ("root",)
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    def __repr__(self) -> str:
+        return f"StorePaths({str(self.root)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StorePaths) and other.root == self.root
+
+    def __hash__(self) -> int:
+        return hash(self.root)
+
+    @property
+    def logs(self) -> Path:
+        return self.root / "logs"
+
+    @property
+    def memories(self) -> Path:
+        return self.root / "memories"
+
+    @property
+    def archive(self) -> Path:
+        return self.root / "archive"
+
+    @property
+    def state(self) -> Path:
+        return self.root / ".state"
+
+    @property
+    def index(self) -> Path:
+        return self.root / "MEMORY.md"
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config.toml"
+
+    @property
+    def templates(self) -> Path:
+        """A store's own templates, overriding the packaged ones file by file."""
+        return self.root / "templates"
+
+    def log_file(self, day: date) -> Path:
+        return self.logs / f"{day:%Y}" / f"{day:%m}" / f"{day:%Y-%m-%d}.md"
+
+    def memory_dir(self, memory_type: str) -> Path:
+        return self.memories / memory_type
+
+    def relative(self, path: Path) -> str:
+        """`path` relative to the root, with forward slashes, as JSON and reports show it."""
+        return Path(os.path.relpath(path, self.root)).as_posix()
+
+
+def resolve_root(flag: str | None, env: str | None, cwd: Path, home: Path) -> Path:
+    """First match wins: --root, AUTO_DREAM_ROOT, the nearest .auto-dream/ upwards, ~/.auto-dream."""
+    if flag:
+        return Path(flag).expanduser().absolute()
+    if env:
+        return Path(env).expanduser().absolute()
+    for folder in (cwd, *cwd.parents):
+        candidate = folder / STORE_DIR_NAME
+        if candidate.is_dir():
+            return candidate
+    return home / STORE_DIR_NAME
+
+
+def make_dirs(path: Path) -> None:
+    """Create `path` and its missing parents, owner-only."""
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=DIR_MODE)
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
+
+
+def ensure_store(root: Path) -> StorePaths:
+    """The store at `root`, its skeleton created when missing (for commands that write)."""
+    paths = StorePaths(root)
+    if root.exists() and not root.is_dir():
+        raise StoreError(f"store root {root} is a file, not a folder")
+    try:
+        for folder in (paths.logs, paths.state, paths.archive,
+                       *(paths.memory_dir(t) for t in MEMORY_TYPES)):
+            make_dirs(folder)
+    except PermissionError:
+        raise StoreError(f"cannot write to the store at {root}: permission denied") from None
+    except OSError as error:
+        raise StoreError(f"cannot create the store at {root}: {error.strerror}") from None
+    return paths
+
+
+def open_store(root: Path) -> StorePaths:
+    """The existing store at `root` (for commands that only read)."""
+    if not root.exists():
+        raise StoreError(f"no store at {root}: run `auto-dream init` first")
+    if not root.is_dir():
+        raise StoreError(f"store root {root} is a file, not a folder")
+    return StorePaths(root)
+
+
+def store_dir_for_init(directory: str | None, root_flag: str | None, cwd: Path) -> Path:
+    """`init DIR` creates DIR/.auto-dream; with only --root, the root itself; else ./.auto-dream."""
+    if directory is not None:
+        base = Path(directory).expanduser().absolute()
+        if base.exists() and not base.is_dir():
+            raise InputError(f"{base} is a file, not a folder")
+        return base / STORE_DIR_NAME
+    if root_flag:
+        return Path(root_flag).expanduser().absolute()
+    return cwd / STORE_DIR_NAME

@@ -1,0 +1,172 @@
+"""`list`, `check` and `build-index`: what is in a store and whether it is in order."""
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from auto_dream.context import StoreContext
+from auto_dream.index import IndexLimits, IndexResult, build_index
+from auto_dream.journal import LogProblem, read_all_entries
+from auto_dream.memory import Memory, Unreadable, write_atomic
+from auto_dream.state import read_distilled_ids, read_last_dream
+from auto_dream.store import MemoryScan, scan_memories
+from auto_dream.templates import load_template
+
+GREEN_DAYS = 7
+YELLOW_DAYS = 30
+
+
+def age_days(memory: Memory, now: datetime) -> int:
+    return max(int((now - memory.mtime).total_seconds() // 86400), 0)
+
+
+def freshness(days: int) -> str:
+    """green ≤ 7 days, yellow 8–30, red > 30."""
+    if days <= GREEN_DAYS:
+        return "green"
+    return "yellow" if days <= YELLOW_DAYS else "red"
+
+
+# ---------------------------------------------------------------- list
+
+
+@dataclass(frozen=True)
+class ListedMemory:
+    path: str
+    name: str
+    type: str
+    description: str
+    mtime: datetime
+    age_days: int
+    pinned: bool
+
+    def as_json(self) -> dict:
+        return {"path": self.path, "name": self.name, "type": self.type,
+                "description": self.description, "mtime": self.mtime.isoformat(timespec="seconds"),
+                "age_days": self.age_days}
+
+
+@dataclass(frozen=True)
+class ListResult:
+    memories: list[ListedMemory]
+    unreadable: list[Unreadable]
+
+
+def list_memories(context: StoreContext, now: datetime, memory_type: str | None = None,
+                  archived: bool = False) -> ListResult:
+    """Memories grouped by type (in DESIGN order), newest first inside a type."""
+    from auto_dream import MEMORY_TYPES
+
+    scan = scan_memories(context.paths, context.tz, archived=archived)
+    chosen = [m for m in scan.memories if memory_type is None or m.type == memory_type]
+    chosen.sort(key=lambda m: (MEMORY_TYPES.index(m.type), not m.pinned, -m.mtime.timestamp(), m.path))
+    listed = [ListedMemory(m.path, m.name, m.type, m.description, m.mtime, age_days(m, now), m.pinned)
+              for m in chosen]
+    return ListResult(memories=listed, unreadable=scan.unreadable)
+
+
+# ---------------------------------------------------------------- build-index
+
+
+def index_limits(context: StoreContext) -> IndexLimits:
+    config = context.config
+    return IndexLimits(config.index_max_lines, config.index_max_bytes, config.index_line_chars)
+
+
+def render_index(context: StoreContext, memories: list[Memory]) -> IndexResult:
+    header = load_template("MEMORY_header.md", context.paths.templates)
+    return build_index(memories, header, index_limits(context), context.tz)
+
+
+@dataclass(frozen=True)
+class IndexBuild:
+    result: IndexResult
+    changed: bool
+    unreadable: list[Unreadable]
+
+
+def rebuild_index(context: StoreContext) -> IndexBuild:
+    """Write MEMORY.md from memories/ alone; an index already up to date is not rewritten."""
+    scan = scan_memories(context.paths, context.tz)
+    result = render_index(context, scan.memories)
+    data = result.text.encode("utf-8")
+    try:
+        changed = context.paths.index.read_bytes() != data
+    except FileNotFoundError:
+        changed = True
+    if changed:
+        write_atomic(context.paths.index, data)
+    return IndexBuild(result=result, changed=changed, unreadable=scan.unreadable)
+
+
+def index_in_sync(context: StoreContext, scan: MemoryScan) -> bool:
+    try:
+        current = context.paths.index.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        return False
+    return current == render_index(context, scan.memories).text.encode("utf-8")
+
+
+# ---------------------------------------------------------------- check
+
+
+@dataclass(frozen=True)
+class MemoryHealth:
+    path: str
+    name: str
+    type: str
+    age_days: int
+    freshness: str
+    staleness: str | None  # EVERGREEN, FRESH, PARTIALLY_STALE or FULLY_STALE; None until checked
+    missing_refs: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {"path": self.path, "freshness": self.freshness, "staleness": self.staleness,
+                "missing_refs": self.missing_refs}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    undistilled_entries: int
+    last_dream: datetime | None
+    dream_due: bool
+    index_in_sync: bool
+    memories: list[MemoryHealth]
+    unreadable: list[Unreadable]
+    log_problems: list[LogProblem]
+
+    def as_json(self) -> dict:
+        return {
+            "undistilled_entries": self.undistilled_entries,
+            "last_dream": self.last_dream.isoformat(timespec="seconds") if self.last_dream else None,
+            "dream_due": self.dream_due,
+            "index_in_sync": self.index_in_sync,
+            "memories": [m.as_json() for m in self.memories],
+        }
+
+
+def dream_is_due(last_dream: datetime | None, waiting_entries: int, due_hours: float,
+                 due_entries: int, now: datetime) -> bool:
+    """At least `due_hours` since the last dream and at least `due_entries` entries waiting."""
+    long_enough = last_dream is None or now - last_dream >= timedelta(hours=due_hours)
+    return long_enough and waiting_entries >= due_entries
+
+
+def check_store(context: StoreContext, now: datetime) -> CheckResult:
+    scan = scan_memories(context.paths, context.tz)
+    entries, log_problems = read_all_entries(context.paths)
+    distilled = read_distilled_ids(context.paths)
+    waiting = sum(1 for e in entries if e.id not in distilled)
+    last_dream = read_last_dream(context.paths)
+    health = []
+    for memory in sorted(scan.memories, key=lambda m: m.path):
+        days = age_days(memory, now)
+        health.append(MemoryHealth(memory.path, memory.name, memory.type, days, freshness(days), None))
+    return CheckResult(
+        undistilled_entries=waiting,
+        last_dream=last_dream,
+        dream_due=dream_is_due(last_dream, waiting, context.config.due_hours, context.config.due_entries, now),
+        index_in_sync=index_in_sync(context, scan),
+        memories=health,
+        unreadable=scan.unreadable,
+        log_problems=log_problems,
+    )
