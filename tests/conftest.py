@@ -1,0 +1,113 @@
+"""Shared fixtures: every test runs with HOME and the store root pointed at tmp_path."""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from auto_dream.cli import run
+from auto_dream.paths import StorePaths, ensure_store
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path, monkeypatch):
+    """No test sees the real home, a real store or XDG folders; none needs an API key."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in list(os.environ):
+        if name.startswith("XDG_") or name in ("AUTO_DREAM_ROOT", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return home
+
+
+@pytest.fixture
+def root(tmp_path) -> Path:
+    """An empty store at tmp_path/store/.auto-dream."""
+    path = tmp_path / "store" / ".auto-dream"
+    ensure_store(path)
+    return path
+
+
+@pytest.fixture
+def paths(root) -> StorePaths:
+    return StorePaths(root)
+
+
+class CliResult:
+    def __init__(self, code: int, out: str, err: str):
+        self.code, self.out, self.err = code, out, err
+
+    def __repr__(self) -> str:
+        return f"CliResult(code={self.code}, out={self.out!r}, err={self.err!r})"
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run the real CLI entry point in-process: cli('--root', r, 'list', '--json')."""
+
+    def invoke(*argv: str, stdin: str | None = None) -> CliResult:
+        capsys.readouterr()
+        if stdin is not None:
+            import io
+
+            old = sys.stdin
+            sys.stdin = io.StringIO(stdin)
+        try:
+            code = run([str(a) for a in argv])
+        finally:
+            if stdin is not None:
+                sys.stdin = old
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return invoke
+
+
+def installed_command() -> str:
+    """The `auto-dream` script installed in this test run's environment."""
+    found = shutil.which("auto-dream", path=str(BIN))
+    assert found, "auto-dream is not installed in the test environment (run make test)"
+    return found
+
+
+@pytest.fixture
+def auto_dream_exe() -> str:
+    return installed_command()
+
+
+def run_installed(*argv: str, env: dict | None = None, stdin: str | None = None,
+                  **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([installed_command(), *map(str, argv)], input=stdin, capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, timeout=60, **kwargs)
+
+
+def tree_hash(folder: Path) -> str:
+    """A hash of every path, mode and byte under `folder`: equal hashes mean nothing changed."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        stat = path.lstat()
+        digest.update(str(path.relative_to(folder)).encode("utf-8", "surrogateescape"))
+        digest.update(oct(stat.st_mode).encode())
+        if path.is_file() and not path.is_symlink():
+            digest.update(path.read_bytes())
+        elif path.is_symlink():
+            digest.update(os.readlink(path).encode())
+    return digest.hexdigest()
+
+
+def write_memory_file(root: Path, relative: str, content: str | bytes) -> Path:
+    """Put a memory file (any bytes) at `root/relative`, folders created."""
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, str):
+        content = content.encode("utf-8")
+    path.write_bytes(content)
+    return path
