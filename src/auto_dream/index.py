@@ -2,6 +2,7 @@
 
 import re
 from dataclasses import dataclass
+from urllib.parse import quote
 from datetime import tzinfo
 
 from auto_dream import MEMORY_TYPES
@@ -9,7 +10,7 @@ from auto_dream.memory import Memory
 
 SEPARATOR = " — "
 ELLIPSIS = "…"
-_LINK_UNSAFE = re.compile(r"[\s()<>%\[\]]")
+_LINK_UNSAFE = re.compile(r"[\s()<>%\[\]#?]")  # what would end or break a Markdown link
 _LABEL_SPECIAL = re.compile(r"([\\\[\]])")
 
 
@@ -108,16 +109,21 @@ class _Line:
 
 
 def _entry_line(memory: Memory, line_chars: int) -> _Line:
-    link = _LINK_UNSAFE.sub(lambda m: "%{:02X}".format(ord(m.group())), memory.path)
-    name = memory.name
-    room_for_name = line_chars - len(f"- []({link})") - len(SEPARATOR) - 12
-    if len(name) > max(room_for_name, 8):
-        name = shorten(name, max(room_for_name, 8))
-    label = _LABEL_SPECIAL.sub(r"\\\1", name)
+    link = _LINK_UNSAFE.sub(lambda m: quote(m.group(), safe=""), memory.path)
+    room_for_label = max(line_chars - len(f"- []({link})") - len(SEPARATOR) - 12, 8)
+    label = _escape_label(memory.name)
+    chars = room_for_label
+    while len(label) > room_for_label and chars >= 1:  # measured after escaping brackets
+        label = _escape_label(shorten(memory.name, chars))
+        chars -= 1
     prefix = f"- [{label}]({link})"
     room = line_chars - len(prefix) - len(SEPARATOR)
     description = shorten(memory.description, room) if room > 1 else ""
     return _Line(prefix, description)
+
+
+def _escape_label(name: str) -> str:
+    return _LABEL_SPECIAL.sub(r"\\\1", name)
 
 
 def _byte_budget(lines: list[_Line], available: int) -> int | None:

@@ -125,7 +125,10 @@ def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | N
     description = _clean_line(metadata.get("description")) or _first_sentence(body) or name
     mtime = normalize_datetime(metadata.get("mtime"), tz) or file_mtime
     sources = metadata.get("sources")
-    sources = tuple(str(s) for s in sources) if isinstance(sources, list) else ()
+    if isinstance(sources, list):
+        sources = tuple(str(s) for s in sources)
+    else:  # one id written without brackets is still a source
+        sources = (str(sources),) if sources not in (None, "") else ()
     extra = {k: v for k, v in metadata.items() if k not in KNOWN_KEYS}
     if "type" in metadata and type_source != "top":
         extra["type"] = metadata["type"]  # an unknown top-level type is kept as it was

@@ -1,0 +1,415 @@
+"""MEMORY.md: sections, order, links that resolve, the caps Claude Code applies, nothing lost."""
+
+import re
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from auto_dream import MEMORY_TYPES
+from auto_dream.context import open_context
+from auto_dream.index import IndexLimits, build_index
+from auto_dream.memory import Memory, render_memory
+from auto_dream.status import rebuild_index
+from auto_dream.templates import load_template
+from conftest import write_memory_file
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+PLUS_8 = timezone(timedelta(hours=8))
+NEWEST = datetime(2026, 3, 12, 10, 30, tzinfo=PLUS_8)
+HEADER = load_template("MEMORY_header.md")
+HEADINGS = ["## USER", "## FEEDBACK", "## PROJECT", "## REFERENCE"]
+ENTRY = re.compile(r"^- \[((?:\\.|[^\\\]])*)\]\(([^()\s]*)\)(?: — (.*))?$")
+MORE = re.compile(r"^- … and (\d+) older memor(?:y|ies) not listed here: run `auto-dream list` to see them all\.$")
+
+
+def memory(number: int, memory_type: str = "project", name: str | None = None, description: str | None = None,
+           path: str | None = None, pinned: bool = False, mtime: datetime | None = None) -> Memory:
+    """Memory `number`: the higher the number, the older (one hour apart)."""
+    name = name if name is not None else f"Memory {number}"
+    return Memory(
+        path=path or f"memories/{memory_type}/20260101_memory_{number:04d}.md",
+        name=name,
+        description=description if description is not None else f"What memory {number} says",
+        type=memory_type,
+        mtime=mtime or NEWEST - timedelta(hours=number),
+        body="body",
+        extra={"pinned": True} if pinned else {},
+    )
+
+
+def index(memories: list[Memory], limits: IndexLimits = IndexLimits(), tz=SHANGHAI):
+    return build_index(memories, HEADER, limits, tz)
+
+
+def entry_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("- [")]
+
+
+def entries(text: str) -> list[tuple[str, str, str | None]]:
+    """(label, link, description) of every entry line; fails on a line that is not a clean link."""
+    found = []
+    for line in entry_lines(text):
+        match = ENTRY.match(line)
+        assert match, f"not a well-formed entry line: {line!r}"
+        found.append((match.group(1), match.group(2), match.group(3)))
+    return found
+
+
+def sections(text: str) -> dict[str, list[str]]:
+    """Heading -> the links listed under it."""
+    result, current = {}, None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            current = line
+            result[current] = []
+        elif line.startswith("- [") and current:
+            match = ENTRY.match(line)
+            assert match, line
+            result[current].append(match.group(2))
+    return result
+
+
+def more_count(text: str) -> int:
+    """The number in the final 'more' line, 0 when there is none."""
+    last = text.rstrip("\n").splitlines()[-1]
+    match = MORE.match(last)
+    return int(match.group(1)) if match else 0
+
+
+def link_target(root: Path, link: str) -> Path:
+    """Where a Markdown viewer opening MEMORY.md at `root` goes for `link`."""
+    return root / unquote(urlsplit(link).path)
+
+
+def memory_text(number: int, memory_type: str, name: str | None = None, description: str | None = None) -> str:
+    return render_memory(memory(number, memory_type, name=name, description=description))
+
+
+def store_with(root: Path, memories: list[Memory]) -> None:
+    for m in memories:
+        write_memory_file(root, m.path, render_memory(m))
+
+
+def write_config(root: Path, text: str) -> None:
+    (root / "config.toml").write_text(text, encoding="utf-8")
+
+
+# ---------------------------------------------------------------- sections and order
+
+
+def test_sections_are_in_design_order_and_present_even_when_empty():
+    result = index([memory(1, "reference"), memory(2, "feedback")])
+    headings = [line for line in result.text.splitlines() if line.startswith("## ")]
+    assert headings == HEADINGS
+    listed = sections(result.text)
+    assert listed["## USER"] == [] and listed["## PROJECT"] == []
+    assert listed["## FEEDBACK"] == ["memories/feedback/20260101_memory_0002.md"]
+    assert listed["## REFERENCE"] == ["memories/reference/20260101_memory_0001.md"]
+
+
+def test_empty_store_has_every_heading_and_no_entries():
+    result = index([])
+    assert [line for line in result.text.splitlines() if line.startswith("## ")] == HEADINGS
+    assert entry_lines(result.text) == [] and result.listed == [] and result.omitted == []
+    assert result.text.startswith("# MEMORY.md - Long-term Memory\n")
+
+
+def test_each_memory_is_listed_under_its_own_type():
+    memories = [memory(i, t) for i, t in enumerate(MEMORY_TYPES * 3)]
+    listed = sections(index(memories).text)
+    for memory_type in MEMORY_TYPES:
+        assert listed[f"## {memory_type.upper()}"] == sorted(
+            m.path for m in memories if m.type == memory_type)  # a higher number is older
+        assert all(f"/{memory_type}/" in link for link in listed[f"## {memory_type.upper()}"])
+
+
+def test_newest_first_inside_a_section():
+    memories = [memory(5), memory(1), memory(9), memory(3)]
+    assert sections(index(memories).text)["## PROJECT"] == [
+        f"memories/project/20260101_memory_{n:04d}.md" for n in (1, 3, 5, 9)]
+
+
+def test_pinned_memories_come_first_in_their_section():
+    memories = [memory(1), memory(2), memory(50, pinned=True), memory(40, pinned=True)]
+    assert sections(index(memories).text)["## PROJECT"] == [
+        f"memories/project/20260101_memory_{n:04d}.md" for n in (40, 50, 1, 2)]
+
+
+def test_header_last_updated_is_the_newest_memory_in_the_store_timezone():
+    result = index([memory(3), memory(0, "user"), memory(7)])
+    assert "Last updated: 2026-03-12 10:30\n" in result.text
+    in_utc = index([memory(3), memory(0, "user")], tz=timezone.utc)
+    assert "Last updated: 2026-03-12 02:30\n" in in_utc.text
+
+
+def test_build_index_is_pure_and_ignores_input_order():
+    memories = [memory(i, MEMORY_TYPES[i % 4]) for i in range(30)]
+    first = index(memories)
+    assert index(list(reversed(memories))).text == first.text
+    assert index(memories).text == first.text
+
+
+# ---------------------------------------------------------------- links
+
+
+@pytest.mark.parametrize("file_name", [
+    "20260101_plain.md",
+    "20260101_with spaces in it.md",
+    "20260101_notes (draft) v2.md",
+    "20260101_用户想通过内容平台分享知识.md",
+    "20260101_[draft]_plan].md",
+    "20260101_100%_sure.md",
+    "20260101_<angle>.md",
+    "20260101_C#_tips.md",
+    "20260101_用户\u3000笔记.md",
+    "20260101_non\u00a0breaking.md",
+], ids=["plain", "spaces", "parentheses", "cjk", "brackets", "percent", "angle", "hash",
+        "ideographic-space", "nbsp"])
+def test_links_are_relative_to_memory_md_and_resolve(root, file_name):
+    relative = f"memories/project/{file_name}"
+    write_memory_file(root, relative, "---\nname: A memory\ndescription: It says something\n"
+                                      "mtime: 2026-03-12T10:30:00+08:00\n---\nbody\n")
+    build = rebuild_index(open_context(root))
+    assert build.unreadable == []
+    text = (root / "MEMORY.md").read_text(encoding="utf-8")
+    [(label, link, description)] = entries(text)
+    assert label == "A memory" and description == "It says something"
+    assert not link.startswith("/") and "://" not in link
+    target = link_target(root, link)
+    assert target.is_file(), f"{link!r} goes to {target}, not to {relative}"
+    assert target.resolve() == (root / relative).resolve()
+
+
+def test_brackets_in_a_name_do_not_break_the_link():
+    result = index([memory(1, name="[draft] plan ]for[ v2 \\ end")])
+    [(label, link, _)] = entries(result.text)
+    assert re.sub(r"\\(.)", r"\1", label) == "[draft] plan ]for[ v2 \\ end"
+    assert link == "memories/project/20260101_memory_0001.md"
+
+
+def test_every_link_of_a_mixed_store_resolves(root):
+    names = ["20260101_a b.md", "20260102_(x).md", "20260103_知识.md", "20260104_[y].md", "20260105_plain.md"]
+    for i, file_name in enumerate(names):
+        memory_type = MEMORY_TYPES[i % 4]
+        write_memory_file(root, f"memories/{memory_type}/{file_name}", f"---\nname: n{i}\n---\nbody {i}\n")
+    rebuild_index(open_context(root))
+    links = [link for _, link, _ in entries((root / "MEMORY.md").read_text(encoding="utf-8"))]
+    assert len(links) == len(names)
+    assert all(link_target(root, link).is_file() for link in links), links
+
+
+# ---------------------------------------------------------------- line length
+
+
+LONG_WORDS = " ".join(["reasonably", "long", "words", "repeated"] * 80)
+
+
+@pytest.mark.parametrize("name, description", [
+    ("Short", LONG_WORDS),
+    (LONG_WORDS, LONG_WORDS),
+    ("x" * 400, "y" * 400),
+    ("用户想通过内容平台分享知识" * 20, "内容平台分享知识" * 60),
+    ("[x] " * 40, "brackets in the name are escaped " * 10),
+], ids=["long-description", "long-name", "unbroken", "cjk", "bracket-heavy-name"])
+@pytest.mark.parametrize("line_chars", [150, 80])
+def test_every_entry_line_fits_the_line_limit(name, description, line_chars):
+    memories = [memory(1, name=name, description=description),
+                memory(2, "user", name=name, description=description,
+                       path="memories/user/20260101_notes (draft).md")]
+    result = index(memories, IndexLimits(line_chars=line_chars))
+    lines = entry_lines(result.text)
+    assert len(lines) == 2
+    for line in lines:
+        assert len(line) <= line_chars, (len(line), line)
+    for label, link, shortened in entries(result.text):
+        assert label  # something of the name is always shown
+        if shortened:
+            assert shortened.endswith("…")
+
+
+def test_short_entries_are_not_shortened():
+    result = index([memory(1, name="Weekly reading goal", description="The user wants to finish one book every week")])
+    assert entry_lines(result.text) == [
+        "- [Weekly reading goal](memories/project/20260101_memory_0001.md) — "
+        "The user wants to finish one book every week"]
+
+
+def test_long_descriptions_are_cut_at_a_word_boundary():
+    result = index([memory(1, name="Goal", description=LONG_WORDS)])
+    [(_, _, shortened)] = entries(result.text)
+    assert shortened.endswith("…")
+    kept = shortened[:-1]
+    assert LONG_WORDS.startswith(kept)
+    assert LONG_WORDS[len(kept)] == " "  # the cut falls between two words
+
+
+# ---------------------------------------------------------------- caps
+
+
+def test_300_memories_fit_in_200_lines_and_the_oldest_are_counted():
+    memories = [memory(i, MEMORY_TYPES[i % 4]) for i in range(300)]
+    result = index(memories)
+    assert result.line_count <= 200
+    assert len(result.text.splitlines()) <= 200
+    listed = entry_lines(result.text)
+    assert len(listed) == len(result.listed)
+    assert more_count(result.text) == len(result.omitted) == 300 - len(listed) > 0
+    oldest = {m.path for m in sorted(memories, key=lambda m: m.mtime)[: len(result.omitted)]}
+    assert set(result.omitted) == oldest
+    assert memories[0].path in result.listed  # the newest
+    assert result.warnings and "auto-dream list" in result.warnings[0]
+
+
+def test_cjk_descriptions_are_shortened_to_fit_the_byte_cap_before_anything_is_left_out():
+    description = "用户想通过内容平台分享知识，每周写一篇文章并且记录读书笔记。" * 5
+    memories = [memory(i, MEMORY_TYPES[i % 4], description=description) for i in range(190)]
+    full = index(memories, IndexLimits(max_bytes=10**9))
+    assert full.byte_count > 25_000  # without shortening it would not fit
+    result = index(memories)
+    assert result.byte_count == len(result.text.encode("utf-8")) <= 25_000
+    assert result.omitted == [] and result.warnings == []
+    assert more_count(result.text) == 0
+    assert len(result.listed) == 190
+    described = entries(result.text)
+    assert all(d is not None and d.endswith("…") and description.startswith(d[:-1]) for _, _, d in described)
+
+
+def test_english_descriptions_are_shortened_before_anything_is_left_out():
+    memories = [memory(i, MEMORY_TYPES[i % 4], description=LONG_WORDS) for i in range(150)]
+    result = index(memories)
+    assert result.byte_count <= 25_000
+    assert result.omitted == [] and result.warnings == []
+    assert len(entry_lines(result.text)) == 150
+    assert all(d.endswith("…") for _, _, d in entries(result.text))
+
+
+def test_when_shortening_is_not_enough_the_oldest_are_left_out_and_counted():
+    cjk_name = "用户想通过内容平台分享知识并且每周写一篇文章记录读书笔记和心得体会"
+    memories = [memory(i, MEMORY_TYPES[(i + 3) % 4], name=cjk_name, description=cjk_name * 4,
+                       path=f"memories/{MEMORY_TYPES[(i + 3) % 4]}/20260101_{cjk_name}_{i:03d}.md")
+                for i in range(150)]
+    result = index(memories)
+    assert result.byte_count <= 25_000
+    assert len(result.text.splitlines()) <= 200
+    assert all(len(line) <= 150 for line in entry_lines(result.text))
+    assert result.omitted, "this case needs omission"
+    oldest = {m.path for m in sorted(memories, key=lambda m: m.mtime)[: len(result.omitted)]}
+    assert set(result.omitted) == oldest
+    assert memories[0].type == "reference" and memories[0].path in result.listed  # newest, in the last section
+    assert len(result.listed) + more_count(result.text) == 150
+    assert more_count(result.text) == len(result.omitted)
+    assert result.warnings and str(len(result.omitted)) in result.warnings[0]
+
+
+def test_the_newest_memory_is_listed_even_with_tight_limits():
+    memories = [memory(i, MEMORY_TYPES[i % 4], description=LONG_WORDS) for i in range(1, 60)]
+    newest = memory(0, "reference", description=LONG_WORDS)
+    result = index([*memories, newest], IndexLimits(max_lines=10, max_bytes=1000))
+    assert newest.path in result.listed
+    assert len(result.text.splitlines()) <= 10
+    assert result.byte_count <= 1000
+    assert len(result.listed) + more_count(result.text) == 60
+
+
+@pytest.mark.parametrize("count", [0, 1, 199, 250, 1000])
+def test_listed_plus_counted_equals_memory_files_on_disk(root, count):
+    for i in range(count):
+        memory_type = MEMORY_TYPES[i % 4]
+        write_memory_file(root, f"memories/{memory_type}/20260101_m{i:04d}.md",
+                          f"---\nname: m{i}\ndescription: memory number {i}\nmtime: 2026-03-12T10:{i % 60:02d}:00+08:00\n"
+                          f"---\nbody\n")
+    rebuild_index(open_context(root))
+    text = (root / "MEMORY.md").read_text(encoding="utf-8")
+    on_disk = len(list((root / "memories").rglob("*.md")))
+    assert on_disk == count
+    assert len(entry_lines(text)) + more_count(text) == on_disk
+    assert len(text.splitlines()) <= 200 and len(text.encode()) <= 25_000
+
+
+# ---------------------------------------------------------------- rebuild_index
+
+
+def test_rebuild_twice_is_idempotent(root):
+    for i in range(12):
+        write_memory_file(root, memory(i, MEMORY_TYPES[i % 4]).path, memory_text(i, MEMORY_TYPES[i % 4]))
+    context = open_context(root)
+    first = rebuild_index(context)
+    assert first.changed is True
+    written = (root / "MEMORY.md").read_bytes()
+    stamp = (root / "MEMORY.md").stat().st_mtime_ns
+    second = rebuild_index(context)
+    assert second.changed is False
+    assert (root / "MEMORY.md").read_bytes() == written
+    assert (root / "MEMORY.md").stat().st_mtime_ns == stamp  # not rewritten either
+
+
+def test_rebuild_rewrites_a_stale_index(root):
+    write_memory_file(root, "memories/user/20260101_a.md", memory_text(1, "user", name="First"))
+    context = open_context(root)
+    rebuild_index(context)
+    write_memory_file(root, "memories/user/20260102_b.md", memory_text(0, "user", name="Second"))
+    build = rebuild_index(context)
+    assert build.changed is True
+    assert "[Second](memories/user/20260102_b.md)" in (root / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_last_updated_is_the_newest_memory_not_the_clock(root):
+    write_config(root, 'timezone = "Asia/Shanghai"\n')
+    write_memory_file(root, "memories/project/20240101_old.md",
+                      "---\nname: old\nmtime: 2024-01-01T08:00:00+08:00\n---\nbody\n")
+    write_memory_file(root, "memories/user/20250601_new.md",
+                      "---\nname: new\nmtime: 2025-06-01T23:45:00+00:00\n---\nbody\n")
+    rebuild_index(open_context(root))
+    lines = (root / "MEMORY.md").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "# MEMORY.md - Long-term Memory"
+    assert lines[1] == "Last updated: 2025-06-02 07:45"  # 23:45 UTC in Shanghai
+
+
+# ---------------------------------------------------------------- the build-index command
+
+
+def test_build_index_command_writes_memory_md(cli, root):
+    write_memory_file(root, "memories/feedback/20260312_no_mocks.md",
+                      "---\nname: No mocks\ndescription: Do not mock the database\nmtime: 2026-03-12T10:30:00+08:00\n"
+                      "---\nbody\n")
+    (root / "MEMORY.md").unlink(missing_ok=True)
+    result = cli("--root", root, "build-index")
+    assert result.code == 0, result
+    text = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert sections(text)["## FEEDBACK"] == ["memories/feedback/20260312_no_mocks.md"]
+    assert "- [No mocks](memories/feedback/20260312_no_mocks.md) — Do not mock the database" in text
+    assert "warning" not in result.err
+    again = cli("--root", root, "build-index")
+    assert again.code == 0 and (root / "MEMORY.md").read_text(encoding="utf-8") == text
+    assert "up to date" in again.out
+
+
+def test_build_index_command_warns_when_memories_are_left_out(cli, root):
+    write_config(root, "index_max_lines = 10\n")
+    for i in range(5):
+        write_memory_file(root, memory(i).path, memory_text(i, "project"))
+    result = cli("--root", root, "build-index")
+    assert result.code == 0, result
+    text = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 10
+    assert len(entry_lines(text)) + more_count(text) == 5
+    assert more_count(text) == 3
+    assert "warning" in result.err and "auto-dream list" in result.err
+    assert "warning" not in result.out
+
+
+def test_build_index_command_names_an_unreadable_file_and_indexes_the_rest(cli, root):
+    write_memory_file(root, "memories/project/20260312_good.md", memory_text(1, "project", name="Good"))
+    broken = write_memory_file(root, "memories/project/20260312_broken.md", "---\nname: [oops\n---\nbody\n")
+    broken_bytes = broken.read_bytes()
+    result = cli("--root", root, "build-index")
+    assert result.code == 0, result
+    assert "memories/project/20260312_broken.md" in result.err
+    assert "broken YAML" in result.err
+    text = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "[Good](memories/project/20260312_good.md)" in text
+    assert "broken" not in text
+    assert broken.read_bytes() == broken_bytes

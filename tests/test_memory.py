@@ -1,0 +1,483 @@
+"""Memory files: every layout read, one layout written, atomically; broken files left alone."""
+
+import os
+import stat
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+import yaml
+
+from auto_dream.memory import (
+    Memory,
+    Unreadable,
+    memory_file_name,
+    parse_memory,
+    read_memory,
+    render_memory,
+    slugify,
+    write_atomic,
+)
+from auto_dream.store import scan_memories
+from conftest import tree_hash, write_memory_file
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+PLUS_8 = timezone(timedelta(hours=8))
+FILE_MTIME = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def parse(text: str | bytes, relative: str = "memories/project/20260101_x.md", tz=SHANGHAI):
+    raw = text.encode("utf-8") if isinstance(text, str) else text
+    return parse_memory(raw, relative, FILE_MTIME, tz)
+
+
+def parse_ok(text: str | bytes, relative: str = "memories/project/20260101_x.md", tz=SHANGHAI) -> Memory:
+    parsed = parse(text, relative, tz)
+    assert isinstance(parsed, Memory), parsed
+    return parsed
+
+
+def frontmatter_of(rendered: str) -> dict:
+    """The YAML mapping between the first two `---` lines of a rendered file."""
+    assert rendered.startswith("---\n")
+    block = rendered[4:].split("\n---\n", 1)[0]
+    return yaml.safe_load(block)
+
+
+def round_trip(memory: Memory) -> Memory:
+    return parse_ok(render_memory(memory), memory.path)
+
+
+# ---------------------------------------------------------------- layouts
+
+
+def test_top_level_type_is_read():
+    memory = parse_ok("---\nname: Reading goal\ndescription: One book a week\ntype: user\n---\nBody text.\n",
+                      "memories/project/20260101_x.md")
+    assert memory.type == "user"  # the frontmatter beats the folder
+    assert memory.type_source == "top"
+    assert (memory.name, memory.description, memory.body) == ("Reading goal", "One book a week", "Body text.")
+    assert memory.read_only is None
+
+
+def test_claude_code_nested_metadata_type_is_read():
+    text = ("---\nname: No mocks\ndescription: Do not mock the database\n"
+            "metadata:\n  type: feedback\n---\nWhy: the prod migration failed.\n")
+    memory = parse_ok(text, "memories/20260101_no_mocks.md")
+    assert memory.type == "feedback"
+    assert memory.type_source == "metadata"
+    assert memory.read_only is None
+
+
+def test_nested_metadata_layout_is_kept_on_render():
+    text = ("---\nname: No mocks\ndescription: Do not mock the database\n"
+            "metadata:\n  type: feedback\n  originSessionId: 7c1e\n---\nWhy: the prod migration failed.\n")
+    memory = parse_ok(text, "memories/20260101_no_mocks.md")
+    rendered = render_memory(memory)
+    head = frontmatter_of(rendered)
+    assert "type" not in head  # no top-level type added to a Claude Code file
+    assert head["metadata"] == {"type": "feedback", "originSessionId": "7c1e"}
+    again = parse_ok(rendered, memory.path)
+    assert (again.type, again.type_source) == ("feedback", "metadata")
+    assert again.body == "Why: the prod migration failed."
+
+
+@pytest.mark.parametrize("folder", ["user", "feedback", "project", "reference"])
+def test_type_is_taken_from_the_folder_when_missing(folder):
+    memory = parse_ok("---\nname: x\ndescription: y\n---\nbody\n", f"memories/{folder}/20260101_x.md")
+    assert memory.type == folder
+    assert memory.type_source == "folder"
+
+
+def test_type_from_folder_is_written_at_top_level_on_render():
+    memory = parse_ok("---\nname: x\ndescription: y\n---\nbody\n", "memories/reference/20260101_x.md")
+    assert frontmatter_of(render_memory(memory))["type"] == "reference"
+
+
+def test_file_without_frontmatter_is_readable_but_never_rewritten():
+    memory = parse_ok("# Prefer pnpm over npm\n\nThe lockfile is pnpm-lock.yaml.\n",
+                      "memories/project/20260312_Prefer_pnpm_over_npm.md")
+    assert memory.type == "project"
+    assert memory.name == "Prefer pnpm over npm"  # from the file name, date prefix dropped
+    assert memory.description == "Prefer pnpm over npm"  # the first body line, heading marks dropped
+    assert memory.read_only  # a reason is given, so dream never rewrites it
+    assert "frontmatter" in memory.read_only
+    assert memory.mtime == FILE_MTIME  # no mtime key: the file's own time
+
+
+def test_file_without_frontmatter_description_is_first_body_line():
+    memory = parse_ok("The user lives in Lisbon.\nMore detail here.\n", "memories/user/20260101_home_town.md")
+    assert memory.name == "home town"
+    assert memory.description == "The user lives in Lisbon."
+    assert memory.read_only
+
+
+def test_read_memory_reads_a_file_on_disk(root):
+    path = write_memory_file(root, "memories/user/20260312_goal.md",
+                             "---\nname: Goal\ndescription: One book a week\nmtime: 2026-03-12T10:30:00+08:00\n---\nBody\n")
+    memory = read_memory(path, root, SHANGHAI)
+    assert isinstance(memory, Memory)
+    assert memory.path == "memories/user/20260312_goal.md"
+    assert (memory.type, memory.name, memory.mtime) == ("user", "Goal", datetime(2026, 3, 12, 10, 30, tzinfo=PLUS_8))
+
+
+# ---------------------------------------------------------------- unknown keys
+
+
+UNKNOWN_KEYS_FILE = """---
+name: Deploy checklist
+description: Steps before a release
+type: project
+mtime: 2026-03-12T10:30:00+08:00
+originSessionId: 5f0c2d8e-91aa-4c1e-b7d2-0a6c1f3e9b44
+related: [20260101_release_notes, 20260102_ci_setup]
+pinned: true
+review:
+  owner: ana
+  every_days: 30
+  tags: [ops, release]
+---
+1. Run the tests.
+"""
+
+
+def test_unknown_keys_survive_a_round_trip():
+    memory = parse_ok(UNKNOWN_KEYS_FILE)
+    assert memory.extra["originSessionId"] == "5f0c2d8e-91aa-4c1e-b7d2-0a6c1f3e9b44"
+    assert memory.extra["related"] == ["20260101_release_notes", "20260102_ci_setup"]
+    assert memory.extra["review"] == {"owner": "ana", "every_days": 30, "tags": ["ops", "release"]}
+    again = round_trip(memory)
+    assert again.extra == memory.extra
+    assert again == memory
+    head = frontmatter_of(render_memory(memory))
+    assert head["pinned"] is True
+    assert head["related"] == ["20260101_release_notes", "20260102_ci_setup"]
+
+
+def test_pinned_property():
+    assert parse_ok(UNKNOWN_KEYS_FILE).pinned is True
+    assert parse_ok("---\nname: x\npinned: false\n---\nb").pinned is False
+    assert parse_ok("---\nname: x\n---\nb").pinned is False
+    assert parse_ok("---\nname: x\npinned: 'no'\n---\nb").pinned is False  # only a real true pins
+
+
+def test_single_source_written_as_a_scalar_is_not_lost_on_rewrite():
+    # A hand-written `sources: 3f9a1c0e22b4` (one id, no brackets) must not vanish when rewritten.
+    memory = parse_ok("---\nname: x\nsources: 3f9a1c0e22b4\n---\nbody\n")
+    rendered = render_memory(memory)
+    assert "3f9a1c0e22b4" in rendered
+
+
+# ---------------------------------------------------------------- dates
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("2026-03-12", datetime(2026, 3, 12, 0, 0, tzinfo=SHANGHAI)),
+    ("2026-03-12T10:30:00+08:00", datetime(2026, 3, 12, 10, 30, tzinfo=PLUS_8)),
+    ("2026-03-12T02:30:00Z", datetime(2026, 3, 12, 2, 30, tzinfo=timezone.utc)),
+    ("2026-03-12 10:30:00", datetime(2026, 3, 12, 10, 30, tzinfo=SHANGHAI)),
+    ("'2026-03-12T10:30:00+08:00'", datetime(2026, 3, 12, 10, 30, tzinfo=PLUS_8)),
+    ('"2026-03-12 10:30"', datetime(2026, 3, 12, 10, 30, tzinfo=SHANGHAI)),
+    ('"2026-03-12"', datetime(2026, 3, 12, 0, 0, tzinfo=SHANGHAI)),
+], ids=["date", "aware", "zulu", "naive", "quoted-aware", "quoted-naive", "quoted-date"])
+def test_yaml_dates_become_aware_datetimes_in_the_store_timezone(value, expected):
+    memory = parse_ok(f"---\nname: x\nmtime: {value}\n---\nbody\n")
+    assert isinstance(memory.mtime, datetime)
+    assert memory.mtime.tzinfo is not None and memory.mtime.utcoffset() is not None
+    assert memory.mtime == expected
+    assert memory.mtime.utcoffset() == expected.utcoffset()
+
+
+def test_naive_dates_without_a_store_timezone_are_still_aware():
+    memory = parse_ok("---\nname: x\nmtime: 2026-03-12\n---\nbody\n", tz=None)
+    assert memory.mtime.utcoffset() is not None
+    assert memory.mtime.replace(tzinfo=None) == datetime(2026, 3, 12)
+
+
+def test_unparseable_mtime_falls_back_to_the_file_time():
+    memory = parse_ok("---\nname: x\nmtime: last tuesday\n---\nbody\n")
+    assert memory.mtime == FILE_MTIME
+
+
+def test_mtime_round_trips_exactly():
+    memory = parse_ok("---\nname: x\nmtime: 2026-03-12 10:30:00\n---\nbody\n")
+    again = round_trip(memory)
+    assert again.mtime == memory.mtime == datetime(2026, 3, 12, 10, 30, tzinfo=SHANGHAI)
+    assert "mtime: 2026-03-12T10:30:00+08:00" in render_memory(memory)
+
+
+def test_extra_date_valued_keys_keep_their_value_on_round_trip():
+    memory = parse_ok("---\nname: x\ncreated: 2026-01-05\nreviewed: 2026-02-01T09:00:00+08:00\n"
+                      "seen: 2026-02-03 08:15:00\n---\nbody\n")
+    assert memory.extra["created"] == date(2026, 1, 5)
+    again = round_trip(memory)
+    assert again.extra["created"] == date(2026, 1, 5)
+    assert again.extra["reviewed"] == datetime(2026, 2, 1, 9, 0, tzinfo=PLUS_8)
+    assert again.extra["seen"] == datetime(2026, 2, 3, 8, 15)
+    assert again.extra == memory.extra
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def test_render_plain_memory_matches_the_design_example():
+    memory = Memory(
+        path="memories/project/20260312_Weekly_reading_goal.md",
+        name="Weekly reading goal",
+        description="The user wants to finish one book every week",
+        type="project",
+        mtime=datetime(2026, 3, 12, 10, 30, tzinfo=PLUS_8),
+        body="Body in Markdown.\n\n**Why:** habit.",
+        sources=("3f9a1c0e22b4", "8d01aa4f7c19"),
+    )
+    assert render_memory(memory) == (
+        "---\n"
+        "name: Weekly reading goal\n"
+        "description: The user wants to finish one book every week\n"
+        "type: project\n"
+        "mtime: 2026-03-12T10:30:00+08:00\n"
+        "sources: [3f9a1c0e22b4, 8d01aa4f7c19]\n"
+        "---\n"
+        "Body in Markdown.\n\n**Why:** habit.\n"
+    )
+    assert round_trip(memory) == memory
+
+
+def test_digit_only_source_ids_round_trip_as_strings():
+    memory = Memory(path="memories/project/20260312_x.md", name="x", description="y", type="project",
+                    mtime=datetime(2026, 3, 12, 10, 30, tzinfo=PLUS_8),
+                    sources=("123456789012", "000000000017", "1e10"))
+    again = round_trip(memory)
+    assert again.sources == ("123456789012", "000000000017", "1e10")
+    assert all(isinstance(s, str) for s in frontmatter_of(render_memory(memory))["sources"])
+
+
+@pytest.mark.parametrize("name", ["yes", "null", "- a list?", "key: value", "#hash", "用户想通过内容平台分享知识",
+                                  "'quoted'", "2026-03-12"])
+def test_names_that_look_like_yaml_round_trip(name):
+    memory = Memory(path="memories/user/20260312_x.md", name=name, description=f"about {name}", type="user",
+                    mtime=datetime(2026, 3, 12, 10, 30, tzinfo=PLUS_8), body="b")
+    again = round_trip(memory)
+    assert (again.name, again.description) == (name, f"about {name}")
+
+
+def test_cjk_is_written_as_is_not_escaped():
+    memory = Memory(path="memories/project/20260312_x.md", name="用户想通过内容平台分享知识",
+                    description="内容平台", type="project", mtime=datetime(2026, 3, 12, tzinfo=PLUS_8))
+    assert "name: 用户想通过内容平台分享知识\n" in render_memory(memory)
+
+
+# ---------------------------------------------------------------- write_atomic
+
+
+def test_write_atomic_writes_owner_only_and_leaves_no_temporary_files(tmp_path):
+    target = tmp_path / "store" / "memories" / "project" / "20260312_x.md"
+    write_atomic(target, "---\nname: x\n---\n内容\n".encode())
+    assert target.read_bytes() == "---\nname: x\n---\n内容\n".encode()
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert os.listdir(target.parent) == ["20260312_x.md"]
+
+
+def test_write_atomic_replaces_an_existing_file(tmp_path):
+    folder = tmp_path / "memories"
+    folder.mkdir()
+    target = folder / "m.md"
+    target.write_bytes(b"old content that is longer than the new one")
+    target.chmod(0o644)
+    write_atomic(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert os.listdir(folder) == ["m.md"]
+
+
+# ---------------------------------------------------------------- naming
+
+
+def test_slugify_keeps_cjk():
+    assert slugify("用户想通过内容平台分享知识") == "用户想通过内容平台分享知识"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Weekly reading goal", "Weekly_reading_goal"),
+    ("Don't mock   the DB!!", "Don_t_mock_the_DB"),
+    ("  -- leading and trailing --  ", "leading_and_trailing"),
+    ("用户，想 分享。知识", "用户_想_分享_知识"),
+    ("tabs\tand\nnewlines", "tabs_and_newlines"),
+    ("café déjà vu", "café_déjà_vu"),
+])
+def test_slugify_turns_punctuation_and_spaces_into_single_underscores(text, expected):
+    assert slugify(text) == expected
+
+
+def test_slugify_is_at_most_50_characters_without_a_trailing_underscore():
+    assert len(slugify("a" * 80)) == 50
+    assert slugify("a" * 49 + " second word") == "a" * 49
+    long_cjk = "长" * 70
+    assert slugify(long_cjk) == "长" * 50
+
+
+@pytest.mark.parametrize("text", ["", "   ", "!!! ... ???", "../", "——", "\u200b"])
+def test_slugify_of_nothing_usable_is_memory(text):
+    assert slugify(text) == "memory"
+
+
+@pytest.mark.parametrize("name", ["../../etc/passwd", "..\\..\\windows", "/absolute/path", "a/../../b", ".hidden"])
+def test_memory_file_name_cannot_escape_its_folder(name):
+    file_name = memory_file_name(name, date(2026, 3, 12), set())
+    assert "/" not in file_name and "\\" not in file_name
+    assert ".." not in file_name
+    assert not file_name.startswith(".")
+    assert Path(file_name).name == file_name
+    assert file_name.startswith("20260312_") and file_name.endswith(".md")
+
+
+def test_memory_file_name_starts_with_the_date():
+    assert memory_file_name("Weekly reading goal", date(2026, 3, 12), set()) == "20260312_Weekly_reading_goal.md"
+    assert memory_file_name("用户想通过内容平台分享知识", date(2026, 4, 1), set()) == "20260401_用户想通过内容平台分享知识.md"
+
+
+def test_memory_file_name_adds_a_suffix_on_collision():
+    day = date(2026, 3, 12)
+    taken = {"20260312_goal.md"}
+    assert memory_file_name("goal", day, taken) == "20260312_goal_2.md"
+    taken.add("20260312_goal_2.md")
+    assert memory_file_name("goal", day, taken) == "20260312_goal_3.md"
+    assert memory_file_name("goal", date(2026, 3, 13), taken) == "20260313_goal.md"
+
+
+def test_memory_file_name_collisions_ignore_case():
+    # macOS and Windows file systems are case-blind: Goal.md and goal.md are one file.
+    assert memory_file_name("Goal", date(2026, 3, 12), {"20260312_GOAL.md"}) == "20260312_Goal_2.md"
+
+
+# ---------------------------------------------------------------- broken files
+
+
+BROKEN = {
+    "broken-yaml": ("---\nname: [unclosed\ndescription: x\n---\nbody\n", "broken YAML"),
+    "tab-indented": ("---\nname: x\nmetadata:\n\ttype: feedback\n---\nbody\n", "broken YAML"),
+    "not-utf8": ("---\nname: caf\xe9\n---\nbody\n".encode("latin-1"), "not UTF-8"),
+    "nul-bytes": (b"---\nname: x\n---\nbo\x00dy\n", "binary"),
+    "empty": (b"", "empty"),
+    "whitespace-only": (b"  \n\n\t\n", "empty"),
+    "never-closed": ("---\nname: x\ndescription: y\n\nbody without a closing line\n", "never closed"),
+    "yaml-list": ("---\n- name\n- description\n---\nbody\n", "not a mapping"),
+    "yaml-scalar": ("---\njust a sentence\n---\nbody\n", "not a mapping"),
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_broken_content_is_reported_with_a_reason(case):
+    content, reason = BROKEN[case]
+    parsed = parse(content)
+    assert isinstance(parsed, Unreadable)
+    assert parsed.path == "memories/project/20260101_x.md"
+    assert reason in parsed.reason
+
+
+def test_broken_yaml_reason_says_where():
+    parsed = parse("---\nname: x\nmetadata:\n\ttype: feedback\n---\nbody\n")
+    assert isinstance(parsed, Unreadable)
+    assert "line 4" in parsed.reason
+
+
+def test_unknown_type_outside_any_type_folder_is_reported():
+    parsed = parse("---\nname: x\ntype: banana\n---\nbody\n", "memories/20260101_x.md")
+    assert isinstance(parsed, Unreadable)
+    assert "banana" in parsed.reason
+
+
+def test_no_type_outside_any_type_folder_is_reported():
+    parsed = parse("---\nname: x\n---\nbody\n", "memories/20260101_x.md")
+    assert isinstance(parsed, Unreadable)
+    assert "type" in parsed.reason
+
+
+def test_unknown_type_inside_a_type_folder_is_read_from_the_folder_and_kept():
+    memory = parse_ok("---\nname: x\ntype: banana\n---\nbody\n", "memories/project/20260101_x.md")
+    assert memory.type == "project"
+    assert memory.read_only and "banana" in memory.read_only
+    assert frontmatter_of(render_memory(memory))["type"] == "banana"  # not silently retyped
+
+
+def test_bom_file_is_readable_but_read_only():
+    memory = parse_ok(b"\xef\xbb\xbf---\nname: Goal\ndescription: d\n---\nbody\n")
+    assert (memory.name, memory.description, memory.body) == ("Goal", "d", "body")
+    assert memory.read_only and "byte-order mark" in memory.read_only
+
+
+def test_crlf_file_is_readable_but_read_only():
+    memory = parse_ok(b"---\r\nname: Goal\r\ndescription: One book\r\ntype: user\r\n---\r\nbody line\r\n")
+    assert (memory.name, memory.description, memory.type) == ("Goal", "One book", "user")
+    assert memory.body.strip() == "body line"
+    assert memory.read_only and "CR" in memory.read_only
+
+
+GOOD = "---\nname: Good one\ndescription: readable\ntype: project\nmtime: 2026-03-12T10:30:00+08:00\n---\nbody\n"
+
+
+def test_scan_reports_broken_files_leaves_them_untouched_and_reads_the_good_ones(root, paths, tmp_path):
+    write_memory_file(root, "memories/project/20260312_good.md", GOOD)
+    write_memory_file(root, "memories/user/20260312_crlf.md", b"---\r\nname: CRLF\r\n---\r\nbody\r\n")
+    write_memory_file(root, "memories/user/20260312_bom.md", b"\xef\xbb\xbf---\nname: BOM\n---\nbody\n")
+    write_memory_file(root, "memories/user/20260312_plain.md", "Just a note, no frontmatter.\n")
+    expected_bad = {}
+    for number, (case, (content, reason)) in enumerate(BROKEN.items()):
+        relative = f"memories/project/20260101_{number:02d}_{case}.md"
+        write_memory_file(root, relative, content)
+        expected_bad[relative] = reason
+    big = "---\nname: big\n---\n" + "x" * 1_000_001
+    write_memory_file(root, "memories/reference/20260101_big.md", big)
+    expected_bad["memories/reference/20260101_big.md"] = "too large"
+    write_memory_file(root, "memories/20260101_unknown.md", "---\nname: u\ntype: banana\n---\nbody\n")
+    expected_bad["memories/20260101_unknown.md"] = "banana"
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\nname: secret\ntype: user\n---\nnot in the store\n")
+    (root / "memories/user/20260101_link.md").symlink_to(outside)
+    expected_bad["memories/user/20260101_link.md"] = "symlink"
+    (root / "memories/feedback/20260101_folder.md").mkdir()
+    expected_bad["memories/feedback/20260101_folder.md"] = "folder"
+
+    before, outside_before = tree_hash(root), outside.read_bytes()
+    scan = scan_memories(paths, SHANGHAI)
+    assert tree_hash(root) == before
+    assert outside.read_bytes() == outside_before
+
+    reasons = {bad.path: bad.reason for bad in scan.unreadable}
+    assert set(reasons) == set(expected_bad)
+    for path, reason in expected_bad.items():
+        assert reason in reasons[path], (path, reasons[path])
+    good = {m.path: m for m in scan.memories}
+    assert set(good) == {"memories/project/20260312_good.md", "memories/user/20260312_crlf.md",
+                         "memories/user/20260312_bom.md", "memories/user/20260312_plain.md"}
+    assert good["memories/project/20260312_good.md"].read_only is None
+    for path in ("memories/user/20260312_crlf.md", "memories/user/20260312_bom.md",
+                 "memories/user/20260312_plain.md"):
+        assert good[path].read_only, path
+
+
+def test_a_symlink_inside_the_store_is_read_but_read_only(root, paths):
+    target = write_memory_file(root, "memories/project/20260312_good.md", GOOD)
+    (root / "memories/project/20260312_alias.md").symlink_to(target)
+    scan = scan_memories(paths, SHANGHAI)
+    by_path = {m.path: m for m in scan.memories}
+    assert by_path["memories/project/20260312_alias.md"].name == "Good one"
+    assert "symlink" in by_path["memories/project/20260312_alias.md"].read_only
+    assert by_path["memories/project/20260312_good.md"].read_only is None
+
+
+def test_read_memory_of_a_symlink_outside_the_root_does_not_read_the_target(root, tmp_path):
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\nname: secret\ntype: user\n---\nprivate\n")
+    link = root / "memories/user/20260101_link.md"
+    link.symlink_to(outside)
+    parsed = read_memory(link, root, SHANGHAI)
+    assert isinstance(parsed, Unreadable)
+    assert parsed.path == "memories/user/20260101_link.md"
+    assert "outside" in parsed.reason
+
+
+def test_scan_of_an_empty_store_finds_nothing(paths):
+    scan = scan_memories(paths, SHANGHAI)
+    assert scan.memories == [] and scan.unreadable == []
