@@ -55,7 +55,10 @@ def run_quick_append(found: dict) -> int:
         root = resolve_root(found["root"], os.environ.get("AUTO_DREAM_ROOT"), Path.cwd(), Path.home())
         text = join_text_arguments(found["words"], sys.stdin.read)
         entry, log_path = append_text(root, text, found["type"], found["at"])
-    except (Exception, KeyboardInterrupt) as error:
+    except KeyboardInterrupt:
+        print("auto-dream: aborted", file=sys.stderr)
+        return 130
+    except Exception as error:
         failure = failure_line(error)
         if failure is None:
             raise

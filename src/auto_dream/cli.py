@@ -33,8 +33,11 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-stdout = Console(highlight=False, soft_wrap=True)
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+# No emoji codes or highlighting: user text is printed as it was written. Piped output is
+# never wrapped, so paths stay whole for grep.
+stdout = Console(highlight=False, soft_wrap=True, emoji=False,
+                 width=None if sys.stdout.isatty() else 100_000)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 FRESHNESS_STYLE = {"green": "green", "yellow": "yellow", "red": "red"}
 
@@ -153,7 +156,6 @@ def list_command(
         return
     import pendulum
 
-    reference = pendulum.instance(now)
     for memory_type_name in MEMORY_TYPES:
         group = [m for m in result.memories if m.type == memory_type_name]
         if not group:
@@ -163,7 +165,7 @@ def list_command(
         for column in ("name", "age", "description", "path"):
             table.add_column(column, overflow="fold", style="dim" if column == "path" else None)
         for m in group:
-            age = pendulum.instance(m.mtime).diff_for_humans(reference)
+            age = pendulum.instance(m.mtime).diff_for_humans()  # "3 days ago"
             table.add_row(("📌 " if m.pinned else "") + m.name, age, m.description, m.path)
         stdout.print(table)
 
@@ -225,6 +227,7 @@ def build_index_command(ctx: typer.Context) -> None:
 def run(argv: list[str]) -> int:
     """Run the CLI on `argv`; every failure becomes one line on stderr and an exit code."""
     command = typer.main.get_command(app)
+    argv = argv or ["--help"]  # a bare `auto-dream` asks for help; it is not an error
     try:
         outcome = command.main(args=argv, prog_name="auto-dream", standalone_mode=False)
     except typer.TyperException as error:  # usage errors from the parser

@@ -20,7 +20,7 @@ class Config:
     guard_days: int = 14
     duplicate_overlap: float = 0.6
     contradiction_overlap: float = 0.4
-    due_hours: float = 24
+    due_hours: float = 24.0
     due_entries: int = 5
     repo: str | None = None
 

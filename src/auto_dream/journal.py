@@ -269,3 +269,8 @@ def read_all_entries(paths: StorePaths) -> tuple[list[Entry], list[LogProblem]]:
                 seen.add(entry.id)
                 entries.append(entry)
     return entries, problems
+
+
+def aware(at: datetime, tz: tzinfo | None) -> datetime:
+    """A log time (store wall-clock, naive) as an aware datetime."""
+    return at.replace(tzinfo=tz) if tz is not None else at.astimezone()

@@ -71,10 +71,9 @@ class StorePaths:
 
 def resolve_root(flag: str | None, env: str | None, cwd: Path, home: Path) -> Path:
     """First match wins: --root, AUTO_DREAM_ROOT, the nearest .auto-dream/ upwards, ~/.auto-dream."""
-    if flag:
-        return Path(flag).expanduser().absolute()
-    if env:
-        return Path(env).expanduser().absolute()
+    for given in (flag, env):
+        if given:
+            return cwd / Path(given).expanduser()  # an absolute path stays as it is
     for folder in (cwd, *cwd.parents):
         candidate = folder / STORE_DIR_NAME
         if candidate.is_dir():

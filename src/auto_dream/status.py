@@ -7,7 +7,7 @@ from auto_dream.context import StoreContext
 from auto_dream.index import IndexLimits, IndexResult, build_index
 from auto_dream.journal import LogProblem, read_all_entries
 from auto_dream.memory import Memory, Unreadable, write_atomic
-from auto_dream.state import read_distilled_ids, read_last_dream
+from auto_dream.dream.bookkeeping import read_distilled_ids, read_last_dream
 from auto_dream.store import MemoryScan, scan_memories
 from auto_dream.templates import load_template
 

@@ -1,0 +1,263 @@
+"""Turning new log entries into memory operations: the Distiller seam and its deterministic side.
+
+A distiller sees a batch of entries and the live memories and answers with operations:
+create, merge into, supersede, skip. The deterministic distiller decides by word overlap
+(DESIGN 3.2); the Anthropic one (issue 4) asks Claude and falls back to this one.
+"""
+
+import re
+from dataclasses import dataclass, field
+from datetime import tzinfo
+from typing import Protocol
+
+from auto_dream.index import shorten
+from auto_dream.journal import Entry
+from auto_dream.memory import Memory
+from auto_dream.similarity import Profile, is_contradiction, is_duplicate, overlap
+
+NAME_CHARS = 60
+DESCRIPTION_CHARS = 150
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    type: str
+    name: str
+    description: str
+    body: str
+
+
+@dataclass(frozen=True)
+class Create:
+    new: NewMemory
+    sources: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class MergeInto:
+    memory: str  # path of a live memory
+    addition: str  # text to add to its body ("" when the entry adds no new word)
+    sources: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class Supersede:
+    memory: str  # path of the live memory the new one replaces
+    new: NewMemory
+    sources: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class Skip:
+    sources: tuple[str, ...]
+    reason: str
+
+
+Operation = Create | MergeInto | Supersede | Skip
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    duplicate: float = 0.6
+    contradiction: float = 0.4
+
+
+@dataclass
+class LlmUsage:
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+@dataclass
+class DistillResult:
+    operations: list[Operation]
+    usage: LlmUsage = field(default_factory=LlmUsage)
+    notes: list[str] = field(default_factory=list)  # batches that fell back, and why
+
+
+@dataclass(frozen=True)
+class DistillRequest:
+    entries: list[Entry]  # new entries, oldest first
+    memories: dict[str, Memory]  # live memories by path
+    profiles: dict[str, Profile]  # their word profiles
+    thresholds: Thresholds
+    tz: tzinfo | None  # the store's timezone, in which entry times are written
+
+
+class Distiller(Protocol):
+    """One method: entries plus the live memories in, operations out."""
+
+    def distill(self, request: DistillRequest) -> DistillResult: ...
+
+
+# ---------------------------------------------------------------- typing untyped entries
+
+# Rules for an entry appended without --type, checked in this order (the LLM does better):
+# a pointer to an outside system is a reference; an instruction about how to work is
+# feedback; a statement about the person is user; everything else is project.
+_REFERENCE = re.compile(r"https?://|\blocalhost:\d+|\b\d{1,3}(?:\.\d{1,3}){3}:\d+|\b(?:dashboard|runbook|"
+                        r"wiki|channel|ticket|docs? (?:at|in|are)|lives in|is at|are at|tracked in)\b"
+                        r"|文档在|地址是|位于|在 ?localhost", re.IGNORECASE)
+_FEEDBACK = re.compile(r"^(?:please\s+)?(?:don't|do not|never|always|avoid|stop|prefer|use|make sure|remember to)\b"
+                       r"|\b(?:instead of|should not|shouldn't|must not|must always)\b"
+                       r"|^(?:不要|别|请|总是|永远不要|避免|记得|一定要)|しないで|してください", re.IGNORECASE)
+_USER = re.compile(r"^(?:the user|user|i am|i'm|my)\b|\b(?:the user(?:'s)? (?:is|was|has|likes|prefers|wants))"
+                   r"|^(?:用户是|用户想|用户喜欢|用户的|我是|我的|我喜欢)", re.IGNORECASE)
+
+
+def guess_type(text: str) -> str:
+    first = text.strip().split("\n", 1)[0]
+    if _REFERENCE.search(first):
+        return "reference"
+    if _FEEDBACK.search(first):
+        return "feedback"
+    if _USER.search(first):
+        return "user"
+    return "project"
+
+
+# ---------------------------------------------------------------- memory text from entries
+
+_WHY = re.compile(r"^\s*(?:reason|why|because)\s*[:：]\s*|^\s*(?:原因|理由|因为)\s*[:：]\s*", re.IGNORECASE)
+_HOW = re.compile(r"^\s*(?:how to apply|how|apply)\s*[:：]\s*|^\s*(?:做法|如何应用)\s*[:：]\s*", re.IGNORECASE)
+
+
+def body_from_text(memory_type: str, text: str) -> str:
+    """The entry as a memory body; feedback and project rules get **Why:** / **How to apply:** lines."""
+    rule, why, how = [], [], []
+    for line in text.strip().split("\n"):
+        if _WHY.match(line):
+            why.append(_WHY.sub("", line, count=1).strip())
+        elif _HOW.match(line):
+            how.append(_HOW.sub("", line, count=1).strip())
+        else:
+            rule.append(line)
+    if memory_type not in ("feedback", "project") or not (why or how) or not "".join(rule).strip():
+        return text.strip()
+    parts = ["\n".join(rule).strip()]
+    if why:
+        parts.append("**Why:** " + " ".join(why))
+    if how:
+        parts.append("**How to apply:** " + " ".join(how))
+    return "\n\n".join(parts)
+
+
+def new_memory_from_text(memory_type: str, text: str) -> NewMemory:
+    first = " ".join(text.strip().split("\n", 1)[0].split())
+    name = shorten(first.rstrip(".。!！ "), NAME_CHARS) or "memory"
+    return NewMemory(type=memory_type, name=name, description=shorten(first, DESCRIPTION_CHARS),
+                     body=body_from_text(memory_type, text))
+
+
+def adds_words(text: str, known: frozenset[str]) -> bool:
+    """Whether `text` has a significant word the memory does not (else only its source is added)."""
+    return not Profile.of(text).words <= known
+
+
+# ---------------------------------------------------------------- the deterministic distiller
+
+
+@dataclass
+class _Pending:
+    """A memory this batch will create, still open to later entries."""
+
+    type: str
+    texts: list[str]
+    sources: list[str]
+    profile: Profile
+    replaces: str | None = None  # a live memory it supersedes
+    reason: str = ""
+
+
+class DeterministicDistiller:
+    """Word overlap: contradiction first (the newer wins), then duplicate (merge), else create."""
+
+    def distill(self, request: DistillRequest) -> DistillResult:
+        memories, thresholds = request.memories, request.thresholds
+        live = dict(request.profiles)
+        retired: set[str] = set()
+        pending: list[_Pending] = []
+        merges: list[MergeInto] = []
+        skips: list[Skip] = []
+        for entry in sorted(request.entries, key=lambda e: e.at):
+            entry_type = entry.type or guess_type(entry.text)
+            profile = Profile.of(entry.text)
+            target = self._closest(profile, entry_type, memories, live, retired, pending, thresholds)
+            kind, key = target if target else (None, None)
+            if kind == "contradiction" and isinstance(key, str):
+                memory = memories[key]
+                if memory.mtime.astimezone(request.tz).replace(tzinfo=None) > entry.at:
+                    skips.append(Skip((entry.id,), f"contradicted by the newer memory {key}"))
+                elif memory.read_only or memory.pinned:
+                    pending.append(_Pending(entry_type, [entry.text], [entry.id], profile,
+                                            reason="new entry (contradicts a memory that is "
+                                            + ("pinned" if memory.pinned else "read-only") + f": {key})"))
+                else:
+                    retired.add(key)
+                    pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, replaces=key,
+                                            reason=f"entry {entry.id} contradicts {key}; the newer wins"))
+            elif kind == "contradiction":
+                old = pending[key]
+                skips.append(Skip(tuple(old.sources), f"superseded in the same run by entry {entry.id}"))
+                pending[key] = _Pending(entry_type, [entry.text], [entry.id], profile, replaces=old.replaces,
+                                        reason=f"entry {entry.id} supersedes earlier entries of this run")
+            elif kind == "duplicate" and isinstance(key, str):
+                addition = entry.text.strip() if adds_words(entry.text, live[key].words) else ""
+                merges.append(MergeInto(key, addition, (entry.id,), f"entry {entry.id} repeats {key}"))
+                live[key] = Profile(live[key].words | profile.words, live[key].signals)
+            elif kind == "duplicate":
+                group = pending[key]
+                if adds_words(entry.text, group.profile.words):
+                    group.texts.append(entry.text.strip())
+                group.sources.append(entry.id)
+                group.profile = Profile(group.profile.words | profile.words, group.profile.signals)
+            else:
+                pending.append(_Pending(entry_type, [entry.text], [entry.id], profile,
+                                        reason=f"new fact from entry {entry.id}"))
+        operations: list[Operation] = []
+        for group in pending:
+            new = new_memory_from_text(group.type, group.texts[0])
+            if len(group.texts) > 1:
+                new = NewMemory(new.type, new.name, new.description,
+                                "\n\n".join([new.body, *group.texts[1:]]))
+            if group.replaces:
+                operations.append(Supersede(group.replaces, new, tuple(group.sources), group.reason))
+            else:
+                operations.append(Create(new, tuple(group.sources), group.reason))
+        return DistillResult(operations=[*operations, *merges, *skips])
+
+    @staticmethod
+    def _closest(profile, entry_type, memories, live, retired, pending, thresholds):
+        """The best ('contradiction'|'duplicate', memory path or pending index), or None."""
+        best = None
+        for key, candidate_type, candidate in _candidates(entry_type, memories, live, retired, pending):
+            score = overlap(profile.words, candidate.words)
+            if score < thresholds.contradiction:
+                continue
+            if is_contradiction(profile, candidate, thresholds.contradiction):
+                kind = "contradiction"
+            elif is_duplicate(profile, candidate, thresholds.duplicate):
+                if isinstance(key, str) and memories[key].read_only:
+                    continue  # never rewritten: a new memory instead
+                kind = "duplicate"
+            else:
+                continue
+            rank = (kind == "contradiction", score)
+            if best is None or rank > best[0]:
+                best = (rank, kind, key)
+        return (best[1], best[2]) if best else None
+
+
+def _candidates(entry_type, memories, live, retired, pending):
+    for path, profile in live.items():
+        if path not in retired and memories[path].type == entry_type:
+            yield path, entry_type, profile
+    for index, group in enumerate(pending):
+        if group.type == entry_type:
+            yield index, entry_type, group.profile

@@ -1,0 +1,1 @@
+"""dream: orient → gather → consolidate → prune compute a plan; apply() carries it out."""

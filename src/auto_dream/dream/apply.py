@@ -1,0 +1,144 @@
+"""apply(plan): the only code that writes memories. Additions first, removals last, journaled."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from auto_dream.dream import bookkeeping
+from auto_dream.dream.plan import CreateMemory, Plan, RebuildIndex, RetireMemory, SkipEntries, UpdateMemory
+from auto_dream.dream.runs import DONE, FileChange, apply_change, set_status, write_journal
+from auto_dream.dream.state import DreamState
+from auto_dream.memory import Memory, memory_file_name, render_memory
+from auto_dream.status import render_index
+from auto_dream.store import fingerprint
+
+StepHook = Callable[[int], None]
+
+
+@dataclass
+class Applied:
+    actions: list = field(default_factory=list)  # what was carried out
+    skipped: list[str] = field(default_factory=list)  # warnings: actions left out and why
+    changes: list[FileChange] = field(default_factory=list)
+    archived_paths: dict[str, str] = field(default_factory=dict)  # memory path -> archive path
+
+
+def _still_as_orient_saw(state: DreamState, path: str) -> bool:
+    return fingerprint(state.context.paths.root / path) == state.fingerprints.get(path)
+
+
+def select_actions(plan: Plan, state: DreamState) -> Applied:
+    """Compare before write: drop what touches a file changed since orient, and what depends on it."""
+    result = Applied()
+    dropped: set[str] = set()  # memory paths whose create/update will not happen
+    root = state.context.paths.root
+    for action in plan.actions:
+        match action:
+            case CreateMemory(memory=memory) if (root / memory.path).exists():
+                dropped.add(memory.path)
+                result.skipped.append(f"{memory.path} appeared since the dream started: not created "
+                                      "(its entries wait for the next dream)")
+                continue
+            case UpdateMemory(before=before) if not _still_as_orient_saw(state, before.path):
+                dropped.add(before.path)
+                result.skipped.append(f"{before.path} changed since the dream started: not updated "
+                                      "(its entries wait for the next dream)")
+                continue
+            case RetireMemory(proposed=True):
+                continue
+            case RetireMemory(memory=memory, target=target):
+                is_new = any(isinstance(a, CreateMemory) and a.memory.path == memory.path for a in plan.actions)
+                if target in dropped or memory.path in dropped:
+                    result.skipped.append(f"{memory.path}: not retired, because {target or memory.path} "
+                                          "was left as it is")
+                    continue
+                if not is_new and not _still_as_orient_saw(state, memory.path):
+                    result.skipped.append(f"{memory.path} changed since the dream started: not retired")
+                    continue
+        result.actions.append(action)
+    return result
+
+
+def _archive_path(memory: Memory, taken: set[str], state: DreamState) -> str:
+    folder = state.context.paths.archive / memory.type
+    existing = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+    name = memory.file_name
+    if name in existing or f"archive/{memory.type}/{name}" in taken:
+        stem = name.removesuffix(".md")
+        number = 2
+        while f"{stem}_{number}.md" in existing or f"archive/{memory.type}/{stem}_{number}.md" in taken:
+            number += 1
+        name = f"{stem}_{number}.md"
+    return f"archive/{memory.type}/{name}"
+
+
+def file_changes(selected: Applied, plan: Plan, state: DreamState) -> list[FileChange]:
+    """The final content of every path the run touches: writes first, then removals."""
+    writes: dict[str, bytes] = {}
+    removals: list[str] = []
+    live = dict(state.memories)
+    for action in selected.actions:
+        match action:
+            case CreateMemory(memory=memory):
+                writes[memory.path] = render_memory(memory).encode("utf-8")
+                live[memory.path] = memory
+            case UpdateMemory(after=memory):
+                writes[memory.path] = render_memory(memory).encode("utf-8")
+                live[memory.path] = memory
+    for action in selected.actions:
+        if isinstance(action, RetireMemory):
+            memory = action.memory
+            archive = _archive_path(memory, set(writes), state)
+            selected.archived_paths[memory.path] = archive
+            extra = {**memory.extra, "archived": state.now.isoformat(timespec="seconds"),
+                     "archived_reason": action.reason, "archived_by_run": plan.run_id}
+            if action.target:
+                extra["superseded_by"] = action.target
+            writes[archive] = render_memory(replace(memory, extra=extra)).encode("utf-8")
+            writes.pop(memory.path, None)
+            removals.append(memory.path)
+            live.pop(memory.path, None)
+    accounted = [i for a in selected.actions if isinstance(a, (CreateMemory, UpdateMemory, SkipEntries))
+                 for i in a.entry_ids]
+    if accounted:
+        distilled = bookkeeping.distilled_path(state.context.paths)
+        writes[state.context.paths.relative(distilled)] = bookkeeping.distilled_with(
+            state.context.paths, tuple(dict.fromkeys(accounted)))
+    index = render_index(state.context, list(live.values()))
+    data = index.text.encode("utf-8")
+    try:
+        current = state.context.paths.index.read_bytes()
+    except OSError:
+        current = None
+    if data != current:
+        writes["MEMORY.md"] = data
+        if not any(isinstance(a, RebuildIndex) for a in selected.actions):
+            selected.actions.append(RebuildIndex(index.text, len(index.listed), len(index.omitted)))
+    else:
+        selected.actions = [a for a in selected.actions if not isinstance(a, RebuildIndex)]
+    # writes in plan order (memories, archive copies, record, index), then removals
+    return [*(FileChange(p, c) for p, c in writes.items()), *(FileChange(p, None) for p in removals)]
+
+
+def apply(plan: Plan, state: DreamState, step_hook: StepHook | None = None) -> Applied:
+    """Carry out the plan: journal every pre-image, then write, then mark the run done."""
+    paths = state.context.paths
+    selected = select_actions(plan, state)
+    selected.changes = file_changes(selected, plan, state)
+    if not selected.changes:
+        return selected
+    step = 0
+
+    def reached() -> None:
+        nonlocal step
+        step += 1
+        if step_hook is not None:
+            step_hook(step)
+
+    reached()
+    write_journal(paths, plan.run_id, selected.changes, state.now)
+    for change in selected.changes:
+        reached()
+        apply_change(paths, change)
+    reached()
+    set_status(paths, plan.run_id, DONE, finished=state.now.isoformat(timespec="seconds"))
+    return selected

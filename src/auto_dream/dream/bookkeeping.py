@@ -1,0 +1,119 @@
+"""dream's own files under .state/: distilled entries, last dream, fingerprints, recheck list,
+and the consult log. Small, plain files a person can read."""
+
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from auto_dream.memory import write_atomic
+from auto_dream.paths import StorePaths
+from auto_dream.similarity import significant_words
+
+DISTILLED = "distilled.txt"  # one entry id per line
+LAST_DREAM = "last_dream.json"
+FINGERPRINTS = "fingerprints.json"  # memory path -> [size, mtime_ns, inode] after the last dream
+RECHECK = "recheck.txt"  # memories whose checks a budget deferred
+CONSULT_LOG = "consult.jsonl"  # {"ts": ISO 8601, "names": [...], "query": "..."} per lookup
+
+
+def distilled_path(paths: StorePaths) -> Path:
+    return paths.state / DISTILLED
+
+
+def read_distilled_ids(paths: StorePaths) -> set[str]:
+    """Ids of every entry a dream has distilled (a torn last line is ignored)."""
+    try:
+        text = distilled_path(paths).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return set()
+    return {line.strip() for line in text.split("\n") if len(line.strip()) == 12}
+
+
+def distilled_with(paths: StorePaths, new_ids: tuple[str, ...]) -> bytes:
+    """The distilled record with `new_ids` added."""
+    try:
+        current = distilled_path(paths).read_bytes()
+    except FileNotFoundError:
+        current = b""
+    if current and not current.endswith(b"\n"):
+        current += b"\n"
+    return current + "".join(f"{i}\n" for i in new_ids).encode()
+
+
+def read_last_dream(paths: StorePaths) -> datetime | None:
+    try:
+        data = json.loads((paths.state / LAST_DREAM).read_text(encoding="utf-8"))
+        return datetime.fromisoformat(data["finished"])
+    except (FileNotFoundError, ValueError, KeyError, TypeError):
+        return None
+
+
+def write_last_dream(paths: StorePaths, run_id: str, finished: datetime) -> None:
+    document = {"run_id": run_id, "finished": finished.isoformat(timespec="seconds")}
+    write_atomic(paths.state / LAST_DREAM, (json.dumps(document) + "\n").encode())
+
+
+def read_fingerprints(paths: StorePaths) -> dict[str, list[int]] | None:
+    """None when no dream has recorded them: then every memory counts as changed."""
+    try:
+        data = json.loads((paths.state / FINGERPRINTS).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_fingerprints(paths: StorePaths, fingerprints: dict[str, tuple[int, int, int]]) -> None:
+    data = {path: list(seen) for path, seen in sorted(fingerprints.items())}
+    write_atomic(paths.state / FINGERPRINTS, json.dumps(data, ensure_ascii=False).encode())
+
+
+def read_recheck(paths: StorePaths) -> set[str]:
+    try:
+        return {l for l in (paths.state / RECHECK).read_text(encoding="utf-8").split("\n") if l}
+    except FileNotFoundError:
+        return set()
+
+
+def write_recheck(paths: StorePaths, memory_paths: set[str]) -> None:
+    target = paths.state / RECHECK
+    if memory_paths:
+        write_atomic(target, "".join(f"{p}\n" for p in sorted(memory_paths)).encode())
+    elif target.exists():
+        target.unlink()
+
+
+def read_consulted_terms(paths: StorePaths, now: datetime, days: int) -> set[str]:
+    """Names and query words looked up within `days` (the seed computed this cutoff and never applied it).
+
+    Query words are split like memory text, so a Chinese or Japanese query gives bigrams.
+    Lines that are not JSON or carry no readable time are skipped.
+    """
+    try:
+        lines = (paths.state / CONSULT_LOG).read_text(encoding="utf-8", errors="replace").split("\n")
+    except FileNotFoundError:
+        return set()
+    cutoff = now - timedelta(days=days)
+    terms: set[str] = set()
+    for line in lines:
+        try:
+            record = json.loads(line)
+            when = _when(record.get("ts"), now)
+        except (ValueError, AttributeError, TypeError):
+            continue
+        if when is None or when < cutoff:
+            continue
+        names = record.get("names") or []
+        if isinstance(names, list):
+            terms.update(str(n).lower() for n in names if str(n).strip())
+        if isinstance(record.get("query"), str):
+            terms.update(significant_words(record["query"]))
+    return terms
+
+
+def _when(value: object, now: datetime) -> datetime | None:
+    if isinstance(value, (int, float)):
+        return datetime.fromtimestamp(value, tz=now.tzinfo)
+    if isinstance(value, str):
+        parsed = datetime.fromisoformat(value)
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=now.tzinfo)
+    return None

@@ -1,0 +1,82 @@
+"""A dream's plan: a closed set of typed actions, each with its reason. Only apply() acts on it."""
+
+from dataclasses import dataclass, field
+
+from auto_dream.distill import LlmUsage
+from auto_dream.memory import Memory
+
+
+@dataclass(frozen=True)
+class CreateMemory:
+    memory: Memory
+    entry_ids: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class UpdateMemory:
+    """A live memory that gains text and sources: merged entries, or a retired duplicate's details."""
+
+    before: Memory
+    after: Memory
+    entry_ids: tuple[str, ...]
+    merged_paths: tuple[str, ...]  # memories whose details were carried in
+    reason: str
+
+
+@dataclass(frozen=True)
+class RetireMemory:
+    """Move a memory to archive/: superseded, merged into another, or stale. Never a delete."""
+
+    memory: Memory
+    kind: str  # "supersede" | "merge" | "archive"
+    target: str | None  # the memory that replaces it
+    reason: str
+    proposed: bool = False  # --propose: listed, not applied
+
+
+@dataclass(frozen=True)
+class SkipEntries:
+    """Entries that become no memory (retracted by a newer memory, or trivia); the log keeps them."""
+
+    entry_ids: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class RebuildIndex:
+    text: str
+    listed: int
+    omitted: int
+
+
+Action = CreateMemory | UpdateMemory | RetireMemory | SkipEntries | RebuildIndex
+
+
+@dataclass
+class Plan:
+    run_id: str
+    dry_run: bool
+    mode: str  # "apply" | "propose"
+    actions: list[Action] = field(default_factory=list)
+    deferred: list[RetireMemory] = field(default_factory=list)  # over the retirement budget
+    flagged: list[tuple[str, list[str]]] = field(default_factory=list)  # (path, missing refs)
+    warnings: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # scanned, evergreen, partially_stale…
+    usage: LlmUsage = field(default_factory=LlmUsage)
+    entry_logs: dict[str, str] = field(default_factory=dict)  # entry id -> its log file
+
+    @property
+    def distilled_entry_ids(self) -> tuple[str, ...]:
+        """Every entry this plan accounts for: in a created or updated memory, or skipped."""
+        ids: list[str] = []
+        for action in self.actions:
+            if isinstance(action, (CreateMemory, UpdateMemory, SkipEntries)):
+                ids.extend(action.entry_ids)
+        return tuple(dict.fromkeys(ids))
+
+    def is_empty(self) -> bool:
+        return not self.actions and not self.deferred
+
+    def retirements(self) -> list[RetireMemory]:
+        return [a for a in self.actions if isinstance(a, RetireMemory)]

@@ -1,0 +1,85 @@
+"""prune: staleness classes and guards, archive what is fully stale, plan the index."""
+
+import re
+from datetime import timedelta
+from pathlib import Path
+
+from auto_dream.dream.plan import RebuildIndex
+from auto_dream.dream.state import DreamState
+from auto_dream.memory import Memory
+from auto_dream.staleness import (EVERGREEN, FULLY_STALE, PARTIALLY_STALE, RepoIndex, Staleness, classify,
+                                  extract_references)
+from auto_dream.status import render_index
+
+# Guard 4 of seed 000: a memory that exists to prevent a regression outlives the code it cites.
+_DIRECTIVE = re.compile(r"\b(?:do not|don't|never|avoid)\b|不要|禁止|切勿|别再|しない|してはいけない|禁止", re.I)
+
+
+def assess_staleness(memories: list[Memory], repo: Path | None, store_root: Path) -> dict[str, Staleness]:
+    """The staleness class of every memory, checking the repository once for all symbols."""
+    repo_index = RepoIndex(repo, exclude=store_root)
+    references = {m.path: extract_references(m.text()) for m in memories}
+    wanted = {s for refs in references.values() for s in refs.symbols} if repo is not None else set()
+    found = repo_index.find_symbols(wanted) if wanted else set()
+    return {path: classify(refs, repo_index, found) for path, refs in references.items()}
+
+
+def prune_guard(memory: Memory, state: DreamState) -> str | None:
+    """Why a FULLY_STALE memory is kept anyway (flagged), or None when it may be archived."""
+    guard_days = state.context.config.guard_days
+    if memory.type == "user":
+        return "type user is never pruned for staleness"
+    if memory.type in ("feedback", "reference"):
+        return f"type {memory.type}: its value is the lesson, not its file references"
+    if memory.pinned:
+        return "pinned"
+    if state.now - memory.mtime < timedelta(days=guard_days):
+        return f"modified within {guard_days} days"
+    if _DIRECTIVE.search(memory.body):
+        return "carries a do-not/never directive"
+    if memory.read_only:
+        return f"never rewritten ({memory.read_only})"
+    if _consulted(memory, state.consulted_terms):
+        return f"looked up within {guard_days} days (consult log)"
+    return None
+
+
+def _consulted(memory: Memory, terms: set[str]) -> bool:
+    """Fuzzy on purpose, like the seed: a maybe-consulted memory is kept."""
+    if not terms:
+        return False
+    slug = memory.file_name.removesuffix(".md").lower()
+    name = memory.name.lower()
+    return name in terms or any(t in slug or t in name for t in terms if len(t) >= 2)
+
+
+def prune(state: DreamState) -> DreamState:
+    live = sorted(state.live.values(), key=lambda m: m.path)
+    staleness = assess_staleness(live, state.repo, state.context.paths.root)
+    counts = {"evergreen": 0, "partially_stale": 0}
+    for memory in live:
+        result = staleness[memory.path]
+        if result.classification == EVERGREEN:
+            counts["evergreen"] += 1
+        elif result.classification == PARTIALLY_STALE:
+            counts["partially_stale"] += 1
+            state.flagged.append((memory.path, result.missing_refs))
+        elif result.classification == FULLY_STALE:
+            guard = prune_guard(memory, state)
+            if guard:
+                counts["partially_stale"] += 1
+                state.flagged.append((memory.path, result.missing_refs))
+                state.warnings.append(f"{memory.path}: every reference is gone, kept: {guard}")
+            else:
+                state.retire(memory, "archive", None, "fully stale: every referenced file and symbol is gone ("
+                             + ", ".join(result.missing_refs) + ")")
+    state.counts = counts
+    index = render_index(state.context, list(state.live.values()))
+    try:
+        current = state.context.paths.index.read_bytes()
+    except OSError:
+        current = None
+    if current != index.text.encode("utf-8"):
+        state.actions.append(RebuildIndex(index.text, len(index.listed), len(index.omitted)))
+    state.warnings.extend(index.warnings)
+    return state

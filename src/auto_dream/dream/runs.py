@@ -1,0 +1,150 @@
+"""The run journal: the pre-image of every file a dream touches, written before it touches any.
+
+.state/runs/<run_id>/journal.json lists each touched path with its pre-image (a copy under
+pre/, or absent), its mode, and the hash of what the run wrote. With it, `undo` restores a
+run byte for byte, and a run killed half-way is rolled back by the next dream or undo.
+"""
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from auto_dream.errors import StoreError
+from auto_dream.memory import write_atomic
+from auto_dream.paths import FILE_MODE, StorePaths, make_dirs
+
+RUNS = "runs"
+APPLYING, DONE, UNDONE, ROLLED_BACK = "applying", "done", "undone", "rolled_back"
+
+
+def digest(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str  # relative to the root
+    content: bytes | None  # None: the file is removed
+
+
+def run_dir(paths: StorePaths, run_id: str) -> Path:
+    return paths.state / RUNS / run_id
+
+
+def write_journal(paths: StorePaths, run_id: str, changes: list[FileChange], started: datetime) -> None:
+    """Record pre-images and intended results, durably, before the first change."""
+    folder = run_dir(paths, run_id)
+    make_dirs(folder / "pre")
+    files = []
+    for number, change in enumerate(changes):
+        target = paths.root / change.path
+        before = _read(target)
+        mode = (target.stat().st_mode & 0o777) if before is not None else None
+        if before is not None:
+            write_atomic(folder / "pre" / f"{number:05d}", before)
+        files.append({"path": change.path, "pre": f"{number:05d}" if before is not None else None,
+                      "pre_sha256": digest(before), "mode": mode, "post_sha256": digest(change.content)})
+    journal = {"run_id": run_id, "started": started.isoformat(timespec="seconds"), "status": APPLYING,
+               "files": files}
+    write_atomic(folder / "journal.json", json.dumps(journal, indent=1, ensure_ascii=False).encode())
+
+
+def read_journal(paths: StorePaths, run_id: str) -> dict:
+    try:
+        return json.loads((run_dir(paths, run_id) / "journal.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise StoreError(f"no dream run {run_id!r} (see .state/runs/)") from None
+    except ValueError:
+        raise StoreError(f"{run_dir(paths, run_id) / 'journal.json'}: not a readable journal") from None
+
+
+def set_status(paths: StorePaths, run_id: str, status: str, **fields: object) -> None:
+    journal = read_journal(paths, run_id)
+    journal["status"] = status
+    journal.update(fields)
+    write_atomic(run_dir(paths, run_id) / "journal.json", json.dumps(journal, indent=1, ensure_ascii=False).encode())
+
+
+def run_ids(paths: StorePaths) -> list[str]:
+    """Every recorded run, oldest first (run ids sort by time)."""
+    folder = paths.state / RUNS
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if (p / "journal.json").is_file())
+
+
+def apply_change(paths: StorePaths, change: FileChange) -> None:
+    target = paths.root / change.path
+    if change.content is None:
+        target.unlink(missing_ok=True)
+    else:
+        write_atomic(target, change.content)
+
+
+@dataclass(frozen=True)
+class Restored:
+    run_id: str
+    restored: list[str]
+    conflicts: list[str]  # changed since the run: left as they are (or overwritten with force)
+
+
+def restore(paths: StorePaths, run_id: str, force: bool, rolling_back: bool = False) -> Restored:
+    """Put every file the run touched back as it was before the run.
+
+    A file that is neither what the run wrote nor what was there before was changed by
+    someone since: undo refuses (unless forced); a roll-back leaves it and reports it.
+    """
+    journal = read_journal(paths, run_id)
+    folder = run_dir(paths, run_id)
+    conflicts = []
+    for record in journal["files"]:
+        current = digest(_read(paths.root / record["path"]))
+        if current not in (record["post_sha256"], record["pre_sha256"]):
+            conflicts.append(record["path"])
+    if conflicts and not force and not rolling_back:
+        raise StoreError(f"cannot undo run {run_id}: {conflicts[0]} changed since that run"
+                         + (f" (and {len(conflicts) - 1} more)" if len(conflicts) > 1 else "")
+                         + "; use --force to restore anyway")
+    restored = []
+    for record in reversed(journal["files"]):
+        if record["path"] in conflicts and not force:
+            continue
+        target = paths.root / record["path"]
+        if record["pre"] is None:
+            target.unlink(missing_ok=True)
+        else:
+            write_atomic(target, (folder / "pre" / record["pre"]).read_bytes())
+            os.chmod(target, record["mode"] if record["mode"] is not None else FILE_MODE)
+        restored.append(record["path"])
+    set_status(paths, run_id, ROLLED_BACK if rolling_back else UNDONE)
+    return Restored(run_id, restored, conflicts)
+
+
+def roll_back_interrupted(paths: StorePaths) -> list[str]:
+    """Reverse every run that was killed while applying; returns warnings for the report."""
+    warnings = []
+    for run_id in run_ids(paths):
+        if read_journal(paths, run_id).get("status") == APPLYING:
+            result = restore(paths, run_id, force=False, rolling_back=True)
+            warnings.append(f"run {run_id} was interrupted while applying: rolled back "
+                            f"{len(result.restored)} files")
+            warnings.extend(f"{path}: changed since the interrupted run {run_id}, left as it is"
+                            for path in result.conflicts)
+    return warnings
+
+
+def last_done_run(paths: StorePaths) -> str | None:
+    for run_id in reversed(run_ids(paths)):
+        if read_journal(paths, run_id).get("status") == DONE:
+            return run_id
+    return None

@@ -1,0 +1,75 @@
+"""What the phases share: the store as orient found it, and what gather added."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from auto_dream.context import StoreContext
+from auto_dream.distill import LlmUsage
+from auto_dream.dream.plan import Action, RetireMemory
+from auto_dream.journal import Entry, LogProblem
+from auto_dream.memory import Memory, Unreadable
+from auto_dream.similarity import Profile
+from auto_dream.store import Fingerprint
+
+
+@dataclass(frozen=True)
+class DreamOptions:
+    dry_run: bool = False
+    propose: bool = False
+    full: bool = False
+    budget: int | None = None  # retirements per run; None: the config's
+
+
+@dataclass
+class DreamState:
+    context: StoreContext
+    now: datetime  # aware
+    run_id: str
+    options: DreamOptions
+    memories: dict[str, Memory] = field(default_factory=dict)  # live, by path
+    unreadable: list[Unreadable] = field(default_factory=list)
+    fingerprints: dict[str, Fingerprint] = field(default_factory=dict)  # as orient saw them
+    changed: set[str] = field(default_factory=set)  # new or changed since the last dream
+    distilled_ids: set[str] = field(default_factory=set)
+    new_entries: list[Entry] = field(default_factory=list)
+    entry_logs: dict[str, str] = field(default_factory=dict)  # entry id -> log path
+    log_problems: list[LogProblem] = field(default_factory=list)
+    profiles: dict[str, Profile] = field(default_factory=dict)
+    consulted_terms: set[str] = field(default_factory=set)
+    repo: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+    # consolidate and prune build these:
+    live: dict[str, Memory] = field(default_factory=dict)  # memories that survive the plan
+    actions: list[Action] = field(default_factory=list)
+    deferred: list[RetireMemory] = field(default_factory=list)
+    flagged: list[tuple[str, list[str]]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    usage: LlmUsage = field(default_factory=LlmUsage)
+
+    @property
+    def mode(self) -> str:
+        return "propose" if self.options.propose or self.context.config.mode == "propose" else "apply"
+
+    @property
+    def budget(self) -> int:
+        return self.options.budget if self.options.budget is not None else self.context.config.budget
+
+    def next_retirement(self) -> str:
+        """What a retirement planned now becomes: 'apply', 'propose' (--propose) or 'defer' (budget spent)."""
+        if self.mode == "propose":
+            return "propose"
+        applied = sum(1 for a in self.actions if isinstance(a, RetireMemory) and not a.proposed)
+        return "apply" if applied < self.budget else "defer"
+
+    def retire(self, memory: Memory, kind: str, target: str | None, reason: str) -> bool:
+        """Plan a retirement within the mode and the budget; True when the memory leaves `live`."""
+        outcome = self.next_retirement()
+        if outcome == "propose":
+            self.actions.append(RetireMemory(memory, kind, target, reason, proposed=True))
+        elif outcome == "defer":
+            self.deferred.append(RetireMemory(memory, kind, target, reason))
+        else:
+            self.actions.append(RetireMemory(memory, kind, target, reason))
+            self.live.pop(memory.path, None)
+        return outcome == "apply"
