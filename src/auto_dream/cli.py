@@ -221,6 +221,77 @@ def build_index_command(ctx: typer.Context) -> None:
                  + f"; {result.line_count} lines, {result.byte_count:,} bytes", markup=False)
 
 
+@app.command("dream")
+def dream_command(
+    ctx: typer.Context,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan, prefixed [DRY RUN]; write nothing.")] = False,
+    propose: Annotated[bool, typer.Option(
+        "--propose", help="Apply only what adds (new memories, merges); list retirements as proposals.")] = False,
+    llm: Annotated[Optional[bool], typer.Option(
+        "--llm/--no-llm", help="Ask Claude to distil (default: config llm = auto, i.e. when ANTHROPIC_API_KEY is set).")] = None,
+    full: Annotated[bool, typer.Option("--full", help="Check every pair of memories, not only the changed ones.")] = False,
+    if_due: Annotated[bool, typer.Option(
+        "--if-due", help="Run only when due: 24 h since the last dream and 5 entries waiting (config).")] = False,
+    budget: Annotated[Optional[int], typer.Option(
+        "--budget", metavar="N", min=0, help="At most N retirements this run (default: config budget, 25).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON document.")] = False,
+) -> None:
+    """Distil new log entries into memories, merge duplicates, resolve contradictions, archive
+    stale memories, rebuild MEMORY.md; print the report. Every run can be undone."""
+    from auto_dream.dream.runner import dream
+    from auto_dream.dream.state import DreamOptions
+
+    context = _context(ctx)
+    options = DreamOptions(dry_run=dry_run, propose=propose, full=full, budget=budget)
+    outcome = dream(context, _now(), options, _distiller(context, llm), if_due=if_due, step_hook=_crash_hook())
+    if outcome.report is None:
+        stderr.print(outcome.markdown.rstrip(), markup=False)
+        if as_json:
+            _print_json({"dream_due": False, "reason": outcome.not_due})
+        return
+    for warning in outcome.report["warnings"]:
+        _warn(warning)
+    if as_json:
+        _print_json(outcome.report)
+    else:
+        stdout.print(outcome.markdown.rstrip(), markup=False)
+
+
+def _distiller(context: StoreContext, llm: bool | None):
+    from auto_dream.distill import DeterministicDistiller
+
+    return DeterministicDistiller()
+
+
+def _crash_hook():
+    """Test hook: AUTO_DREAM_TEST_KILL_AT_STEP=N kills this process at step N of apply."""
+    step = os.environ.get("AUTO_DREAM_TEST_KILL_AT_STEP")
+    if not step:
+        return None
+    import signal
+
+    def hook(reached: int) -> None:
+        if reached == int(step):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return hook
+
+
+@app.command()
+def undo(
+    ctx: typer.Context,
+    run_id: Annotated[Optional[str], typer.Argument(metavar="[RUN_ID]", help="Default: the last dream run.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Restore files changed since the run too.")] = False,
+) -> None:
+    """Reverse a dream run: every file it touched is restored byte for byte."""
+    from auto_dream.dream.runner import undo as undo_run
+
+    result = undo_run(_context(ctx), _now(), run_id, force)
+    for path in result.conflicts:
+        _warn(f"{path} had changed since the run; restored anyway (--force)")
+    stdout.print(f"undid run {result.run_id}: {len(result.restored)} files restored", markup=False)
+
+
 # ---------------------------------------------------------------- running
 
 

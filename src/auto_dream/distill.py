@@ -148,10 +148,15 @@ def body_from_text(memory_type: str, text: str) -> str:
     return "\n\n".join(parts)
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s|(?<=[。！？；;])")
+
+
 def new_memory_from_text(memory_type: str, text: str) -> NewMemory:
-    first = " ".join(text.strip().split("\n", 1)[0].split())
-    name = shorten(first.rstrip(".。!！ "), NAME_CHARS) or "memory"
-    return NewMemory(type=memory_type, name=name, description=shorten(first, DESCRIPTION_CHARS),
+    """Name: the first sentence, short; description: the whole text on one line, ≤ 150 characters."""
+    flat = " ".join(text.split())
+    first = _SENTENCE_END.split(" ".join(text.strip().split("\n", 1)[0].split()), maxsplit=1)[0]
+    name = shorten(first.rstrip(".。!！;；,， "), NAME_CHARS) or "memory"
+    return NewMemory(type=memory_type, name=name, description=shorten(flat, DESCRIPTION_CHARS),
                      body=body_from_text(memory_type, text))
 
 

@@ -118,7 +118,10 @@ def _entry_line(memory: Memory, line_chars: int) -> _Line:
         chars -= 1
     prefix = f"- [{label}]({link})"
     room = line_chars - len(prefix) - len(SEPARATOR)
-    description = shorten(memory.description, room) if room > 1 else ""
+    description = memory.description
+    if description.rstrip(".。") == memory.name.rstrip(".。"):
+        description = ""  # a description that only repeats the name adds nothing to the line
+    description = shorten(description, room) if room > 1 else ""
     return _Line(prefix, description)
 
 

@@ -1,0 +1,141 @@
+"""Running a dream end to end: lock, recover, plan (four phases), apply, record, report."""
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from auto_dream.context import StoreContext
+from auto_dream.distill import Distiller
+from auto_dream.dream import bookkeeping
+from auto_dream.dream.apply import StepHook, apply
+from auto_dream.dream.consolidate import consolidate
+from auto_dream.dream.gather import gather
+from auto_dream.dream.lock import dream_lock
+from auto_dream.dream.orient import orient
+from auto_dream.dream.plan import Plan, RetireMemory
+from auto_dream.dream.prune import prune
+from auto_dream.dream.report import build_report, render_markdown
+from auto_dream.dream.runs import APPLYING, Restored, last_done_run, read_journal, restore, roll_back_interrupted, \
+    run_dir, run_ids
+from auto_dream.dream.state import DreamOptions, DreamState
+from auto_dream.errors import StoreError
+from auto_dream.memory import write_atomic
+from auto_dream.status import dream_is_due, render_index
+from auto_dream.store import fingerprint
+
+
+@dataclass(frozen=True)
+class DreamOutcome:
+    report: dict | None  # None when --if-due found it not due
+    markdown: str
+    not_due: str | None = None
+
+
+def new_run_id(now: datetime) -> str:
+    return f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
+
+
+def plan_dream(state: DreamState, distiller: Distiller) -> Plan:
+    """orient has run; gather → consolidate → prune, then the plan they decided."""
+    consolidate(state, distiller)
+    prune(state)
+    return Plan(run_id=state.run_id, dry_run=state.options.dry_run, mode=state.mode, actions=state.actions,
+                deferred=state.deferred, flagged=state.flagged, warnings=state.warnings, counts=state.counts,
+                usage=state.usage, entry_logs=state.entry_logs)
+
+
+def _not_due(state: DreamState) -> str | None:
+    config = state.context.config
+    last = bookkeeping.read_last_dream(state.context.paths)
+    if dream_is_due(last, len(state.new_entries), config.due_hours, config.due_entries, state.now):
+        return None
+    since = f"last dream {last:%Y-%m-%d %H:%M}" if last else "no dream yet"
+    return (f"not due: {len(state.new_entries)} entries waiting (needs {config.due_entries}), {since} "
+            f"(needs {config.due_hours:g} hours)")
+
+
+def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
+          if_due: bool = False, step_hook: StepHook | None = None) -> DreamOutcome:
+    run_id = new_run_id(now)
+    if options.dry_run:
+        return _dry_run(context, now, run_id, options, distiller, if_due)
+    with dream_lock(context.paths, now):
+        recovered = roll_back_interrupted(context.paths)
+        state = gather(orient(context, now, run_id, options))
+        state.warnings[:0] = recovered
+        if if_due and (reason := _not_due(state)):
+            return DreamOutcome(None, reason + "\n", not_due=reason)
+        plan = plan_dream(state, distiller)
+        applied = apply(plan, state, step_hook)
+        warnings = [*plan.warnings, *applied.skipped]
+        live = _surviving(state, applied.actions)
+        index = render_index(context, live)
+        report = build_report(plan, applied.actions, len(live), index.line_count, index.byte_count, warnings,
+                              len(state.new_entries), len(state.memories))
+        markdown = render_markdown(report)
+        if applied.changes:
+            folder = run_dir(context.paths, run_id)
+            write_atomic(folder / "report.md", markdown.encode("utf-8"))
+            import json
+
+            write_atomic(folder / "report.json", json.dumps(report, ensure_ascii=False, indent=1).encode("utf-8"))
+        _record(state, plan, applied)
+        return DreamOutcome(report, markdown)
+
+
+def _dry_run(context, now, run_id, options, distiller, if_due) -> DreamOutcome:
+    """Plan and render; no lock, no recovery, not a byte written."""
+    state = gather(orient(context, now, run_id, options))
+    if any(read_journal(context.paths, r).get("status") == APPLYING for r in run_ids(context.paths)):
+        state.warnings.insert(0, "an interrupted dream will be rolled back by the next real run")
+    if if_due and (reason := _not_due(state)):
+        return DreamOutcome(None, f"[DRY RUN] {reason}\n", not_due=reason)
+    plan = plan_dream(state, distiller)
+    live = list(state.live.values())
+    index = render_index(context, live)
+    report = build_report(plan, plan.actions, len(live), index.line_count, index.byte_count, plan.warnings,
+                          len(state.new_entries), len(state.memories))
+    return DreamOutcome(report, render_markdown(report))
+
+
+def _surviving(state: DreamState, applied_actions: list) -> list:
+    """The live memories after what apply() carried out."""
+    from auto_dream.dream.plan import CreateMemory, UpdateMemory
+
+    live = dict(state.memories)
+    for action in applied_actions:
+        if isinstance(action, (CreateMemory, UpdateMemory)):
+            memory = action.memory if isinstance(action, CreateMemory) else action.after
+            live[memory.path] = memory
+    for action in applied_actions:
+        if isinstance(action, RetireMemory) and not action.proposed:
+            live.pop(action.memory.path, None)
+    return list(live.values())
+
+
+def _record(state: DreamState, plan: Plan, applied) -> None:
+    """After a run: when it finished, what the memory files look like now, what to recheck."""
+    paths = state.context.paths
+    bookkeeping.write_last_dream(paths, plan.run_id, state.now)
+    fingerprints = dict(state.fingerprints)
+    for change in applied.changes:
+        if change.path.startswith("memories/"):
+            fingerprints.pop(change.path, None)
+            if change.content is not None and (seen := fingerprint(paths.root / change.path)):
+                fingerprints[change.path] = seen
+    bookkeeping.write_fingerprints(paths, fingerprints)
+    recheck = {d.memory.path for d in plan.deferred} | {d.target for d in plan.deferred if d.target}
+    bookkeeping.write_recheck(paths, recheck)
+
+
+def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) -> Restored:
+    """Reverse a dream run (default: the last one applied), refusing files changed since."""
+    with dream_lock(context.paths, now):
+        roll_back_interrupted(context.paths)
+        target = run_id or last_done_run(context.paths)
+        if target is None:
+            raise StoreError("no dream run to undo")
+        status = read_journal(context.paths, target).get("status")
+        if status != "done":
+            raise StoreError(f"run {target} is {status}, there is nothing to undo")
+        return restore(context.paths, target, force=force)
