@@ -116,7 +116,7 @@ class MemoryHealth:
     type: str
     age_days: int
     freshness: str
-    staleness: str | None  # EVERGREEN, FRESH, PARTIALLY_STALE or FULLY_STALE; None until checked
+    staleness: str  # EVERGREEN, FRESH, PARTIALLY_STALE or FULLY_STALE
     missing_refs: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict:
@@ -157,10 +157,17 @@ def check_store(context: StoreContext, now: datetime) -> CheckResult:
     distilled = read_distilled_ids(context.paths)
     waiting = sum(1 for e in entries if e.id not in distilled)
     last_dream = read_last_dream(context.paths)
+    from auto_dream.dream.prune import assess_staleness
+    from auto_dream.staleness import find_repo
+
+    staleness = assess_staleness(scan.memories, find_repo(context.paths.root, context.config.repo),
+                                 context.paths.root)
     health = []
     for memory in sorted(scan.memories, key=lambda m: m.path):
         days = age_days(memory, now)
-        health.append(MemoryHealth(memory.path, memory.name, memory.type, days, freshness(days), None))
+        result = staleness[memory.path]
+        health.append(MemoryHealth(memory.path, memory.name, memory.type, days, freshness(days),
+                                   result.classification, result.missing_refs))
     return CheckResult(
         undistilled_entries=waiting,
         last_dream=last_dream,

@@ -44,7 +44,7 @@ def select_actions(plan: Plan, state: DreamState) -> Applied:
                                       "(its entries wait for the next dream)")
                 continue
             case RetireMemory(proposed=True):
-                continue
+                pass  # reported, never carried out
             case RetireMemory(memory=memory, target=target):
                 is_new = any(isinstance(a, CreateMemory) and a.memory.path == memory.path for a in plan.actions)
                 if target in dropped or memory.path in dropped:
@@ -85,7 +85,7 @@ def file_changes(selected: Applied, plan: Plan, state: DreamState) -> list[FileC
                 writes[memory.path] = render_memory(memory).encode("utf-8")
                 live[memory.path] = memory
     for action in selected.actions:
-        if isinstance(action, RetireMemory):
+        if isinstance(action, RetireMemory) and not action.proposed:
             memory = action.memory
             archive = _archive_path(memory, set(writes), state)
             selected.archived_paths[memory.path] = archive

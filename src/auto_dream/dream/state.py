@@ -46,6 +46,7 @@ class DreamState:
     flagged: list[tuple[str, list[str]]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     usage: LlmUsage = field(default_factory=LlmUsage)
+    held_back: set[str] = field(default_factory=set)  # memories already proposed or deferred this run
 
     @property
     def mode(self) -> str:
@@ -65,6 +66,10 @@ class DreamState:
     def retire(self, memory: Memory, kind: str, target: str | None, reason: str) -> bool:
         """Plan a retirement within the mode and the budget; True when the memory leaves `live`."""
         outcome = self.next_retirement()
+        if outcome != "apply" and memory.path in self.held_back:
+            return False  # one proposal (or deferral) per memory is enough
+        if outcome != "apply":
+            self.held_back.add(memory.path)
         if outcome == "propose":
             self.actions.append(RetireMemory(memory, kind, target, reason, proposed=True))
         elif outcome == "defer":

@@ -1,0 +1,289 @@
+"""dream end to end: entries become memories, duplicates merge, contradictions supersede."""
+
+import json
+import os
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from conftest import tree_hash, write_memory_file
+
+from auto_dream.context import open_context
+from auto_dream.distill import DeterministicDistiller, guess_type
+from auto_dream.dream.runner import dream
+from auto_dream.dream.state import DreamOptions
+from auto_dream.journal import Entry, append_entry
+from auto_dream.paths import StorePaths
+from auto_dream.store import scan_memories
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+
+
+def run(root, now=NOW, **options):
+    return dream(open_context(root), now, DreamOptions(**options), DeterministicDistiller()).report
+
+
+def add(root, text, kind=None, days_ago=1, hour=10):
+    at = (NOW - timedelta(days=days_ago)).replace(hour=hour, tzinfo=None)
+    append_entry(StorePaths(root), Entry(at, text, kind))
+
+
+def memory(root, relative, name, body, kind, days_ago=30, extra=""):
+    mtime = (NOW - timedelta(days=days_ago)).isoformat()
+    return write_memory_file(root, relative, f"---\nname: {name}\ndescription: {name}\ntype: {kind}\n"
+                                             f"mtime: {mtime}\n{extra}---\n{body}\n")
+
+
+def live(root):
+    return {m.path: m for m in scan_memories(StorePaths(root), None).memories}
+
+
+def archived(root):
+    return {m.path: m for m in scan_memories(StorePaths(root), None, archived=True).memories}
+
+
+def live_text(root) -> str:
+    return "\n".join(m.text() for m in live(root).values())
+
+
+def kinds(report) -> list[str]:
+    return [a["kind"] for a in report["actions"]]
+
+
+# ---------------------------------------------------------------- distilling entries
+
+
+def test_new_entries_become_typed_memories_and_the_index_lists_them(root):
+    add(root, "The user is a backend developer who mostly writes Go", "user")
+    add(root, "Fund data API runs at localhost:5000", "reference")
+    add(root, "Don't mock the database in integration tests.\n"
+              "Reason: the mocked tests passed while the prod migration failed.", "feedback")
+    report = run(root)
+    assert report["stats"]["created"] == 3 and report["stats"]["entries_gathered"] == 3
+    memories = live(root)
+    assert sorted(m.type for m in memories.values()) == ["feedback", "reference", "user"]
+    feedback = next(m for m in memories.values() if m.type == "feedback")
+    assert feedback.body.startswith("Don't mock the database in integration tests.")
+    assert "**Why:** the mocked tests passed while the prod migration failed." in feedback.body
+    assert len(feedback.description) <= 150 and len(feedback.sources) == 1
+    index = (root / "MEMORY.md").read_text()
+    for path in memories:
+        assert f"]({path})" in index
+
+
+def test_untyped_entries_are_typed_by_documented_rules():
+    assert guess_type("Don't use tabs in YAML files") == "feedback"
+    assert guess_type("不要在周五部署") == "feedback"
+    assert guess_type("The dashboard is at https://grafana.example.com/d/abc") == "reference"
+    assert guess_type("The user is a data scientist") == "user"
+    assert guess_type("我是一名后端工程师") == "user"
+    assert guess_type("The billing service moves to Kafka next sprint") == "project"
+
+
+def test_english_duplicate_entry_merges_into_the_memory_keeping_its_details(root):
+    memory(root, "memories/feedback/20261001_no_mocks.md", "No database mocks",
+           "Don't mock the database in integration tests.", "feedback")
+    add(root, "Do not mock the database in integration tests: use the docker compose Postgres", "feedback")
+    report = run(root)
+    assert kinds(report) == ["merge", "index"]
+    merged = live(root)["memories/feedback/20261001_no_mocks.md"]
+    assert "docker compose Postgres" in merged.body and "Don't mock the database" in merged.body
+    assert len(merged.sources) == 1 and len(live(root)) == 1
+
+
+def test_chinese_duplicates_merge(root):
+    memory(root, "memories/user/20261001_分享.md", "内容平台", "用户想通过内容平台分享知识", "user")
+    add(root, "用户想通过内容平台分享知识和经验", "user")
+    report = run(root)
+    assert kinds(report) == ["merge", "index"]
+    assert "分享知识和经验" in live(root)["memories/user/20261001_分享.md"].body
+
+
+def test_chinese_contradiction_supersedes_and_the_retracted_rule_is_not_live(root):
+    memory(root, "memories/project/20261001_db.md", "数据库", "用 Postgres 做数据库", "project")
+    add(root, "不要用 Postgres 做数据库", "project")
+    report = run(root)
+    assert sorted(kinds(report)) == ["create", "index", "supersede"]
+    supersede = next(a for a in report["actions"] if a["kind"] == "supersede")
+    assert supersede["path"] == "memories/project/20261001_db.md"
+    old = archived(root)["archive/project/20261001_db.md"]
+    assert old.extra["superseded_by"] == supersede["target"] and old.extra["archived_by_run"] == report["run_id"]
+    assert "用 Postgres 做数据库" in old.body  # nothing lost: the archive keeps it
+    assert all("用 Postgres 做数据库" != m.body for m in live(root).values())
+
+
+def test_contradiction_with_high_overlap_is_superseded_not_merged(root):
+    memory(root, "memories/feedback/20261001_rebase.md", "Rebase policy", "Always rebase feature branches", "feedback")
+    add(root, "Never rebase feature branches", "feedback")
+    report = run(root)
+    assert "merge" not in kinds(report) and "supersede" in kinds(report)
+    assert "Always rebase" not in live_text(root)
+    assert "Never rebase feature branches" in live_text(root)
+
+
+def test_contradiction_between_existing_memories_the_newer_wins(root):
+    memory(root, "memories/feedback/20260901_a.md", "Package manager", "Use pnpm for installs", "feedback", days_ago=60)
+    memory(root, "memories/feedback/20261101_b.md", "Package manager now",
+           "Switched to npm instead of pnpm for installs", "feedback", days_ago=20)
+    report = run(root)
+    assert [(a["kind"], a["path"], a["target"]) for a in report["actions"] if a["kind"] != "index"] == [
+        ("supersede", "memories/feedback/20260901_a.md", "memories/feedback/20261101_b.md")]
+
+
+def test_duplicate_memories_merge_into_the_newer_carrying_sources(root):
+    memory(root, "memories/project/20260901_a.md", "Deploy day",
+           "Deploys happen every Tuesday afternoon from the release branch\n\nRollbacks need two approvals",
+           "project", days_ago=60, extra="sources: [aaaaaaaaaaaa]\n")
+    memory(root, "memories/project/20261101_b.md", "Deploy schedule",
+           "Deploys happen every Tuesday afternoon from the release branch", "project", days_ago=20,
+           extra="sources: [bbbbbbbbbbbb]\n")
+    report = run(root)
+    survivor = live(root)["memories/project/20261101_b.md"]
+    assert "Rollbacks need two approvals" in survivor.body
+    assert set(survivor.sources) == {"aaaaaaaaaaaa", "bbbbbbbbbbbb"}
+    assert "archive/project/20260901_a.md" in archived(root)
+    assert ("merge", "memories/project/20260901_a.md") in [(a["kind"], a["path"]) for a in report["actions"]]
+
+
+def test_unrelated_memories_sharing_a_few_words_are_left_alone(root):
+    memory(root, "memories/user/20261001_ja.md", "Japanese", "The user is learning Japanese", "user")
+    memory(root, "memories/user/20261002_piano.md", "Piano", "The user is learning the piano", "user")
+    memory(root, "memories/project/20261003_api.md", "API", "The billing API runs on Kubernetes in eu-west", "project")
+    add(root, "The billing team meets on Kubernetes migration every Friday", "project")
+    report = run(root)
+    assert kinds(report) == ["create", "index"]
+    assert len(live(root)) == 4 and archived(root) == {}
+
+
+def test_a_newer_memory_beats_an_older_back_dated_entry(root):
+    memory(root, "memories/feedback/20261120_x.md", "Rebase", "Never rebase feature branches", "feedback", days_ago=5)
+    add(root, "Always rebase feature branches", "feedback", days_ago=40)
+    report = run(root)
+    assert report["stats"]["created"] == 0 and report["stats"]["superseded"] == 0
+    assert report["skipped"] and "newer memory" in report["skipped"][0]["reason"]
+    assert "Always rebase" not in live_text(root)
+
+
+# ---------------------------------------------------------------- safety and modes
+
+
+def test_no_entry_is_distilled_twice_or_skipped_after_hand_edits(root, cli):
+    add(root, "Kafka topics are named after the owning team", "project")
+    run(root)
+    log = next((root / "logs").rglob("*.md"))
+    log.write_text("- [2026-11-28 09:00] (project) a line a person added above by hand\n" + log.read_text())
+    add(root, "The staging cluster is rebuilt every Sunday", "project", days_ago=0)
+    report = run(root)
+    assert report["stats"]["entries_gathered"] == 2  # the hand-added line and the new one, nothing else
+    third = run(root)
+    assert third["stats"]["entries_gathered"] == 0 and third["actions"] == []
+    assert json.loads(cli("--root", root, "check", "--json").out)["undistilled_entries"] == 0
+
+
+def test_second_dream_plans_nothing_and_dry_run_writes_nothing(root):
+    add(root, "The user prefers short answers", "user")
+    add(root, "用 Postgres 做数据库", "project")
+    before = tree_hash(root)
+    dry = run(root, dry_run=True)
+    assert dry["dry_run"] is True and dry["stats"]["created"] == 2
+    assert tree_hash(root) == before
+    first = run(root)
+    assert first["stats"]["created"] == 2
+    assert run(root)["actions"] == []
+
+
+def test_propose_adds_but_retires_nothing(root):
+    memory(root, "memories/feedback/20261001_rebase.md", "Rebase", "Always rebase feature branches", "feedback")
+    add(root, "Never rebase feature branches", "feedback")
+    report = run(root, propose=True)
+    assert report["mode"] == "propose"
+    assert (root / "memories/feedback/20261001_rebase.md").exists() and archived(root) == {}
+    supersede = next(a for a in report["actions"] if a["kind"] == "supersede")
+    assert supersede["proposed"] is True and report["stats"]["proposed"] == 1 and report["stats"]["superseded"] == 0
+    assert report["stats"]["created"] == 1  # the new fact is added all the same
+
+
+def test_retirement_budget_defers_the_rest_to_the_next_run(root):
+    rules = ["deploy the billing service on Fridays", "squash commits in the payments repository",
+             "cache search results in Redis"]
+    for n, rule in enumerate(rules):
+        memory(root, f"memories/feedback/2026100{n}_old{n}.md", f"Rule {n}", f"Always {rule}", "feedback",
+               days_ago=50 - n)
+        add(root, f"Never {rule}", "feedback")
+    first = run(root, budget=1)
+    assert first["stats"]["superseded"] == 1
+    assert any("budget" in w for w in first["warnings"])
+    second = run(root, budget=1)
+    third = run(root, budget=1)
+    assert second["stats"]["superseded"] == 1 and third["stats"]["superseded"] == 1
+    assert len(archived(root)) == 3 and "Always" not in live_text(root)
+    assert run(root, budget=1)["actions"] == []
+
+
+def test_if_due_needs_five_waiting_entries(root, cli):
+    for n in range(4):
+        add(root, f"fact number {n} about the billing service and its queue", "project")
+    result = cli("--root", root, "dream", "--if-due")
+    assert result.code == 0 and "not due" in result.err and not list((root / "memories").rglob("*.md"))
+    add(root, "a fifth fact about the release train schedule", "project")
+    result = cli("--root", root, "dream", "--if-due", "--json")
+    assert result.code == 0 and json.loads(result.out)["stats"]["entries_gathered"] == 5
+
+
+def test_report_json_shape_and_saved_report(root, cli):
+    add(root, "The user is learning Rust in the evenings", "user")
+    result = cli("--root", root, "dream", "--json")
+    report = json.loads(result.out)
+    assert set(report) >= {"run_id", "dry_run", "mode", "stats", "actions", "flagged", "warnings"}
+    assert set(report["stats"]) >= {"entries_gathered", "memories_scanned", "created", "merged", "superseded",
+                                    "archived_stale", "proposed", "partially_stale", "evergreen", "surviving",
+                                    "index_lines", "index_bytes", "llm_calls", "llm_input_tokens",
+                                    "llm_output_tokens"}
+    assert all(set(a) == {"kind", "path", "target", "reason", "proposed"} for a in report["actions"])
+    saved = root / ".state" / "runs" / report["run_id"]
+    assert json.loads((saved / "report.json").read_text()) == report
+    assert "## Dream Consolidation Report" in (saved / "report.md").read_text()
+
+
+def test_dry_run_output_is_prefixed(root, cli):
+    add(root, "The user is learning Rust in the evenings", "user")
+    result = cli("--root", root, "dream", "--dry-run")
+    assert result.code == 0
+    assert result.out.startswith("[DRY RUN] No files were modified.")
+    assert "[DRY RUN] Would create: memories/user/" in result.out
+
+
+def test_check_reports_staleness_and_due_after_dream(root, cli):
+    for n in range(5):
+        add(root, f"distinct fact {n} about topic{n} and subject{n}", "project")
+    check = json.loads(cli("--root", root, "check", "--json").out)
+    assert check["dream_due"] is True and check["undistilled_entries"] == 5
+    cli("--root", root, "dream")
+    check = json.loads(cli("--root", root, "check", "--json").out)
+    assert check["dream_due"] is False and check["undistilled_entries"] == 0 and check["index_in_sync"] is True
+    assert {m["staleness"] for m in check["memories"]} == {"EVERGREEN"}
+    assert check["last_dream"] is not None
+
+
+def test_read_only_and_pinned_memories_are_never_retired(root):
+    plain = write_memory_file(root, "memories/feedback/20261001_plain.md", "Always rebase feature branches\n")
+    old = (NOW - timedelta(days=30)).timestamp()
+    os.utime(plain, (old, old))
+    memory(root, "memories/feedback/20261002_pinned.md", "Pinned", "Always squash feature branches", "feedback",
+           extra="pinned: true\n")
+    add(root, "Never rebase feature branches", "feedback")
+    add(root, "Never squash feature branches", "feedback")
+    report = run(root)
+    assert report["stats"]["superseded"] == 0
+    assert (root / "memories/feedback/20261001_plain.md").read_text() == "Always rebase feature branches\n"
+    assert (root / "memories/feedback/20261002_pinned.md").exists()
+    assert report["stats"]["created"] == 2
+
+
+@pytest.mark.parametrize("bad", ["---\nname: [broken\n---\nx", b"\xff\xfe not utf-8"])
+def test_broken_memory_files_are_reported_and_untouched(root, bad):
+    path = write_memory_file(root, "memories/project/20261001_bad.md", bad)
+    before = path.read_bytes()
+    add(root, "The billing service moves to Kafka next sprint", "project")
+    report = run(root)
+    assert any("20261001_bad.md" in w for w in report["warnings"])
+    assert path.read_bytes() == before and report["stats"]["created"] == 1
