@@ -1,4 +1,9 @@
-"""`make run`: a day of auto-dream on a temporary store, printed as a terminal session.
+"""`make run`: a dream over the bundled example log, in a temporary project, printed as a session.
+
+The example (auto_dream/example/) is a day's log in English and Chinese plus four memories
+from earlier in the year. Among them: a duplicate (the Chinese user memory), contradictions
+(rebase policy; Redis → SQLite), and a stale project memory whose files and functions are
+gone from the project.
 
     python -m auto_dream.demo [--keep]
 """
@@ -7,17 +12,10 @@ import shlex
 import shutil
 import sys
 import tempfile
+from importlib.resources import as_file, files
 from pathlib import Path
 
 from auto_dream.cli import run
-
-DAY = [
-    ("user", "2026-04-01 09:12", "The user is a backend developer who mostly writes Python and Go"),
-    ("feedback", "2026-04-01 10:05", "Don't mock the database in integration tests.\n"
-     "Reason: the mocked tests passed while the prod migration failed."),
-    ("project", "2026-04-01 11:40", "用户想通过内容平台分享知识"),
-    ("reference", "2026-04-01 15:20", "Fund data API runs at localhost:5000 (see `docs/api.md`)"),
-]
 
 
 def show(*argv: str) -> int:
@@ -28,25 +26,42 @@ def show(*argv: str) -> int:
     return code
 
 
+def make_project(folder: Path) -> None:
+    """A small git project: src/ exists, but the legacy importer was deleted long ago."""
+    (folder / ".git").mkdir()
+    (folder / "src").mkdir()
+    (folder / "src" / "app.py").write_text("def main():\n    return 'billing'\n")
+
+
+def install_example(root: Path) -> None:
+    with as_file(files("auto_dream") / "example") as example:
+        shutil.copytree(example / "memories", root / "memories", dirs_exist_ok=True)
+        log = root / "logs" / "2026" / "11" / "2026-11-20.md"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(example / "log.md", log)
+
+
 def main() -> int:
     keep = "--keep" in sys.argv[1:]
-    folder = Path(tempfile.mkdtemp(prefix="auto-dream-demo-"))
-    root = folder / ".auto-dream"
+    project = Path(tempfile.mkdtemp(prefix="auto-dream-demo-"))
+    root = project / ".auto-dream"
     try:
-        show("init", str(folder))
-        for entry_type, at, text in DAY:
-            show("--root", str(root), "append", "--type", entry_type, "--at", at, text)
+        make_project(project)
+        show("init", str(project))
+        install_example(root)
+        show("--root", str(root), "append", "--type", "reference", "--at", "2026-11-20 18:02",
+             "Release checklist lives in docs/release.md")
         show("--root", str(root), "list")
         show("--root", str(root), "check")
-        show("--root", str(root), "build-index")
+        code = show("--root", str(root), "dream")
         print(f"$ cat {root / 'MEMORY.md'}")
         print((root / "MEMORY.md").read_text(encoding="utf-8"))
+        return code
     finally:
         if keep:
-            print(f"(store kept at {root})")
+            print(f"(project kept at {project}; try `auto-dream --root {root} undo`)")
         else:
-            shutil.rmtree(folder, ignore_errors=True)
-    return 0
+            shutil.rmtree(project, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -215,13 +215,13 @@ class DeterministicDistiller:
             elif kind == "duplicate" and isinstance(key, str):
                 addition = entry.text.strip() if adds_words(entry.text, live[key].words) else ""
                 merges.append(MergeInto(key, addition, (entry.id,), f"entry {entry.id} repeats {key}"))
-                live[key] = Profile(live[key].words | profile.words, live[key].signals)
+                live[key] = live[key].merged_with(profile)
             elif kind == "duplicate":
                 group = pending[key]
                 if adds_words(entry.text, group.profile.words):
                     group.texts.append(entry.text.strip())
                 group.sources.append(entry.id)
-                group.profile = Profile(group.profile.words | profile.words, group.profile.signals)
+                group.profile = group.profile.merged_with(profile)
             else:
                 pending.append(_Pending(entry_type, [entry.text], [entry.id], profile,
                                         reason=f"new fact from entry {entry.id}"))

@@ -111,18 +111,25 @@ class _Line:
 def _entry_line(memory: Memory, line_chars: int) -> _Line:
     link = _LINK_UNSAFE.sub(lambda m: quote(m.group(), safe=""), memory.path)
     room_for_label = max(line_chars - len(f"- []({link})") - len(SEPARATOR) - 12, 8)
-    label = _escape_label(memory.name)
+    shown = memory.name
     chars = room_for_label
-    while len(label) > room_for_label and chars >= 1:  # measured after escaping brackets
-        label = _escape_label(shorten(memory.name, chars))
+    while len(_escape_label(shown)) > room_for_label and chars >= 1:  # measured after escaping brackets
+        shown = shorten(memory.name, chars)
         chars -= 1
-    prefix = f"- [{label}]({link})"
+    prefix = f"- [{_escape_label(shown)}]({link})"
     room = line_chars - len(prefix) - len(SEPARATOR)
-    description = memory.description
-    if description.rstrip(".。") == memory.name.rstrip(".。"):
-        description = ""  # a description that only repeats the name adds nothing to the line
+    description = _beyond_name(memory.description, shown)
     description = shorten(description, room) if room > 1 else ""
     return _Line(prefix, description)
+
+
+def _beyond_name(description: str, name: str) -> str:
+    """What the description says beyond the name: a line never repeats its own title."""
+    stem = name.removesuffix(ELLIPSIS).rstrip(" .。")
+    if stem and description.startswith(stem):
+        rest = description[len(stem):].lstrip(" .,;:—-。，；：")
+        return rest if len(rest) > 1 else ""
+    return description
 
 
 def _escape_label(name: str) -> str:

@@ -28,6 +28,10 @@ _CHANGE = re.compile(
     r"\b(?:instead|switched to|switch to|switching to|moved to|migrated to|replaced by|replaced with|"
     r"now uses|from now on)\b|改用|换成|換成|改为|改成|代わりに|に変更",
     re.IGNORECASE)
+# "X instead of Y" changes a decision about Y only: it signals a change against a text that
+# mentions Y ("use npm instead of pnpm" / "use pnpm"), not against any text at all ("use
+# the docker compose Postgres instead of fakes" / "don't mock the database").
+_INSTEAD_OF = re.compile(r"\b(?:instead of|rather than)\s+((?:\S+\s*){1,3})", re.IGNORECASE)
 
 
 def significant_words(text: str) -> frozenset[str]:
@@ -52,13 +56,18 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def signals(text: str) -> frozenset[str]:
-    """Which kinds of negation or change signal `text` carries."""
+    """Which kinds of negation or change signal `text` carries (`instead of Y` aside)."""
     found = set()
     if _NEGATION.search(text):
         found.add("negation")
-    if _CHANGE.search(text):
+    if _CHANGE.search(_INSTEAD_OF.sub(" ", text)):
         found.add("change")
     return frozenset(found)
+
+
+def replaced_words(text: str) -> frozenset[str]:
+    """The significant words of what `instead of …` / `rather than …` replaces."""
+    return frozenset().union(*(significant_words(m.group(1)) for m in _INSTEAD_OF.finditer(text)))
 
 
 @dataclass(frozen=True)
@@ -67,15 +76,30 @@ class Profile:
 
     words: frozenset[str]
     signals: frozenset[str]
+    replaced: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, text: str) -> "Profile":
-        return cls(significant_words(text), signals(text))
+        return cls(significant_words(text), signals(text), replaced_words(text))
+
+    def signals_against(self, other: "Profile") -> frozenset[str]:
+        """This text's signals, counting `instead of Y` as a change when the other text mentions Y."""
+        if self.replaced & other.words:
+            return self.signals | {"change"}
+        return self.signals
+
+    def merged_with(self, other: "Profile") -> "Profile":
+        """The profile of a memory that gained `other`'s words (its signals stay its own)."""
+        return Profile(self.words | other.words, self.signals, self.replaced)
+
+
+def signals_differ(a: Profile, b: Profile) -> bool:
+    return a.signals_against(b) != b.signals_against(a)
 
 
 def is_contradiction(a: Profile, b: Profile, threshold: float) -> bool:
     """Same subject (overlap ≥ threshold) and a negation or change signal only one side has."""
-    return overlap(a.words, b.words) >= threshold and a.signals != b.signals
+    return overlap(a.words, b.words) >= threshold and signals_differ(a, b)
 
 
 def is_duplicate(a: Profile, b: Profile, threshold: float) -> bool:
@@ -85,7 +109,7 @@ def is_duplicate(a: Profile, b: Profile, threshold: float) -> bool:
     ("learning Japanese" / "learning the piano"). Two memories are better than one wrong
     merge, so when fewer than four words are shared, one text must contain the other's.
     """
-    if a.signals != b.signals:
+    if signals_differ(a, b):
         return False
     shared = len(a.words & b.words)
     if overlap(a.words, b.words) < threshold:
