@@ -14,7 +14,7 @@ don doesn didn isn aren wasn weren won wouldn shouldn couldn haven hasn hadn mus
 
 # Han, Hiragana, Katakana and Hangul: whitespace finds no words in them, bigrams do.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff"
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
 _CJK_RUN = re.compile(rf"[{_CJK}]+")
 
 # Negation signals; a statement and its negation differ in one of these.

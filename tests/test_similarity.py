@@ -1,0 +1,153 @@
+"""Word overlap, duplicates and contradictions (DESIGN 3.2), CJK included."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auto_dream.similarity import Profile, overlap, relation, significant_words
+
+DUPLICATE, CONTRADICTION = 0.6, 0.4  # the config defaults
+
+
+def related(a: str, b: str) -> str | None:
+    return relation(Profile.of(a), Profile.of(b), DUPLICATE, CONTRADICTION)
+
+
+# ---------------------------------------------------------------- significant_words
+
+
+def test_words_are_lower_cased_and_split_on_punctuation():
+    assert significant_words("Deploy, TESTS;staging!(prod)") == {"deploy", "tests", "staging", "prod"}
+
+
+def test_stop_words_and_short_words_are_dropped():
+    assert significant_words("The user is in a hurry to ship it on Friday") == {"user", "hurry", "ship", "friday"}
+
+
+def test_contractions_leave_no_fragments_behind():
+    # "don't" splits at the apostrophe: neither "don" nor "t" is a word that matters
+    assert significant_words("Don't mock it") == {"mock"}
+
+
+def test_chinese_runs_become_character_bigrams():
+    # whitespace splitting would see one "word" in the whole sentence
+    assert significant_words("分享知识") == {"分享", "享知", "知识"}
+
+
+def test_japanese_and_korean_runs_become_bigrams_too():
+    assert significant_words("テスト") == {"テス", "スト"}
+    assert significant_words("데이터") == {"데이", "이터"}
+
+
+def test_mixed_chinese_and_latin_keep_both_scripts_apart():
+    # Spaces or not, the Latin word is one word and the Chinese around it is bigrams.
+    spaced = significant_words("我们用 Postgres 数据库")
+    assert spaced == {"我们", "们用", "postgres", "数据", "据库"}
+
+
+def test_mixed_chinese_and_latin_without_spaces():
+    # Chinese writers rarely put spaces around Latin words: "用Postgres数据库" is normal text.
+    assert significant_words("我们用Postgres数据库") == {"我们", "们用", "postgres", "数据", "据库"}
+
+
+def test_text_with_no_significant_word_is_empty():
+    assert significant_words("It is a do, or not.") == frozenset()
+    assert significant_words("") == frozenset()
+
+
+# ---------------------------------------------------------------- overlap
+
+
+def test_overlap_divides_by_the_smaller_set():
+    assert overlap(frozenset({"a1", "b1"}), frozenset({"a1", "b1", "c1", "d1"})) == 1.0
+    assert overlap(frozenset({"a1", "b1", "c1"}), frozenset({"a1", "x1", "y1", "z1"})) == pytest.approx(1 / 3)
+
+
+def test_overlap_of_an_empty_set_is_zero():
+    assert overlap(frozenset(), frozenset({"word"})) == 0.0
+    assert overlap(frozenset({"word"}), frozenset()) == 0.0
+    assert overlap(frozenset(), frozenset()) == 0.0
+
+
+# ---------------------------------------------------------------- relation: contradictions
+
+
+def test_always_versus_never_is_a_contradiction_even_above_the_duplicate_threshold():
+    a, b = "Always rebase feature branches", "Never rebase feature branches"
+    assert overlap(significant_words(a), significant_words(b)) > DUPLICATE
+    assert related(a, b) == "contradiction"
+
+
+def test_switching_tools_is_a_contradiction():
+    assert related("Use pnpm", "Switched to npm instead of pnpm") == "contradiction"
+
+
+def test_chinese_do_not_use_is_a_contradiction():
+    assert related("用 Postgres 做数据库", "不要用 Postgres 做数据库") == "contradiction"
+
+
+def test_chinese_switch_to_is_a_contradiction():
+    assert related("后端用 MySQL 存储订单", "后端改用 Postgres 存储订单") == "contradiction"
+
+
+def test_japanese_shinai_is_a_contradiction():
+    assert related("このプロジェクトではモックを使う", "このプロジェクトではモックを使用しない") == "contradiction"
+
+
+def test_two_negated_statements_are_not_a_contradiction():
+    assert related("Don't force push", "Never force push to main") != "contradiction"
+
+
+def test_a_negation_about_something_else_is_not_a_contradiction():
+    # the subjects share too little for a negation to oppose anything
+    assert related("Never deploy on Fridays", "Deploy the billing service with the staging script") is None
+
+
+# ---------------------------------------------------------------- relation: duplicates
+
+
+def test_english_rephrasing_is_a_duplicate():
+    assert related("Don't mock the database in integration tests", "Do not mock the database in tests") == "duplicate"
+
+
+def test_chinese_rephrasing_is_a_duplicate():
+    assert related("用户想通过内容平台分享知识", "用户想通过内容平台分享知识和经验") == "duplicate"
+
+
+def test_the_same_chinese_fact_with_and_without_spaces_around_a_latin_word_is_a_duplicate():
+    assert related("项目用Postgres数据库存储订单", "项目用 Postgres 数据库存储订单") == "duplicate"
+
+
+def test_short_facts_differing_in_the_word_that_matters_are_not_merged():
+    a, b = "The user is learning Japanese", "The user is learning the piano"
+    assert overlap(significant_words(a), significant_words(b)) >= DUPLICATE
+    assert related(a, b) is None
+
+
+def test_unrelated_memories_sharing_a_couple_of_words_are_neither():
+    assert related("The deploy script runs nightly on the build server",
+                   "The user prefers tabs and runs tests nightly") is None
+
+
+# ---------------------------------------------------------------- properties
+
+_TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(list("abcdefghij ABC,.!'")),
+        st.sampled_from(["not ", "never ", "don't ", "instead ", "instead of ", "rather than ", "switched to ",
+                         "always ", "use ", "avoid ", "pnpm ", "npm "]),
+        st.sampled_from(list("用户数据库不要改用分享知识")),
+        st.sampled_from(list("モックをしないテスト")),
+        st.sampled_from(list("데이터")),
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT, _TEXT)
+def test_relation_is_symmetric_and_overlap_is_a_fraction(a, b):
+    pa, pb = Profile.of(a), Profile.of(b)
+    assert relation(pa, pb, DUPLICATE, CONTRADICTION) == relation(pb, pa, DUPLICATE, CONTRADICTION)
+    assert 0.0 <= overlap(pa.words, pb.words) <= 1.0
+    assert overlap(pa.words, pb.words) == overlap(pb.words, pa.words)

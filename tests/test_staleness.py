@@ -1,0 +1,403 @@
+"""Staleness (DESIGN 3.2): references, their scope, the classes, and what prune does with them."""
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from auto_dream.context import open_context
+from auto_dream.distill import DeterministicDistiller
+from auto_dream.dream.runner import dream
+from auto_dream.dream.state import DreamOptions
+from auto_dream.memory import split_frontmatter
+from auto_dream.paths import ensure_store
+from auto_dream.staleness import (EVERGREEN, FRESH, FULLY_STALE, PARTIALLY_STALE, RepoIndex, classify,
+                                  extract_references, find_repo, is_verifiable)
+from auto_dream.status import rebuild_index
+from conftest import write_memory_file
+
+NOW = datetime(2026, 10, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def make_repo(folder: Path) -> Path:
+    """A git work tree with src/app.py defining handle_request."""
+    (folder / ".git").mkdir(parents=True)
+    (folder / "src").mkdir()
+    (folder / "src" / "app.py").write_text("def handle_request(request):\n    return request\n")
+    return folder
+
+
+@pytest.fixture
+def repo(root) -> Path:
+    """The store `root` (tmp/store/.auto-dream) lives inside this repository (tmp/store)."""
+    return make_repo(root.parent)
+
+
+def memory_text(name: str, memory_type: str, age_days: float, body: str, extra: str = "") -> str:
+    mtime = (NOW - timedelta(days=age_days)).isoformat(timespec="seconds")
+    return f"---\nname: {name}\ntype: {memory_type}\nmtime: {mtime}\n{extra}---\n{body}\n"
+
+
+def add_memory(root: Path, file_name: str, name: str, memory_type: str, age_days: float, body: str,
+               extra: str = "") -> str:
+    relative = f"memories/{memory_type}/{file_name}"
+    write_memory_file(root, relative, memory_text(name, memory_type, age_days, body, extra))
+    return relative
+
+
+def run_dream(root: Path, options: DreamOptions = DreamOptions()) -> dict:
+    return dream(open_context(root), NOW, options, DeterministicDistiller()).report
+
+
+def archive_actions(report: dict) -> list[dict]:
+    return [a for a in report["actions"] if a["kind"] == "archive"]
+
+
+def flagged(report: dict) -> dict[str, list[str]]:
+    return {item["path"]: item["missing_refs"] for item in report["flagged"]}
+
+
+STALE_BODY = "Tracks the port of src/old/module.py; the entry point is `old_handler()`."
+
+
+def add_stale_project(root: Path, age_days: float = 40, body: str = STALE_BODY, extra: str = "",
+                      name: str = "Old module port", file_name: str = "20260822_old_module_port.md") -> str:
+    return add_memory(root, file_name, name, "project", age_days, body, extra)
+
+
+def assert_kept_and_flagged(root: Path, report: dict, relative: str) -> None:
+    assert (root / relative).is_file()
+    assert archive_actions(report) == []
+    assert relative in flagged(report)
+    assert not list((root / "archive").rglob("*.md"))
+
+
+# ---------------------------------------------------------------- extract_references
+
+
+def test_paths_with_a_folder_and_a_known_extension_are_file_refs():
+    refs = extract_references("The parser is in src/app/parser.py and the styles in web/theme.css.")
+    assert refs.files == ("src/app/parser.py", "web/theme.css")
+
+
+def test_backticked_paths_are_file_refs():
+    assert extract_references("see `config/settings` for the flags").files == ("config/settings",)
+
+
+def test_a_trailing_line_number_is_not_part_of_the_path():
+    refs = extract_references("Crash at src/x.ts:120, range src/y.py:12-30, and `lib/z.go:7`.")
+    assert refs.files == ("src/x.ts", "src/y.py", "lib/z.go")
+
+
+def test_urls_are_not_file_refs():
+    refs = extract_references("Docs at https://example.com/docs/guide.md and http://host/src/app.py")
+    assert refs.files == ()
+
+
+def test_calls_definitions_and_backticked_identifiers_are_symbols():
+    text = ("handle_request() calls def parse_config, which builds a class RequestRouter; "
+            "see `SessionStore` and `retry_budget`.")
+    assert set(extract_references(text).symbols) == {"handle_request", "parse_config", "RequestRouter",
+                                                     "SessionStore", "retry_budget"}
+
+
+def test_camel_case_product_names_in_prose_are_not_symbols():
+    text = "We moved to PostgreSQL, host the code on GitHub and write JavaScript and TypeScript on macOS."
+    assert extract_references(text).symbols == ()
+
+
+def test_plain_words_in_backticks_are_not_symbols():
+    assert extract_references("run `make` then `deploy`").symbols == ()
+
+
+# ---------------------------------------------------------------- is_verifiable and classify
+
+
+@pytest.mark.parametrize("ref", ["~/.config/ghostty/config", "/etc/app/settings.yaml", "$HOME/bin/tool.sh",
+                                 "https://example.com/src/app.py", "lib/util.py", "../src/app.py"])
+def test_refs_rooted_outside_the_repo_are_unverifiable(tmp_path, ref):
+    assert not is_verifiable(ref, make_repo(tmp_path / "repo"))
+
+
+def test_a_ref_under_a_top_level_folder_of_the_repo_is_verifiable(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    assert is_verifiable("src/app.py", repo)
+    assert is_verifiable("src/gone/away.py", repo)  # verifiable, and missing
+
+
+def test_nothing_is_verifiable_without_a_repo():
+    assert not is_verifiable("src/app.py", None)
+
+
+def classify_text(text: str, repo: Path | None):
+    refs = extract_references(text)
+    index = RepoIndex(repo)
+    return classify(refs, index, index.find_symbols(set(refs.symbols)))
+
+
+def test_only_unverifiable_refs_is_evergreen(tmp_path):
+    result = classify_text("Config in `~/.config/ghostty/config` and /etc/hosts.txt and lib/x/y.py",
+                           make_repo(tmp_path / "repo"))
+    assert result.classification == EVERGREEN
+    assert result.missing_refs == []
+    assert set(result.unverifiable_refs) == {"~/.config/ghostty/config", "/etc/hosts.txt", "lib/x/y.py"}
+
+
+def test_no_refs_at_all_is_evergreen(tmp_path):
+    assert classify_text("The user likes short answers.", make_repo(tmp_path / "repo")).classification == EVERGREEN
+
+
+def test_every_ref_present_is_fresh(tmp_path):
+    result = classify_text("Requests go through src/app.py into `handle_request()`.", make_repo(tmp_path / "repo"))
+    assert result.classification == FRESH
+    assert result.missing_refs == []
+
+
+def test_unverifiable_refs_do_not_count_against_a_fresh_memory(tmp_path):
+    result = classify_text("src/app.py reads ~/.config/tool/config.toml", make_repo(tmp_path / "repo"))
+    assert result.classification == FRESH
+
+
+def test_some_refs_missing_is_partially_stale(tmp_path):
+    result = classify_text("Moved from src/legacy.py to src/app.py.", make_repo(tmp_path / "repo"))
+    assert result.classification == PARTIALLY_STALE
+    assert result.missing_refs == ["src/legacy.py"]
+
+
+def test_a_missing_symbol_next_to_a_present_file_is_partially_stale(tmp_path):
+    result = classify_text("src/app.py no longer has `old_handler()`.", make_repo(tmp_path / "repo"))
+    assert result.classification == PARTIALLY_STALE
+    assert result.missing_refs == ["old_handler"]
+
+
+def test_every_file_and_symbol_missing_is_fully_stale(tmp_path):
+    result = classify_text("Port src/old/module.py and `old_handler()`; notes in ~/notes/port.md",
+                           make_repo(tmp_path / "repo"))
+    assert result.classification == FULLY_STALE
+    assert set(result.missing_refs) == {"src/old/module.py", "old_handler"}
+
+
+def test_without_a_repo_everything_is_evergreen():
+    result = classify_text("Port src/old/module.py and `old_handler()`.", None)
+    assert result.classification == EVERGREEN
+    assert result.missing_refs == []
+
+
+def test_the_symbol_scan_does_not_look_inside_the_store(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    store = repo / "memory-notes"  # not a dot folder: only the exclusion keeps it out
+    ensure_store(store)
+    write_memory_file(store, "memories/project/x.md", "---\ntype: project\n---\ncall gone_function() here\n")
+    index = RepoIndex(repo, exclude=store)
+    assert index.find_symbols({"gone_function", "handle_request"}) == {"handle_request"}
+
+
+def test_dream_reports_a_symbol_missing_even_though_the_memory_itself_names_it(root, repo):
+    relative = add_stale_project(root, body="Retries go through `gone_function()`.")
+    report = run_dream(root)
+    actions = archive_actions(report)
+    assert [a["path"] for a in actions] == [relative]
+    assert "gone_function" in actions[0]["reason"]
+
+
+def test_dream_does_not_scan_a_store_kept_in_a_visible_folder_of_the_repo(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    store = repo / "memory-notes"
+    ensure_store(store)
+    relative = add_stale_project(store, body="Retries go through `gone_function()`.")
+    report = run_dream(store)
+    assert [a["path"] for a in archive_actions(report)] == [relative]
+
+
+# ---------------------------------------------------------------- find_repo
+
+
+def test_config_repo_beats_the_git_work_tree_holding_the_store(tmp_path):
+    holder = make_repo(tmp_path / "holder")
+    store = holder / ".auto-dream"
+    ensure_store(store)
+    other = make_repo(tmp_path / "other")
+    assert find_repo(store, None) == holder.resolve()
+    assert find_repo(store, "../other") == other.resolve()  # relative to the store's parent folder
+
+
+def test_config_repo_is_used_by_dream(tmp_path):
+    holder = make_repo(tmp_path / "holder")
+    store = holder / ".auto-dream"
+    ensure_store(store)
+    other = tmp_path / "other"
+    (other / "src" / "old").mkdir(parents=True)
+    (other / "src" / "old" / "module.py").write_text("def old_handler():\n    pass\n")
+    (store / "config.toml").write_text('repo = "../other"\n')
+    relative = add_stale_project(store)
+    report = run_dream(store)
+    assert archive_actions(report) == []
+    assert (store / relative).is_file()
+    assert relative not in flagged(report)
+
+
+def test_no_repo_and_no_config_finds_none(tmp_path):
+    store = tmp_path / "plain" / ".auto-dream"
+    ensure_store(store)
+    assert find_repo(store, None) is None
+
+
+def test_a_configured_repo_that_does_not_exist_is_none(tmp_path):
+    store = tmp_path / "plain" / ".auto-dream"
+    ensure_store(store)
+    assert find_repo(store, "../missing") is None
+
+
+def test_without_a_repo_dream_archives_nothing_for_staleness(tmp_path):
+    store = tmp_path / "plain" / ".auto-dream"
+    ensure_store(store)
+    relative = add_stale_project(store)
+    report = run_dream(store)
+    assert archive_actions(report) == []
+    assert (store / relative).is_file()
+    assert report["stats"]["evergreen"] == 1
+
+
+# ---------------------------------------------------------------- OrchestKit's five false-staleness cases
+
+
+def test_case1_feedback_written_today_with_every_ref_missing_is_kept(root, repo):
+    relative = add_memory(root, "20261001_lint_rule.md", "Keep the lint rule", "feedback", 0,
+                          "The rule lives in src/lint/rules.ts and `checkImports()`.")
+    report = run_dream(root)
+    assert_kept_and_flagged(root, report, relative)
+    assert set(flagged(report)[relative]) == {"src/lint/rules.ts", "checkImports"}
+
+
+def test_case2_resolved_do_not_resuggest_reference_is_kept_after_its_paths_moved(root, repo):
+    relative = add_memory(root, "20260801_cmux_scroll.md", "cmux scroll blank research", "reference", 60,
+                          "RESOLVED, do NOT re-suggest tui:fullscreen on cmux.\n"
+                          "Research: src/cmux/scroll.ts and `src/cmux/render.ts`.")
+    report = run_dream(root)
+    assert_kept_and_flagged(root, report, relative)
+    assert set(flagged(report)[relative]) == {"src/cmux/scroll.ts", "src/cmux/render.ts"}
+
+
+def test_case3_user_memory_citing_a_home_config_is_evergreen(root, repo):
+    relative = add_memory(root, "20260801_ghostty.md", "Ghostty setup", "user", 60,
+                          "The user keeps the terminal config in `~/.config/ghostty/config`.")
+    report = run_dream(root)
+    assert (root / relative).is_file()
+    assert archive_actions(report) == []
+    assert report["flagged"] == []
+    assert report["stats"]["evergreen"] == 1
+
+
+def test_case4_feedback_citing_a_line_of_a_missing_file_is_kept(root, repo):
+    relative = add_memory(root, "20260801_x_crash.md", "Guard the render loop", "feedback", 60,
+                          "Always guard the render loop, see src/x.ts:120.")
+    report = run_dream(root)
+    assert_kept_and_flagged(root, report, relative)
+    assert flagged(report)[relative] == ["src/x.ts"]
+
+
+def test_case5_old_project_memory_with_everything_gone_is_archived(root, repo):
+    relative = add_stale_project(root)
+    context = open_context(root)
+    rebuild_index(context)
+    assert "Old module port" in (root / "MEMORY.md").read_text(encoding="utf-8")
+    report = run_dream(root)
+    assert archive_actions(report) == [{"kind": "archive", "path": relative, "target": None,
+                                        "reason": archive_actions(report)[0]["reason"], "proposed": False}]
+    assert "src/old/module.py" in archive_actions(report)[0]["reason"]
+    assert not (root / relative).exists()
+    archived = root / "archive" / "project" / "20260822_old_module_port.md"
+    metadata, body = split_frontmatter(archived.read_text(encoding="utf-8"))
+    assert metadata["archived_reason"].startswith("fully stale")
+    assert metadata["archived_by_run"] == report["run_id"]
+    assert body == STALE_BODY  # archived, not deleted: nothing lost
+    index = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Old module port" not in index and "old_module_port" not in index
+    assert report["stats"]["archived_stale"] == 1
+
+
+def test_of_the_five_cases_in_one_store_only_the_project_memory_is_archived(root, repo):
+    kept = [
+        add_memory(root, "20261001_lint_rule.md", "Keep the lint rule", "feedback", 0,
+                   "The rule lives in src/lint/rules.ts and `checkImports()`."),
+        add_memory(root, "20260801_cmux_scroll.md", "cmux scroll blank research", "reference", 60,
+                   "RESOLVED, do NOT re-suggest tui:fullscreen on cmux. Research: src/cmux/scroll.ts."),
+        add_memory(root, "20260801_ghostty.md", "Ghostty setup", "user", 60,
+                   "The user keeps the terminal config in `~/.config/ghostty/config`."),
+        add_memory(root, "20260801_x_crash.md", "Guard the render loop", "feedback", 60,
+                   "Always guard the render loop, see src/x.ts:120."),
+    ]
+    stale = add_stale_project(root)
+    report = run_dream(root)
+    assert [a["path"] for a in archive_actions(report)] == [stale]
+    assert all((root / k).is_file() for k in kept)
+    assert not (root / stale).exists()
+
+
+# ---------------------------------------------------------------- prune guards
+
+
+def test_a_pinned_stale_project_memory_is_kept(root, repo):
+    relative = add_stale_project(root, extra="pinned: true\n")
+    assert_kept_and_flagged(root, run_dream(root), relative)
+
+
+def test_a_recently_modified_stale_project_memory_is_kept(root, repo):
+    relative = add_stale_project(root, age_days=10)
+    assert_kept_and_flagged(root, run_dream(root), relative)
+
+
+@pytest.mark.parametrize("directive", ["Do not bring back the old module.", "Never call it from the API.",
+                                       "Avoid reviving it.", "不要再恢复旧模块。"])
+def test_a_stale_project_memory_with_a_directive_is_kept(root, repo, directive):
+    relative = add_stale_project(root, body=f"{STALE_BODY}\n{directive}")
+    assert_kept_and_flagged(root, run_dream(root), relative)
+
+
+def write_consult(root: Path, *records: dict) -> None:
+    (root / ".state").mkdir(exist_ok=True)
+    (root / ".state" / "consult.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+
+
+def test_a_stale_project_memory_consulted_recently_is_kept(root, repo):
+    relative = add_stale_project(root)
+    write_consult(root, {"ts": (NOW - timedelta(days=3)).isoformat(), "query": "old module port status"})
+    assert_kept_and_flagged(root, run_dream(root), relative)
+
+
+def test_a_stale_chinese_memory_consulted_by_a_chinese_query_is_kept(root, repo):
+    relative = add_stale_project(root, name="订单模块迁移计划", file_name="20260822_order_migration.md",
+                                 body="订单模块在 src/old/orders.py，入口是 `old_handler()`。")
+    write_consult(root, {"ts": (NOW - timedelta(days=2)).isoformat(), "query": "订单迁移"})
+    assert_kept_and_flagged(root, run_dream(root), relative)
+
+
+def test_a_chinese_memory_consulted_for_something_else_is_archived(root, repo):
+    relative = add_stale_project(root, name="订单模块迁移计划", file_name="20260822_order_migration.md",
+                                 body="订单模块在 src/old/orders.py，入口是 `old_handler()`。")
+    write_consult(root, {"ts": (NOW - timedelta(days=2)).isoformat(), "query": "用户头像上传"})
+    assert [a["path"] for a in archive_actions(run_dream(root))] == [relative]
+
+
+def test_a_consult_older_than_guard_days_does_not_keep_it(root, repo):
+    relative = add_stale_project(root)
+    write_consult(root, {"ts": (NOW - timedelta(days=20)).isoformat(), "query": "old module port status"})
+    report = run_dream(root)
+    assert [a["path"] for a in archive_actions(report)] == [relative]
+    assert not (root / relative).exists()
+
+
+# ---------------------------------------------------------------- --propose
+
+
+def test_propose_lists_the_archive_and_archives_nothing(root, repo):
+    relative = add_stale_project(root)
+    report = run_dream(root, DreamOptions(propose=True))
+    actions = archive_actions(report)
+    assert [(a["path"], a["proposed"]) for a in actions] == [(relative, True)]
+    assert (root / relative).is_file()
+    assert not list((root / "archive").rglob("*.md"))
+    assert report["stats"]["archived_stale"] == 0
+    assert report["stats"]["proposed"] == 1
