@@ -1,0 +1,122 @@
+"""cron/: every schedule parses, and every command it runs works on a temporary store."""
+
+import configparser
+import os
+import plistlib
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from croniter import croniter
+from conftest import installed_command
+
+from auto_dream.journal import Entry, append_entry
+from auto_dream.paths import StorePaths, ensure_store
+
+CRON = Path(__file__).resolve().parent.parent / "cron"
+INSTALLED_AT = "$HOME/.local/bin/auto-dream"
+
+
+def crontab_lines(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+
+
+def systemd_unit(path: Path) -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(interpolation=None, comment_prefixes=("#", ";"), strict=True)
+    parser.optionxform = str
+    parser.read_string(path.read_text())
+    return parser
+
+
+def valid_on_calendar(expression: str) -> bool:
+    """systemd's own parser when the machine has it, else the one form we ship, checked strictly."""
+    if shutil.which("systemd-analyze"):
+        return subprocess.run(["systemd-analyze", "calendar", expression], capture_output=True).returncode == 0
+    match = re.fullmatch(r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \*-\*-\* (\d\d):(\d\d):(\d\d)", expression)
+    return bool(match) and int(match[2]) < 24 and int(match[3]) < 60 and int(match[4]) < 60
+
+
+@pytest.fixture
+def home_with_store(tmp_path):
+    """A HOME with ~/.local/bin/auto-dream (the installed command) and ~/.auto-dream holding 5 entries."""
+    home = tmp_path / "cron-home"
+    (home / ".local" / "bin").mkdir(parents=True)
+    os.symlink(installed_command(), home / ".local" / "bin" / "auto-dream")
+    paths = ensure_store(home / ".auto-dream")
+    from datetime import datetime
+
+    for n in range(5):
+        append_entry(paths, Entry(datetime(2026, 11, 1, 9, n), f"scheduled fact {n} about subsystem{n}", "project"))
+    return home
+
+
+def run_as_schedule(command: str, home: Path) -> subprocess.CompletedProcess:
+    """Run a schedule's command line the way cron or launchd would: through /bin/sh, with HOME set."""
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}  # cron's bare PATH: the file must not rely on ours
+    return subprocess.run(["/bin/sh", "-c", command], env=env, capture_output=True, text=True, timeout=120)
+
+
+def assert_dreamed(home: Path) -> None:
+    memories = list((home / ".auto-dream" / "memories").rglob("*.md"))
+    assert len(memories) == 5
+    assert (home / ".auto-dream" / "MEMORY.md").read_text().count("scheduled fact") == 5
+
+
+@pytest.mark.parametrize("name", ["auto-dream-weekly.crontab", "auto-dream-hourly.crontab"])
+def test_crontab_line_parses_and_its_command_dreams(name, home_with_store):
+    path = CRON / name
+    text = path.read_text()
+    assert "crontab -l" in text and "| crontab -" in text  # the install line keeps the user's other lines
+    lines = crontab_lines(path)
+    assert len(lines) == 1
+    fields = lines[0].split(None, 5)
+    schedule, command = " ".join(fields[:5]), fields[5]
+    assert croniter.is_valid(schedule)
+    assert command.startswith(f'"{INSTALLED_AT}"') and " dream" in command
+    done = run_as_schedule(command, home_with_store)
+    assert done.returncode == 0, done.stderr
+    assert_dreamed(home_with_store)
+    assert "Dream Consolidation Report" in (home_with_store / ".auto-dream/.state/cron.log").read_text()
+
+
+def test_weekly_and_hourly_schedules_say_what_they_promise():
+    weekly = crontab_lines(CRON / "auto-dream-weekly.crontab")[0].split(None, 5)
+    hourly = crontab_lines(CRON / "auto-dream-hourly.crontab")[0].split(None, 5)
+    from datetime import datetime
+
+    start = datetime(2026, 12, 1, 0, 0)
+    runs = croniter(" ".join(weekly[:5]), start)
+    first, second = runs.get_next(datetime), runs.get_next(datetime)
+    assert (second - first).days == 7 and first.weekday() == 6
+    hours = croniter(" ".join(hourly[:5]), start)
+    assert (hours.get_next(datetime) - hours.get_next(datetime)).total_seconds() == -3600
+    assert "--if-due" in hourly[5] and "--if-due" not in weekly[5]
+
+
+def test_systemd_timer_and_service(home_with_store):
+    timer = systemd_unit(CRON / "auto-dream.timer")
+    service = systemd_unit(CRON / "auto-dream.service")
+    assert valid_on_calendar(timer["Timer"]["OnCalendar"])
+    assert timer["Install"]["WantedBy"] == "timers.target"
+    assert service["Service"]["Type"] == "oneshot"
+    assert "systemctl --user enable --now auto-dream.timer" in (CRON / "auto-dream.service").read_text()
+    command = service["Service"]["ExecStart"].replace("%h", str(home_with_store))
+    done = subprocess.run(command.split(), env={"HOME": str(home_with_store), "PATH": "/usr/bin:/bin"},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert_dreamed(home_with_store)
+
+
+def test_launchd_plist(home_with_store):
+    raw = (CRON / "com.auto-dream.dream.plist").read_bytes()
+    assert b"launchctl load" in raw
+    plist = plistlib.loads(raw)
+    interval = plist["StartCalendarInterval"]
+    assert 0 <= interval["Weekday"] <= 7 and 0 <= interval["Hour"] <= 23 and 0 <= interval["Minute"] <= 59
+    program = plist["ProgramArguments"]
+    assert program[:2] == ["/bin/sh", "-c"]
+    done = run_as_schedule(program[2], home_with_store)
+    assert done.returncode == 0, done.stderr
+    assert_dreamed(home_with_store)
