@@ -260,6 +260,8 @@ def dream_command(
 def _distiller(context: StoreContext, llm: bool | None):
     from auto_dream.distill import DeterministicDistiller
 
+    if llm or (llm is None and context.config.llm == "on"):
+        raise InputError("the Claude distiller is not part of this version yet: use --no-llm")
     return DeterministicDistiller()
 
 
