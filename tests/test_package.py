@@ -1,0 +1,27 @@
+"""The package as users get it: a wheel built from the repo carries the templates and the example."""
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_wheel_contains_templates_and_example(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(REPO)],
+                   check=True, capture_output=True, timeout=300)
+    wheel = next(tmp_path.glob("auto_dream-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for template in (REPO / "templates").rglob("*"):
+        if template.is_file():
+            assert f"auto_dream/templates/{template.relative_to(REPO / 'templates').as_posix()}" in names
+    assert "auto_dream/example/log.md" in names
+    assert any(n.startswith("auto_dream/example/memories/") for n in names)
+    assert any(n.endswith("entry_points.txt") for n in names)
+
+
+def test_packaged_templates_are_what_the_code_loads():
+    from auto_dream.templates import load_template
+
+    assert load_template("MEMORY_header.md") == (REPO / "templates" / "MEMORY_header.md").read_text()
