@@ -4,7 +4,7 @@ import fcntl
 import json
 import os
 from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 from auto_dream.errors import LockHeldError
 from auto_dream.memory import write_atomic
@@ -27,11 +27,12 @@ def _alive(pid: int) -> bool:
 def read_lock(paths: StorePaths) -> dict | None:
     try:
         data = json.loads((paths.state / LOCK_FILE).read_text(encoding="utf-8"))
-        return {"pid": int(data["pid"]), "started": datetime.fromisoformat(data["started"])}
+        started = datetime.fromisoformat(data["started"])
+        return {"pid": int(data["pid"]), "started": started if started.tzinfo else started.astimezone()}
     except FileNotFoundError:
         return None
-    except (ValueError, KeyError, TypeError):
-        return {"pid": -1, "started": datetime.min.astimezone()}  # unreadable: treat as broken
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return {"pid": -1, "started": datetime.fromtimestamp(0, timezone.utc)}  # unreadable: broken
 
 
 @contextmanager

@@ -60,7 +60,7 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
     if options.dry_run:
         return _dry_run(context, now, run_id, options, distiller, if_due)
     with dream_lock(context.paths, now):
-        recovered = roll_back_interrupted(context.paths)
+        _, recovered = roll_back_interrupted(context.paths)
         state = gather(orient(context, now, run_id, options))
         state.warnings[:0] = recovered
         if if_due and (reason := _not_due(state)):
@@ -131,7 +131,9 @@ def _record(state: DreamState, plan: Plan, applied) -> None:
 def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) -> Restored:
     """Reverse a dream run (default: the last one applied), refusing files changed since."""
     with dream_lock(context.paths, now):
-        roll_back_interrupted(context.paths)
+        rolled, _ = roll_back_interrupted(context.paths)
+        if rolled and run_id is None:
+            return rolled[-1]  # undoing the interrupted run is what was asked
         target = run_id or last_done_run(context.paths)
         if target is None:
             raise StoreError("no dream run to undo")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from auto_dream import MEMORY_TYPES
 from auto_dream.errors import StoreError
 from auto_dream.memory import write_atomic
 from auto_dream.paths import FILE_MODE, StorePaths, make_dirs
@@ -49,11 +50,14 @@ def write_journal(paths: StorePaths, run_id: str, changes: list[FileChange], sta
     for number, change in enumerate(changes):
         target = paths.root / change.path
         before = _read(target)
-        mode = (target.stat().st_mode & 0o777) if before is not None else None
+        stat = target.stat() if before is not None else None
         if before is not None:
             write_atomic(folder / "pre" / f"{number:05d}", before)
         files.append({"path": change.path, "pre": f"{number:05d}" if before is not None else None,
-                      "pre_sha256": digest(before), "mode": mode, "post_sha256": digest(change.content)})
+                      "pre_sha256": digest(before), "post_sha256": digest(change.content),
+                      "mode": stat.st_mode & 0o777 if stat else None,
+                      # a memory without an mtime: key takes its age from the file's time
+                      "mtime_ns": stat.st_mtime_ns if stat else None})
     journal = {"run_id": run_id, "started": started.isoformat(timespec="seconds"), "status": APPLYING,
                "files": files}
     write_atomic(folder / "journal.json", json.dumps(journal, indent=1, ensure_ascii=False).encode())
@@ -96,6 +100,7 @@ class Restored:
     run_id: str
     restored: list[str]
     conflicts: list[str]  # changed since the run: left as they are (or overwritten with force)
+    interrupted: bool = False  # the run had been killed while applying
 
 
 def restore(paths: StorePaths, run_id: str, force: bool, rolling_back: bool = False) -> Restored:
@@ -121,26 +126,46 @@ def restore(paths: StorePaths, run_id: str, force: bool, rolling_back: bool = Fa
             continue
         target = paths.root / record["path"]
         if record["pre"] is None:
-            target.unlink(missing_ok=True)
-        else:
-            write_atomic(target, (folder / "pre" / record["pre"]).read_bytes())
-            os.chmod(target, record["mode"] if record["mode"] is not None else FILE_MODE)
+            if target.exists() or target.is_symlink():
+                target.unlink()
+                _remove_empty_folders(paths, target.parent)
+                restored.append(record["path"])
+            continue
+        if digest(_read(target)) == record["pre_sha256"]:
+            continue  # never changed (the run stopped before it): leave it, and its times, alone
+        write_atomic(target, (folder / "pre" / record["pre"]).read_bytes())
+        os.chmod(target, record["mode"] if record["mode"] is not None else FILE_MODE)
+        if record.get("mtime_ns") is not None:
+            os.utime(target, ns=(record["mtime_ns"], record["mtime_ns"]))
         restored.append(record["path"])
     set_status(paths, run_id, ROLLED_BACK if rolling_back else UNDONE)
-    return Restored(run_id, restored, conflicts)
+    return Restored(run_id, restored, conflicts, interrupted=rolling_back)
 
 
-def roll_back_interrupted(paths: StorePaths) -> list[str]:
-    """Reverse every run that was killed while applying; returns warnings for the report."""
-    warnings = []
+def _remove_empty_folders(paths: StorePaths, folder: Path) -> None:
+    """Folders a run created (archive/<type>/) go when they are empty again; the store's own stay."""
+    keep = {paths.root, paths.logs, paths.memories, paths.archive, paths.state,
+            *(paths.memories / t for t in MEMORY_TYPES)}
+    while folder not in keep and folder.is_relative_to(paths.root):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
+
+
+def roll_back_interrupted(paths: StorePaths) -> tuple[list[Restored], list[str]]:
+    """Reverse every run that was killed while applying; returns them, and warnings for the report."""
+    rolled, warnings = [], []
     for run_id in run_ids(paths):
         if read_journal(paths, run_id).get("status") == APPLYING:
             result = restore(paths, run_id, force=False, rolling_back=True)
+            rolled.append(result)
             warnings.append(f"run {run_id} was interrupted while applying: rolled back "
                             f"{len(result.restored)} files")
             warnings.extend(f"{path}: changed since the interrupted run {run_id}, left as it is"
                             for path in result.conflicts)
-    return warnings
+    return rolled, warnings
 
 
 def last_done_run(paths: StorePaths) -> str | None:
