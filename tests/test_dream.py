@@ -287,3 +287,23 @@ def test_broken_memory_files_are_reported_and_untouched(root, bad):
     report = run(root)
     assert any("20261001_bad.md" in w for w in report["warnings"])
     assert path.read_bytes() == before and report["stats"]["created"] == 1
+
+
+def test_incremental_by_default_full_rechecks_every_pair(root):
+    memory(root, "memories/project/20260901_a.md", "Billing export",
+           "Billing invoices export nightly to a CSV bucket archive", "project", days_ago=60)
+    memory(root, "memories/project/20261001_b.md", "Billing export",
+           "Billing invoices export nightly through the PDF mailer queue", "project", days_ago=40)
+    assert run(root)["stats"]["merged"] == 0  # 4 of 7 words shared: 0.57, under the 0.6 threshold
+    (root / "config.toml").write_text("duplicate_overlap = 0.5\n")
+    assert run(root)["actions"] == []  # nothing changed since the last dream: nothing rechecked
+    report = run(root, full=True)
+    assert report["stats"]["merged"] == 1
+
+
+def test_a_store_template_overrides_the_packaged_index_header(root, cli):
+    (root / "templates").mkdir()
+    (root / "templates" / "MEMORY_header.md").write_text("# Team memory\nUpdated {last_updated}\n")
+    add(root, "The user is learning Rust in the evenings", "user")
+    run(root)
+    assert (root / "MEMORY.md").read_text().startswith("# Team memory\nUpdated 2026-11-29 10:00\n")
