@@ -258,11 +258,22 @@ def dream_command(
 
 
 def _distiller(context: StoreContext, llm: bool | None):
+    """--llm/--no-llm beat config `llm`; `auto` uses Claude when ANTHROPIC_API_KEY is set."""
     from auto_dream.distill import DeterministicDistiller
 
-    if llm or (llm is None and context.config.llm == "on"):
-        raise InputError("the Claude distiller is not part of this version yet: use --no-llm")
-    return DeterministicDistiller()
+    api_key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
+    wanted = llm if llm is not None else {"on": True, "off": False}.get(context.config.llm, bool(api_key))
+    if not wanted:
+        return DeterministicDistiller()
+    if not api_key:
+        raise InputError("the LLM distiller needs ANTHROPIC_API_KEY in the environment (or use --no-llm)")
+    from auto_dream.llm import AnthropicDistiller, LlmSettings
+
+    config = context.config
+    settings = LlmSettings(model=config.model, api_key=api_key, base_url=os.environ.get("ANTHROPIC_BASE_URL") or None,
+                           max_calls=config.max_llm_calls, timeout=config.llm_timeout,
+                           batch_entries=config.llm_batch_entries)
+    return AnthropicDistiller(settings, context.paths.templates)
 
 
 def _crash_hook():

@@ -13,6 +13,8 @@ class Config:
     llm: str = "auto"  # auto | on | off
     model: str = "claude-sonnet-5-5"  # a current Sonnet in the SDK's model list, not deprecated
     max_llm_calls: int = 20
+    llm_timeout: float = 60.0  # seconds per call; the SDK retries twice on 429, 5xx and timeouts
+    llm_batch_entries: int = 40  # entries per call
     budget: int = 25
     index_max_lines: int = 200
     index_max_bytes: int = 25_000
@@ -30,7 +32,7 @@ class Config:
 
 
 _CHOICES = {"mode": ("apply", "propose"), "llm": ("auto", "on", "off")}
-_MINIMUMS = {"max_llm_calls": 0, "budget": 0, "index_max_lines": 10, "index_max_bytes": 1000,
+_MINIMUMS = {"max_llm_calls": 0, "llm_timeout": 0.1, "llm_batch_entries": 1, "budget": 0, "index_max_lines": 10, "index_max_bytes": 1000,
              "index_line_chars": 40, "guard_days": 0, "due_hours": 0, "due_entries": 0}
 
 

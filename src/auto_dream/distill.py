@@ -72,6 +72,8 @@ class LlmUsage:
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    estimated_cost_usd: float = 0.0
+    fallback_batches: int = 0
 
 
 @dataclass

@@ -48,6 +48,9 @@ def build_report(plan: Plan, actions: list, surviving: int, index_lines: int, in
         "llm_input_tokens": plan.usage.input_tokens,
         "llm_output_tokens": plan.usage.output_tokens,
         "llm_cached_tokens": plan.usage.cache_read_tokens,
+        "llm_cache_write_tokens": plan.usage.cache_write_tokens,
+        "llm_estimated_cost_usd": plan.usage.estimated_cost_usd,
+        "llm_fallback_batches": plan.usage.fallback_batches,
     }
     skipped = [{"entries": list(a.entry_ids), "reason": a.reason} for a in actions if isinstance(a, SkipEntries)]
     if plan.deferred:
@@ -76,7 +79,9 @@ _METRICS = [("entries_gathered", "New log entries gathered"), ("memories_scanned
             ("proposed", "Retirements proposed, not applied"), ("partially_stale", "Partially stale (kept, flagged)"),
             ("evergreen", "Evergreen (no verifiable refs)"), ("surviving", "Surviving memories"),
             ("index_lines", "MEMORY.md lines"), ("index_bytes", "MEMORY.md bytes"), ("llm_calls", "LLM calls"),
-            ("llm_input_tokens", "LLM input tokens"), ("llm_output_tokens", "LLM output tokens")]
+            ("llm_input_tokens", "LLM input tokens"), ("llm_output_tokens", "LLM output tokens"),
+            ("llm_cached_tokens", "LLM input tokens read from the prompt cache"),
+            ("llm_fallback_batches", "LLM batches that fell back to the deterministic distiller")]
 
 
 def render_markdown(report: dict) -> str:
@@ -85,6 +90,8 @@ def render_markdown(report: dict) -> str:
     lines += [f"## Dream Consolidation Report{' [DRY RUN]' if dry else ''}", "",
               f"Run `{report['run_id']}` · mode: {report['mode']}", "", "| Metric | Count |", "|--------|-------|"]
     lines += [f"| {label} | {report['stats'][key]:,} |" for key, label in _METRICS]
+    if report["stats"]["llm_calls"]:
+        lines.append(f"| LLM estimated cost | ${report['stats']['llm_estimated_cost_usd']:.4f} |")
     rows = report["actions"]
     if dry:
         lines += ["", "### Changes Planned", ""]

@@ -1,0 +1,339 @@
+"""Claude as the distiller (DESIGN 3.4): batched, validated, cached, with a fallback that loses nothing.
+
+The only module that imports `anthropic`, and only when a dream asks Claude: `append` and
+every other command never load the SDK. Claude answers by calling one tool whose input is
+a list of operations; the answer is validated against the batch (every entry exactly once,
+only offered ids, valid types, length limits), retried once with the errors listed, and a
+batch whose answer is still invalid, or whose call fails after the SDK's own retries, is
+distilled by the deterministic distiller instead. Nothing in an answer becomes a path:
+names go through the same slug rule as every memory.
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from auto_dream import MEMORY_TYPES
+from auto_dream.distill import (Create, DeterministicDistiller, DistillRequest, DistillResult, LlmUsage, MergeInto,
+                                NewMemory, Operation, Skip, Supersede)
+from auto_dream.journal import Entry
+from auto_dream.similarity import Profile, overlap
+from auto_dream.templates import load_template
+
+TOOL_NAME = "record_operations"
+NAME_CHARS = 80
+DESCRIPTION_CHARS = 150
+CANDIDATES_PER_ENTRY = 5
+CANDIDATE_OVERLAP = 0.25  # lower than the merge threshold: Claude judges, overlap only finds
+CANDIDATE_BODY_CHARS = 600
+OVERVIEW_MEMORIES = 100
+BATCH_TEXT_CHARS = 24_000
+MAX_OUTPUT_TOKENS = 8192
+
+# Estimated USD per million tokens: (input, output, cache write, cache read).
+PRICES = {"opus": (5.0, 25.0, 6.25, 0.50), "sonnet": (3.0, 15.0, 3.75, 0.30), "haiku": (1.0, 5.0, 1.25, 0.10)}
+
+TOOL = {
+    "name": TOOL_NAME,
+    "description": "Record the memory operations for this batch of log entries. Every entry id in exactly "
+                   "one operation.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"operations": {"type": "array", "items": {
+            "type": "object",
+            "properties": {
+                "op": {"type": "string", "enum": ["create", "merge", "supersede", "skip"]},
+                "entries": {"type": "array", "items": {"type": "string"}, "description": "entry ids, e.g. e1"},
+                "type": {"type": "string", "enum": list(MEMORY_TYPES)},
+                "name": {"type": "string", "description": f"short title, at most {NAME_CHARS} characters"},
+                "description": {"type": "string",
+                                "description": f"one line, at most {DESCRIPTION_CHARS} characters"},
+                "body": {"type": "string", "description": "Markdown body of the new memory"},
+                "memory": {"type": "string", "description": "candidate memory id, e.g. m1 (merge, supersede)"},
+                "addition": {"type": "string", "description": "details to add to the memory (merge)"},
+                "reason": {"type": "string"},
+            },
+            "required": ["op", "entries", "reason"],
+        }}},
+        "required": ["operations"],
+    },
+}
+
+
+@dataclass(frozen=True)
+class LlmSettings:
+    model: str
+    api_key: str
+    base_url: str | None = None
+    max_calls: int = 20
+    timeout: float = 60.0
+    batch_entries: int = 40
+    max_retries: int = 2  # the SDK's own retries for 429, 5xx, timeouts and connection errors
+
+
+def estimated_cost(model: str, usage: LlmUsage) -> float:
+    family = next((name for name in PRICES if name in model), "sonnet")
+    price_in, price_out, price_write, price_read = PRICES[family]
+    return round((usage.input_tokens * price_in + usage.output_tokens * price_out
+                  + usage.cache_write_tokens * price_write + usage.cache_read_tokens * price_read) / 1e6, 6)
+
+
+# ---------------------------------------------------------------- batches
+
+
+@dataclass
+class Batch:
+    number: int
+    entries: dict[str, Entry]  # short id -> entry
+    candidates: dict[str, str] = field(default_factory=dict)  # short id -> memory path
+    frozen: set[str] = field(default_factory=set)  # candidate ids that cannot be superseded
+
+
+def make_batches(entries: list[Entry], size: int) -> list[list[Entry]]:
+    """At most `size` entries and about BATCH_TEXT_CHARS of text per batch, in log order."""
+    batches: list[list[Entry]] = []
+    current: list[Entry] = []
+    chars = 0
+    for entry in entries:
+        if current and (len(current) >= size or chars + len(entry.text) > BATCH_TEXT_CHARS):
+            batches.append(current)
+            current, chars = [], 0
+        current.append(entry)
+        chars += len(entry.text)
+    if current:
+        batches.append(current)
+    return batches
+
+
+class CandidateFinder:
+    """Memories that share significant words with an entry (an inverted index over the store)."""
+
+    def __init__(self, request: DistillRequest):
+        self.request = request
+        self.by_word: dict[str, list[str]] = {}
+        for path, profile in request.profiles.items():
+            for word in profile.words:
+                self.by_word.setdefault(word, []).append(path)
+
+    def for_entry(self, entry: Entry) -> list[str]:
+        words = Profile.of(entry.text).words
+        shared: dict[str, int] = {}
+        for word in words:
+            for path in self.by_word.get(word, ()):
+                shared[path] = shared.get(path, 0) + 1
+        scored = []
+        for path, count in shared.items():
+            memory = self.request.memories[path]
+            if entry.type and memory.type != entry.type:
+                continue
+            score = overlap(words, self.request.profiles[path].words)
+            if score >= CANDIDATE_OVERLAP and not memory.read_only:
+                scored.append((score, path))
+        return [path for _, path in sorted(scored, reverse=True)[:CANDIDATES_PER_ENTRY]]
+
+
+def batch_document(batch: Batch, request: DistillRequest) -> dict:
+    memories = request.memories
+    candidate_paths = set(batch.candidates.values())
+    others = sorted((m for p, m in memories.items() if p not in candidate_paths), key=lambda m: m.mtime,
+                    reverse=True)[:OVERVIEW_MEMORIES]
+    return {
+        "entries": [{"id": short, "at": f"{e.at:%Y-%m-%d %H:%M:%S}", "type": e.type, "text": e.text}
+                    for short, e in batch.entries.items()],
+        "candidates": [{"id": short, "type": memories[path].type, "name": memories[path].name,
+                        "description": memories[path].description,
+                        "body": memories[path].body[:CANDIDATE_BODY_CHARS], "pinned": memories[path].pinned}
+                       for short, path in batch.candidates.items()],
+        "memories": [{"name": m.name, "type": m.type} for m in others],
+    }
+
+
+# ---------------------------------------------------------------- validation
+
+
+def validate(tool_input: object, batch: Batch) -> tuple[list[Operation], list[str]]:
+    """Operations with real ids, or the list of what is wrong with the answer."""
+    if not isinstance(tool_input, dict) or not isinstance(tool_input.get("operations"), list):
+        return [], ["the answer must be an object with an `operations` list"]
+    errors: list[str] = []
+    seen: dict[str, int] = {}
+    operations: list[Operation] = []
+    for number, raw in enumerate(tool_input["operations"], 1):
+        where = f"operation {number}"
+        if not isinstance(raw, dict):
+            errors.append(f"{where} is not an object")
+            continue
+        kind = raw.get("op")
+        ids = raw.get("entries")
+        if kind not in ("create", "merge", "supersede", "skip"):
+            errors.append(f"{where}: op must be create, merge, supersede or skip, not {kind!r}")
+            continue
+        if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
+            errors.append(f"{where}: entries must be a non-empty list of entry ids")
+            continue
+        unknown = [i for i in ids if i not in batch.entries]
+        if unknown:
+            errors.append(f"{where}: entry ids {', '.join(map(str, unknown))} were not offered")
+            continue
+        for i in ids:
+            seen[i] = seen.get(i, 0) + 1
+        sources = tuple(batch.entries[i].id for i in ids)
+        reason = " ".join(str(raw.get("reason") or "").split())[:300] or kind
+        new, memory_path = None, None
+        if kind in ("create", "supersede"):
+            new, problems = _new_memory(raw, where)
+            errors.extend(problems)
+        if kind in ("merge", "supersede"):
+            memory_id = raw.get("memory")
+            if memory_id not in batch.candidates:
+                errors.append(f"{where}: memory {memory_id!r} was not offered as a candidate")
+                continue
+            if kind == "supersede" and memory_id in batch.frozen:
+                errors.append(f"{where}: memory {memory_id} is pinned and cannot be superseded")
+                continue
+            memory_path = batch.candidates[memory_id]
+        if kind == "create" and new:
+            operations.append(Create(new, sources, f"Claude: {reason}"))
+        elif kind == "supersede" and new:
+            operations.append(Supersede(memory_path, new, sources, f"Claude: {reason}"))
+        elif kind == "merge":
+            addition = raw.get("addition") or ""
+            if not isinstance(addition, str):
+                errors.append(f"{where}: addition must be text")
+                continue
+            operations.append(MergeInto(memory_path, addition.strip(), sources, f"Claude: {reason}"))
+        elif kind == "skip":
+            operations.append(Skip(sources, f"Claude: {reason}"))
+    missing = [i for i in batch.entries if i not in seen]
+    if missing:
+        errors.append(f"entries {', '.join(missing)} are in no operation")
+    doubled = [i for i, count in seen.items() if count > 1]
+    if doubled:
+        errors.append(f"entries {', '.join(doubled)} are in more than one operation")
+    return operations, errors
+
+
+def _new_memory(raw: dict, where: str) -> tuple[NewMemory | None, list[str]]:
+    problems = []
+    kind = raw.get("type")
+    if kind not in MEMORY_TYPES:
+        problems.append(f"{where}: type must be one of {', '.join(MEMORY_TYPES)}, not {kind!r}")
+    name = " ".join(str(raw.get("name") or "").split())
+    description = " ".join(str(raw.get("description") or "").split())
+    body = str(raw.get("body") or "").strip()
+    if not name or len(name) > NAME_CHARS:
+        problems.append(f"{where}: name must be 1 to {NAME_CHARS} characters")
+    if not description or len(description) > DESCRIPTION_CHARS:
+        problems.append(f"{where}: description must be 1 to {DESCRIPTION_CHARS} characters")
+    if not body:
+        problems.append(f"{where}: body must not be empty")
+    if problems:
+        return None, problems
+    return NewMemory(kind, name, description, body), []
+
+
+# ---------------------------------------------------------------- the distiller
+
+
+class AnthropicDistiller:
+    """Asks Claude for each batch; falls back to the deterministic distiller batch by batch."""
+
+    def __init__(self, settings: LlmSettings, store_templates: Path | None = None):
+        self.settings = settings
+        self.system_prompt = load_template("prompts/system.md", store_templates)
+        self.batch_prompt = load_template("prompts/batch.md", store_templates)
+        self.retry_prompt = load_template("prompts/retry.md", store_templates)
+        self.fallback = DeterministicDistiller()
+        self._client = None
+
+    def client(self):
+        if self._client is None:
+            import anthropic  # lazily: only a dream that uses Claude pays for the SDK
+
+            self._client = anthropic.Anthropic(api_key=self.settings.api_key, base_url=self.settings.base_url,
+                                               max_retries=self.settings.max_retries, timeout=self.settings.timeout)
+        return self._client
+
+    def distill(self, request: DistillRequest) -> DistillResult:
+        result = DistillResult(operations=[])
+        finder = CandidateFinder(request)
+        for number, entries in enumerate(make_batches(request.entries, self.settings.batch_entries), 1):
+            batch = self._batch(number, entries, finder, request)
+            operations, problem = self._ask(batch, request, result.usage)
+            if operations is None:
+                result.usage.fallback_batches += 1
+                result.notes.append(f"LLM batch {number} ({len(entries)} entries) fell back to the deterministic "
+                                    f"distiller: {problem}")
+                operations = self.fallback.distill(DistillRequest(
+                    entries, request.memories, request.profiles, request.thresholds, request.tz)).operations
+            result.operations.extend(operations)
+        result.usage.estimated_cost_usd = estimated_cost(self.settings.model, result.usage)
+        return result
+
+    @staticmethod
+    def _batch(number: int, entries: list[Entry], finder: CandidateFinder, request: DistillRequest) -> Batch:
+        batch = Batch(number, {f"e{i}": e for i, e in enumerate(entries, 1)})
+        paths: dict[str, None] = {}
+        for entry in entries:
+            paths.update(dict.fromkeys(finder.for_entry(entry)))
+        batch.candidates = {f"m{i}": p for i, p in enumerate(paths, 1)}
+        batch.frozen = {short for short, p in batch.candidates.items() if request.memories[p].pinned}
+        return batch
+
+    def _ask(self, batch: Batch, request: DistillRequest, usage: LlmUsage) -> tuple[list | None, str]:
+        """Validated operations, or None and why this batch must fall back."""
+        document = json.dumps(batch_document(batch, request), ensure_ascii=False, indent=1)
+        prompt = self.batch_prompt.replace("{entry_count}", str(len(batch.entries))) \
+            .replace("{batch_json}", document)
+        messages = [{"role": "user", "content": prompt}]
+        errors: list[str] = []
+        for attempt in (1, 2):
+            if usage.calls >= self.settings.max_calls:
+                return None, f"the run's LLM call budget ({self.settings.max_calls}) is spent"
+            if errors:
+                retry = self.retry_prompt.replace("{errors}", "\n".join(f"- {e}" for e in errors))
+                messages = [{"role": "user", "content": prompt + "\n\n" + retry}]
+            tool_input, failure = self._call(messages, usage)
+            if failure:
+                return None, failure
+            operations, errors = validate(tool_input, batch)
+            if not errors:
+                return operations, ""
+        return None, "the answer was invalid twice (" + "; ".join(errors[:3]) + ")"
+
+    def _call(self, messages: list, usage: LlmUsage) -> tuple[object, str]:
+        import anthropic
+
+        usage.calls += 1
+        try:
+            response = self.client().messages.create(
+                model=self.settings.model,
+                max_tokens=MAX_OUTPUT_TOKENS,
+                system=[{"type": "text", "text": self.system_prompt, "cache_control": {"type": "ephemeral"}}],
+                tools=[TOOL],
+                tool_choice={"type": "tool", "name": TOOL_NAME},
+                messages=messages,
+            )
+        except anthropic.APIStatusError as error:
+            return None, f"the API answered {error.status_code} ({type(error).__name__})"
+        except anthropic.APITimeoutError:
+            return None, "the API timed out"
+        except anthropic.APIConnectionError:
+            return None, "the API could not be reached"
+        except (anthropic.APIError, ValueError, TypeError, KeyError) as error:
+            return None, f"the API's answer could not be read ({type(error).__name__})"
+        _count(response, usage)
+        for block in response.content or []:
+            if getattr(block, "type", None) == "tool_use" and getattr(block, "name", None) == TOOL_NAME:
+                return block.input, ""
+        return {}, ""  # no tool call: validation reports it, and the retry asks again
+
+
+def _count(response, usage: LlmUsage) -> None:
+    reported = getattr(response, "usage", None)
+    if reported is None:
+        return
+    usage.input_tokens += getattr(reported, "input_tokens", 0) or 0
+    usage.output_tokens += getattr(reported, "output_tokens", 0) or 0
+    usage.cache_read_tokens += getattr(reported, "cache_read_input_tokens", 0) or 0
+    usage.cache_write_tokens += getattr(reported, "cache_creation_input_tokens", 0) or 0
