@@ -104,6 +104,7 @@ class FakeAnthropic:
         self.script: deque = deque()
         self.default = default or answer(one_memory_per_entry)
         self.requests: list[dict] = []
+        self.request_bytes: list[int] = []  # the size of each request body as sent
         self.headers: list[dict] = []
         self.cached = False
         fake = self
@@ -114,8 +115,10 @@ class FakeAnthropic:
 
             def do_POST(self):
                 length = int(self.headers.get("content-length", 0))
-                request = json.loads(self.rfile.read(length) or b"{}")
+                raw = self.rfile.read(length)
+                request = json.loads(raw or b"{}")
                 fake.requests.append(request)
+                fake.request_bytes.append(len(raw))
                 fake.headers.append(dict(self.headers))
                 if self.path.rstrip("/") != "/v1/messages":
                     reply = error(404, f"no route {self.path}")(request)

@@ -2,6 +2,7 @@
 
 from auto_dream.dream.plan import CreateMemory, Plan, RebuildIndex, RetireMemory, SkipEntries, UpdateMemory
 
+DEFERRED_SHOWN = 20
 DRY_RUN_BANNER = "[DRY RUN] No files were modified. Run without --dry-run to apply changes."
 
 
@@ -55,8 +56,7 @@ def build_report(plan: Plan, actions: list, surviving: int, index_lines: int, in
     skipped = [{"entries": list(a.entry_ids), "reason": a.reason} for a in actions if isinstance(a, SkipEntries)]
     if plan.deferred:
         warnings = [*warnings, f"retirement budget reached: {len(plan.deferred)} more retirements wait for "
-                    "the next dream (resume: run `auto-dream dream` again)",
-                    *(f"deferred: {d.kind} {d.memory.path} — {d.reason}" for d in plan.deferred)]
+                    "the next dream (resume: run `auto-dream dream` again; see `deferred` in the report)"]
     return {
         "run_id": plan.run_id,
         "dry_run": plan.dry_run,
@@ -64,6 +64,7 @@ def build_report(plan: Plan, actions: list, surviving: int, index_lines: int, in
         "stats": stats,
         "actions": rows,
         "skipped": skipped,
+        "deferred": [_row(d.kind, d.memory.path, d.target, d.reason) for d in plan.deferred],
         "flagged": [{"path": path, "missing_refs": refs} for path, refs in plan.flagged],
         "warnings": list(dict.fromkeys(warnings)),
     }
@@ -118,6 +119,13 @@ def render_markdown(report: dict) -> str:
             for row in proposed:
                 action = _VERBS[row["kind"]] + (f" `{row['target']}`" if row["target"] else "")
                 lines.append(f"| `{row['path']}` | {action} | {_cell(row['reason'])} |")
+    if report["deferred"]:
+        shown = report["deferred"][:DEFERRED_SHOWN]
+        lines += ["", "### Deferred by the retirement budget (the next dream resumes here)", ""]
+        lines += [f"- {_VERBS[d['kind']].split()[0].lower()}: `{d['path']}`"
+                  + (f" → `{d['target']}`" if d["target"] else "") + f" — {_cell(d['reason'])}" for d in shown]
+        if len(report["deferred"]) > len(shown):
+            lines.append(f"- … and {len(report['deferred']) - len(shown)} more (`dream --json` lists them all)")
     if report["skipped"]:
         lines += ["", "### Entries kept in the log only", ""]
         lines += [f"- {', '.join(s['entries'])}: {s['reason']}" for s in report["skipped"]]
