@@ -13,6 +13,7 @@ from typing import Protocol
 from auto_dream.index import shorten
 from auto_dream.journal import Entry
 from auto_dream.memory import Memory
+from auto_dream.pairs import indexed_pairs
 from auto_dream.similarity import Profile, is_contradiction, is_duplicate, overlap
 
 NAME_CHARS = 60
@@ -188,14 +189,17 @@ class DeterministicDistiller:
     def distill(self, request: DistillRequest) -> DistillResult:
         memories, thresholds = request.memories, request.thresholds
         live = dict(request.profiles)
+        nearby = entry_candidates(request.entries, request.profiles, min(thresholds.duplicate, thresholds.contradiction))
         retired: set[str] = set()
+        grown: set[str] = set()  # memories this batch merged into: their words changed, check them always
         pending: list[_Pending] = []
         merges: list[MergeInto] = []
         skips: list[Skip] = []
         for entry in sorted(request.entries, key=lambda e: e.at):
             entry_type = entry.type or guess_type(entry.text)
             profile = Profile.of(entry.text)
-            target = self._closest(profile, entry_type, memories, live, retired, pending, thresholds)
+            near = nearby.get(entry.id, set()) | grown
+            target = self._closest(profile, entry_type, memories, live, retired, pending, thresholds, near)
             kind, key = target if target else (None, None)
             if kind == "contradiction" and isinstance(key, str):
                 memory = memories[key]
@@ -212,12 +216,18 @@ class DeterministicDistiller:
             elif kind == "contradiction":
                 old = pending[key]
                 skips.append(Skip(tuple(old.sources), f"superseded in the same run by entry {entry.id}"))
-                pending[key] = _Pending(entry_type, [entry.text], [entry.id], profile, replaces=old.replaces,
+                # the new entry replaces what the old one replaced only if it contradicts that too
+                replaces = old.replaces
+                if replaces and not is_contradiction(profile, live[replaces], thresholds.contradiction):
+                    retired.discard(replaces)
+                    replaces = None
+                pending[key] = _Pending(entry_type, [entry.text], [entry.id], profile, replaces=replaces,
                                         reason=f"entry {entry.id} supersedes earlier entries of this run")
             elif kind == "duplicate" and isinstance(key, str):
                 addition = entry.text.strip() if adds_words(entry.text, live[key].words) else ""
                 merges.append(MergeInto(key, addition, (entry.id,), f"entry {entry.id} repeats {key}"))
                 live[key] = live[key].merged_with(profile)
+                grown.add(key)
             elif kind == "duplicate":
                 group = pending[key]
                 if adds_words(entry.text, group.profile.words):
@@ -240,10 +250,10 @@ class DeterministicDistiller:
         return DistillResult(operations=[*operations, *merges, *skips])
 
     @staticmethod
-    def _closest(profile, entry_type, memories, live, retired, pending, thresholds):
+    def _closest(profile, entry_type, memories, live, retired, pending, thresholds, near):
         """The best ('contradiction'|'duplicate', memory path or pending index), or None."""
         best = None
-        for key, candidate_type, candidate in _candidates(entry_type, memories, live, retired, pending):
+        for key, candidate_type, candidate in _candidates(entry_type, memories, live, retired, pending, near):
             score = overlap(profile.words, candidate.words)
             if score < thresholds.contradiction:
                 continue
@@ -261,10 +271,22 @@ class DeterministicDistiller:
         return (best[1], best[2]) if best else None
 
 
-def _candidates(entry_type, memories, live, retired, pending):
-    for path, profile in live.items():
+def entry_candidates(entries: list[Entry], profiles: dict[str, Profile], threshold: float) -> dict[str, set[str]]:
+    """For each entry, the memories whose words overlap it at `threshold` or more (found by index)."""
+    pool: dict = {("memory", path): profile.words for path, profile in profiles.items()}
+    pool.update({("entry", e.id): Profile.of(e.text).words for e in entries})
+    found: dict[str, set[str]] = {}
+    for a, b in indexed_pairs([("entry", e.id) for e in entries], pool, threshold):
+        if a[0] != b[0]:
+            entry_key, memory_key = (a, b) if a[0] == "entry" else (b, a)
+            found.setdefault(entry_key[1], set()).add(memory_key[1])
+    return found
+
+
+def _candidates(entry_type, memories, live, retired, pending, near):
+    for path in sorted(near):
         if path not in retired and memories[path].type == entry_type:
-            yield path, entry_type, profile
+            yield path, entry_type, live[path]
     for index, group in enumerate(pending):
         if group.type == entry_type:
             yield index, entry_type, group.profile

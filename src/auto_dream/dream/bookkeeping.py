@@ -1,5 +1,5 @@
-"""dream's own files under .state/: distilled entries, last dream, fingerprints, recheck list,
-and the consult log. Small, plain files a person can read."""
+"""dream's own files under .state/: distilled entries, last dream, recheck list, and the
+consult log. Small, plain files a person can read (the parse cache lives in cache.py)."""
 
 import json
 from datetime import datetime, timedelta
@@ -11,7 +11,6 @@ from auto_dream.similarity import significant_words
 
 DISTILLED = "distilled.txt"  # one entry id per line
 LAST_DREAM = "last_dream.json"
-FINGERPRINTS = "fingerprints.json"  # memory path -> [size, mtime_ns, inode] after the last dream
 RECHECK = "recheck.txt"  # memories whose checks a budget deferred
 CONSULT_LOG = "consult.jsonl"  # {"ts": ISO 8601, "names": [...], "query": "..."} per lookup
 
@@ -51,20 +50,6 @@ def read_last_dream(paths: StorePaths) -> datetime | None:
 def write_last_dream(paths: StorePaths, run_id: str, finished: datetime) -> None:
     document = {"run_id": run_id, "finished": finished.isoformat(timespec="seconds")}
     write_atomic(paths.state / LAST_DREAM, (json.dumps(document) + "\n").encode())
-
-
-def read_fingerprints(paths: StorePaths) -> dict[str, list[int]] | None:
-    """None when no dream has recorded them: then every memory counts as changed."""
-    try:
-        data = json.loads((paths.state / FINGERPRINTS).read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def write_fingerprints(paths: StorePaths, fingerprints: dict[str, tuple[int, int, int]]) -> None:
-    data = {path: list(seen) for path, seen in sorted(fingerprints.items())}
-    write_atomic(paths.state / FINGERPRINTS, json.dumps(data, ensure_ascii=False).encode())
 
 
 def read_recheck(paths: StorePaths) -> set[str]:

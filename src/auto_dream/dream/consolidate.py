@@ -10,6 +10,7 @@ from auto_dream.dream.plan import CreateMemory, SkipEntries, UpdateMemory
 from auto_dream.dream.state import DreamState
 from auto_dream.journal import aware
 from auto_dream.memory import Memory, memory_file_name
+from auto_dream.pairs import indexed_pairs
 from auto_dream.similarity import Profile, overlap, relation
 
 
@@ -51,8 +52,8 @@ class _Run:
             case Supersede(memory=path, new=new, sources=sources, reason=reason):
                 created = self._create(new, sources, reason)
                 old = self.state.live.get(path)
-                if old is not None:
-                    self.state.retire(old, "supersede", created.path, reason)
+                if old is not None and self.state.retire(old, "supersede", created.path, reason):
+                    self._carry_unretracted(old, created)
             case Skip(sources=sources, reason=reason):
                 self.state.actions.append(SkipEntries(tuple(sources), reason))
 
@@ -116,24 +117,16 @@ class _Run:
         changed = (state.changed | set(self.created) | set(self.updates)) & set(state.live)
         if not changed:
             return
-        by_word: dict[str, set[str]] = {}
-        for path in state.live:
-            for word in state.profiles[path].words:
-                by_word.setdefault(word, set()).add(path)
+        threshold = min(config.duplicate_overlap, config.contradiction_overlap)
         pairs = []
-        for path in sorted(changed):
-            mine = state.profiles[path]
-            kind = state.live[path].type
-            candidates = set().union(*(by_word.get(w, set()) for w in mine.words)) if mine.words else set()
-            for other in sorted(candidates - {path}):
-                if other in changed and other < path:
-                    continue  # each changed pair once
-                if state.live[other].type != kind:
-                    continue
-                found = relation(mine, state.profiles[other], config.duplicate_overlap,
+        for kind in {state.live[p].type for p in changed}:
+            pool = {p: state.profiles[p].words for p, m in state.live.items() if m.type == kind}
+            probes = [p for p in sorted(changed) if p in pool]
+            for a, b in sorted(indexed_pairs(probes, pool, threshold, state.word_frequency)):
+                found = relation(state.profiles[a], state.profiles[b], config.duplicate_overlap,
                                  config.contradiction_overlap)
                 if found:
-                    pairs.append((overlap(mine.words, state.profiles[other].words), found, path, other))
+                    pairs.append((overlap(state.profiles[a].words, state.profiles[b].words), found, a, b))
         for score, found, a, b in sorted(pairs, key=lambda p: (-p[0], p[2], p[3])):
             if a not in state.live or b not in state.live:
                 continue
@@ -144,14 +137,34 @@ class _Run:
                                       "retired automatically: left for you to decide")
                 continue
             if found == "contradiction":
-                state.retire(older, "supersede", newer.path,
-                             f"contradicted by the newer {newer.path} (overlap {score:.2f}); the newer wins")
+                if state.retire(older, "supersede", newer.path,
+                                f"contradicted by the newer {newer.path} (overlap {score:.2f}); the newer wins"):
+                    self._carry_unretracted(older, state.live[newer.path])
             elif state.next_retirement() == "apply":
                 self._carry(older, newer)
                 state.retire(older, "merge", newer.path, f"duplicate of {newer.path} (overlap {score:.2f}); "
                              "its details and sources carried into the newer one")
             else:
                 state.retire(older, "merge", newer.path, f"duplicate of {newer.path} (overlap {score:.2f})")
+
+    def _carry_unretracted(self, older: Memory, newer: Memory) -> None:
+        """A superseded memory's other facts (not the retracted statement, nor its Why/How) live on."""
+        config = self.state.context.config
+        successor = self.state.profiles[newer.path]
+        kept = []
+        for paragraph in (p.strip() for p in older.body.split("\n\n")):
+            profile = Profile.of(paragraph)
+            if not paragraph or paragraph.startswith(("**Why:**", "**How to apply:**")):
+                continue
+            # the retracted statement is the one about what the successor says
+            if overlap(profile.words, successor.words) >= config.contradiction_overlap \
+                    or profile.words <= successor.words or paragraph == older.body.strip():
+                continue
+            kept.append(paragraph)
+        if kept:
+            self._update(newer, body="\n\n".join([newer.body.strip(), *kept]), sources=newer.sources,
+                         mtime=newer.mtime, merged_path=older.path,
+                         reason=f"kept the facts of {older.path} that it does not retract")
 
     def _carry(self, older: Memory, newer: Memory) -> None:
         """The older duplicate's distinct paragraphs and sources go into the survivor: lose no data."""

@@ -1,5 +1,6 @@
 """orient: load the memories, what changed since the last dream, and dream's own state."""
 
+from collections import Counter
 from datetime import datetime
 
 from auto_dream.context import StoreContext
@@ -7,22 +8,28 @@ from auto_dream.dream import bookkeeping
 from auto_dream.dream.state import DreamOptions, DreamState
 from auto_dream.similarity import Profile
 from auto_dream.staleness import find_repo
+from auto_dream.cache import ParseCache
 from auto_dream.store import scan_memories
 
 
 def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOptions) -> DreamState:
-    scan = scan_memories(context.paths, context.tz)
-    state = DreamState(context=context, now=now, run_id=run_id, options=options)
+    cache = ParseCache.load(context.paths)
+    first_dream = not cache.loaded_shards
+    scan = scan_memories(context.paths, context.tz, cache=cache)
+    state = DreamState(context=context, now=now, run_id=run_id, options=options, cache=cache)
     state.memories = {m.path: m for m in scan.memories}
     state.unreadable = scan.unreadable
     state.fingerprints = scan.fingerprints
-    state.profiles = {m.path: Profile.of(m.text()) for m in scan.memories}
-    previous = bookkeeping.read_fingerprints(context.paths)
-    if options.full or previous is None:
+    for memory in scan.memories:
+        parsed = scan.parsed.get(memory.path)
+        state.profiles[memory.path] = parsed.profile if parsed else Profile.of(memory.text())
+        if parsed:
+            state.refs[memory.path] = parsed.refs
+    state.word_frequency = Counter(w for profile in state.profiles.values() for w in profile.words)
+    if options.full or first_dream:
         state.changed = set(state.memories)
-    else:
-        state.changed = {path for path, seen in scan.fingerprints.items()
-                         if path in state.memories and previous.get(path) != list(seen)}
+    else:  # new or changed since the last dream saved the cache, and what a budget deferred
+        state.changed = set(state.memories) - scan.unchanged
         state.changed |= bookkeeping.read_recheck(context.paths) & set(state.memories)
     state.distilled_ids = bookkeeping.read_distilled_ids(context.paths)
     state.repo = find_repo(context.paths.root, context.config.repo)

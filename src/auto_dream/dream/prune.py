@@ -7,18 +7,20 @@ from pathlib import Path
 from auto_dream.dream.plan import RebuildIndex
 from auto_dream.dream.state import DreamState
 from auto_dream.memory import Memory
-from auto_dream.staleness import (EVERGREEN, FULLY_STALE, PARTIALLY_STALE, RepoIndex, Staleness, classify,
-                                  extract_references)
+from auto_dream.staleness import (EVERGREEN, FULLY_STALE, PARTIALLY_STALE, References, RepoIndex, Staleness,
+                                  classify, extract_references)
 from auto_dream.status import render_index
 
 # Guard 4 of seed 000: a memory that exists to prevent a regression outlives the code it cites.
 _DIRECTIVE = re.compile(r"\b(?:do not|don't|never|avoid)\b|不要|禁止|切勿|别再|しない|してはいけない|禁止", re.I)
 
 
-def assess_staleness(memories: list[Memory], repo: Path | None, store_root: Path) -> dict[str, Staleness]:
+def assess_staleness(memories: list[Memory], repo: Path | None, store_root: Path,
+                     known_refs: dict[str, References] | None = None) -> dict[str, Staleness]:
     """The staleness class of every memory, checking the repository once for all symbols."""
     repo_index = RepoIndex(repo, exclude=store_root)
-    references = {m.path: extract_references(m.text()) for m in memories}
+    known_refs = known_refs or {}
+    references = {m.path: known_refs.get(m.path) or extract_references(m.text()) for m in memories}
     wanted = {s for refs in references.values() for s in refs.symbols} if repo is not None else set()
     found = repo_index.find_symbols(wanted) if wanted else set()
     return {path: classify(refs, repo_index, found) for path, refs in references.items()}
@@ -55,7 +57,8 @@ def _consulted(memory: Memory, terms: set[str]) -> bool:
 
 def prune(state: DreamState) -> DreamState:
     live = sorted(state.live.values(), key=lambda m: m.path)
-    staleness = assess_staleness(live, state.repo, state.context.paths.root)
+    unchanged_refs = {p: r for p, r in state.refs.items() if state.live.get(p) is state.memories.get(p)}
+    staleness = assess_staleness(live, state.repo, state.context.paths.root, unchanged_refs)
     counts = {"evergreen": 0, "partially_stale": 0}
     for memory in live:
         result = staleness[memory.path]

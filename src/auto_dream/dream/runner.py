@@ -19,7 +19,8 @@ from auto_dream.dream.runs import APPLYING, Restored, last_done_run, read_journa
     run_dir, run_ids
 from auto_dream.dream.state import DreamOptions, DreamState
 from auto_dream.errors import StoreError
-from auto_dream.memory import write_atomic
+from auto_dream.cache import Parsed
+from auto_dream.memory import Memory, read_memory, write_atomic
 from auto_dream.status import dream_is_due, render_index
 from auto_dream.store import fingerprint
 
@@ -114,16 +115,21 @@ def _surviving(state: DreamState, applied_actions: list) -> list:
 
 
 def _record(state: DreamState, plan: Plan, applied) -> None:
-    """After a run: when it finished, what the memory files look like now, what to recheck."""
+    """After a run: when it finished, the parse cache as the files are now, what to recheck."""
     paths = state.context.paths
     bookkeeping.write_last_dream(paths, plan.run_id, state.now)
-    fingerprints = dict(state.fingerprints)
-    for change in applied.changes:
-        if change.path.startswith("memories/"):
-            fingerprints.pop(change.path, None)
-            if change.content is not None and (seen := fingerprint(paths.root / change.path)):
-                fingerprints[change.path] = seen
-    bookkeeping.write_fingerprints(paths, fingerprints)
+    cache = state.cache
+    if cache is not None:
+        for change in applied.changes:
+            if change.path.startswith("memories/"):
+                cache.drop(change.path)
+                if change.content is not None and (seen := fingerprint(paths.root / change.path)):
+                    parsed = read_memory(paths.root / change.path, paths.root, state.context.tz)
+                    if isinstance(parsed, Memory):
+                        cache.put(Parsed.of(seen, parsed))
+        cache.keep_only({p for p in cache.entries if (paths.root / p).is_file()}
+                        if applied.changes else set(cache.entries))
+        cache.save()
     recheck = {d.memory.path for d in plan.deferred} | {d.target for d in plan.deferred if d.target}
     bookkeeping.write_recheck(paths, recheck)
 

@@ -10,7 +10,8 @@ from auto_dream.dream.plan import Action, RetireMemory
 from auto_dream.journal import Entry, LogProblem
 from auto_dream.memory import Memory, Unreadable
 from auto_dream.similarity import Profile
-from auto_dream.store import Fingerprint
+from auto_dream.cache import Fingerprint, ParseCache
+from auto_dream.staleness import References
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,9 @@ class DreamState:
     entry_logs: dict[str, str] = field(default_factory=dict)  # entry id -> log path
     log_problems: list[LogProblem] = field(default_factory=list)
     profiles: dict[str, Profile] = field(default_factory=dict)
+    word_frequency: dict[str, int] = field(default_factory=dict)  # how many memories hold each word
+    refs: dict[str, References] = field(default_factory=dict)  # file and symbol references, by path
+    cache: ParseCache | None = None
     consulted_terms: set[str] = field(default_factory=set)
     repo: Path | None = None
     warnings: list[str] = field(default_factory=list)

@@ -1,0 +1,127 @@
+"""Synthetic stores and logs for benchmarks: N memories, M entries, set rates, a fixed seed.
+
+    from synth import make_store, add_entries
+    make_store(root, memories=10_000, seed=1)          # memory files, plus a git repo around them
+    add_entries(root, entries=100, seed=2)             # new log entries for the next dream
+
+Text is drawn from a large made-up vocabulary with a Zipf-like skew, as real notes are:
+a few words are everywhere, most are rare. Rates (fractions of the memories or entries):
+duplicates (near copies of an existing memory), contradictions ("Never …" against an
+"Always …" rule), stale references (project memories citing files that are gone) and CJK
+text (Chinese sentences).
+"""
+
+import os
+import random
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from auto_dream import MEMORY_TYPES
+from auto_dream.journal import Entry, format_entry
+from auto_dream.memory import Memory, memory_file_name, render_memory
+from auto_dream.paths import ensure_store
+
+SYLLABLES = ["ka", "lo", "mi", "ter", "van", "sol", "rin", "dex", "pa", "tor", "qui", "ne", "bal", "cor", "zu",
+             "fen", "gra", "hol", "ix", "jor", "lum", "mor", "nix", "ost", "pel", "ras", "sev", "tam", "ul", "wen"]
+CJK = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可也你对说经产发工方同行面"
+
+
+@dataclass(frozen=True)
+class Rates:
+    duplicates: float = 0.05
+    contradictions: float = 0.03
+    stale: float = 0.05
+    cjk: float = 0.10
+
+
+def vocabulary(rng: random.Random, size: int = 60_000) -> list[str]:
+    words = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+class Writer:
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+        self.words = vocabulary(random.Random(0))
+        self.weights = [1 / (rank + 30) for rank in range(len(self.words))]
+
+    def sentence(self, length: int | None = None) -> str:
+        length = length or self.rng.randint(8, 22)
+        if self.rng.random() < self.rate_cjk:
+            return "".join(self.rng.choice(CJK) for _ in range(length * 2))
+        return " ".join(self.rng.choices(self.words, self.weights, k=length)).capitalize()
+
+    rate_cjk = 0.1
+
+
+def make_store(root: Path, memories: int, seed: int = 1, rates: Rates = Rates()) -> Path:
+    """A store of `memories` memory files inside a small git repo; returns the root."""
+    writer = Writer(seed)
+    writer.rate_cjk = rates.cjk
+    rng = writer.rng
+    project = root.parent
+    (project / ".git").mkdir(parents=True, exist_ok=True)
+    (project / "src").mkdir(exist_ok=True)
+    (project / "src" / "app.py").write_text("def serve():\n    return 1\n")
+    paths = ensure_store(root)
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+    taken: dict[str, set[str]] = {t: set() for t in MEMORY_TYPES}
+    texts: list[tuple[str, str]] = []
+    for number in range(memories):
+        kind = rng.choices(MEMORY_TYPES, weights=[2, 3, 4, 1])[0]
+        roll = rng.random()
+        if texts and roll < rates.duplicates:
+            kind, base = rng.choice(texts)
+            words = base.split(" ")
+            words[rng.randrange(len(words))] = rng.choice(writer.words)
+            body = " ".join(words)
+        elif roll < rates.duplicates + rates.contradictions:
+            body = "Always " + writer.sentence(8).lower()
+        elif kind == "project" and roll < rates.duplicates + rates.contradictions + rates.stale:
+            body = f"{writer.sentence()} in `src/gone/module{number}.py` via `gone_handler{number}()`"
+        else:
+            body = writer.sentence()
+        texts.append((kind, body))
+        mtime = now - timedelta(days=rng.randint(0, 700), minutes=number)
+        name = body.split("\n")[0][:50]
+        file_name = memory_file_name(name, mtime.date(), taken[kind])
+        taken[kind].add(file_name)
+        memory = Memory(path=f"memories/{kind}/{file_name}", name=name, description=body[:150], type=kind,
+                        mtime=mtime, body=body, sources=(f"{number:012x}",))
+        target = paths.memory_dir(kind) / file_name
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(render_memory(memory))
+        os.chmod(target, 0o600)
+    return root
+
+
+def add_entries(root: Path, entries: int, seed: int = 2, rates: Rates = Rates(),
+                day: datetime = datetime(2026, 12, 1, 9, 0)) -> int:
+    """`entries` new log entries for one day: some repeat or contradict existing memories."""
+    writer = Writer(seed)
+    writer.rate_cjk = rates.cjk
+    rng = writer.rng
+    existing = [p for p in (root / "memories").rglob("*.md")]
+    lines = []
+    for number in range(entries):
+        kind = rng.choice(MEMORY_TYPES)
+        roll = rng.random()
+        if existing and roll < rates.duplicates:
+            source = rng.choice(existing)
+            body = source.read_text(encoding="utf-8").split("---\n", 2)[-1].strip()
+            kind = source.parent.name
+            text = body + " " + rng.choice(writer.words)
+        elif existing and roll < rates.duplicates + rates.contradictions:
+            text = "Never " + writer.sentence(8).lower()
+            kind = "feedback"
+        else:
+            text = writer.sentence()
+        lines.append(format_entry(Entry(day + timedelta(seconds=number), text, kind)))
+    log = root / "logs" / f"{day:%Y}" / f"{day:%m}" / f"{day:%Y-%m-%d}.md"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "a", encoding="utf-8") as handle:
+        handle.write("".join(lines))
+    return entries

@@ -1,0 +1,172 @@
+"""The parse cache under .state/cache/: unchanged memory files are not re-read.
+
+Each memory file's entry is keyed by its fingerprint (size, mtime, inode) and holds what a
+dream needs of it: the parsed memory, its word profile and its references. dream saves the
+cache when it finishes, so a hit also means "unchanged since the last dream" — which is
+what makes a dream incremental. Other commands use it without writing it.
+
+The cache is JSON (never pickle: a store may sit in a shared repository, and loading it must
+not run code), sharded by type folder and month of the file name, so a nightly dream that
+adds a hundred memories rewrites one or two shards, not the whole cache. A missing,
+unreadable or foreign-version shard is simply a miss.
+"""
+
+import json
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+from auto_dream.memory import Memory, write_atomic
+from auto_dream.paths import StorePaths
+from auto_dream.similarity import Profile
+from auto_dream.staleness import References, extract_references
+
+VERSION = 2
+Fingerprint = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A memory file as a dream sees it."""
+
+    fingerprint: Fingerprint
+    memory: Memory
+    profile: Profile
+    refs: References
+
+    @classmethod
+    def of(cls, fingerprint: Fingerprint, memory: Memory) -> "Parsed":
+        text = memory.text()
+        return cls(tuple(fingerprint), memory, Profile.of(text), extract_references(text))
+
+
+def shard_of(path: str) -> str:
+    """memories/project/20261130_x.md → memories-project-202611; anything else → its folder's shard."""
+    parts = path.split("/")
+    month = parts[-1][:6] if parts[-1][:6].isdigit() else "other"
+    return "-".join([*parts[:-1], month]).replace(".", "_")
+
+
+class ParseCache:
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.entries: dict[str, Parsed] = {}
+        self.dirty: set[str] = set()
+        self.loaded_shards: set[str] = set()
+
+    @classmethod
+    def load(cls, paths: StorePaths) -> "ParseCache":
+        cache = cls(paths.state / "cache")
+        if not cache.folder.is_dir():
+            return cache
+        for shard in sorted(cache.folder.glob("*.json")):
+            try:
+                data = json.loads(shard.read_text(encoding="utf-8"))
+                if data.get("version") != VERSION:
+                    continue
+                for path, raw in data["entries"].items():
+                    cache.entries[path] = _decode(path, raw)
+                cache.loaded_shards.add(shard.stem)
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                continue  # a damaged shard is a miss: its files are parsed again
+        return cache
+
+    def get(self, path: str, fingerprint: Fingerprint | None) -> Parsed | None:
+        hit = self.entries.get(path)
+        return hit if hit is not None and fingerprint is not None and hit.fingerprint == tuple(fingerprint) else None
+
+    def put(self, parsed: Parsed) -> None:
+        self.entries[parsed.memory.path] = parsed
+        self.dirty.add(shard_of(parsed.memory.path))
+
+    def drop(self, path: str) -> None:
+        if self.entries.pop(path, None) is not None:
+            self.dirty.add(shard_of(path))
+
+    def keep_only(self, paths: set[str]) -> None:
+        for path in [p for p in self.entries if p not in paths]:
+            self.drop(path)
+
+    def save(self) -> None:
+        """Write the shards that changed (and remove the ones left empty)."""
+        by_shard: dict[str, dict] = {shard: {} for shard in self.dirty}
+        for path, parsed in self.entries.items():
+            shard = shard_of(path)
+            if shard in by_shard:
+                encoded = _encode(parsed)
+                if encoded is not None:
+                    by_shard[shard][path] = encoded
+        for shard, entries in by_shard.items():
+            target = self.folder / f"{shard}.json"
+            if entries:
+                document = {"version": VERSION, "entries": entries}
+                write_atomic(target, json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode())
+            elif target.exists():
+                target.unlink()
+        self.dirty.clear()
+
+
+# ---------------------------------------------------------------- JSON form
+
+
+def _encode(parsed: Parsed) -> dict | None:
+    memory = parsed.memory
+    extra = _encode_value(memory.extra)
+    if extra is _UNSUPPORTED:
+        return None  # a YAML value JSON cannot hold: parse this file each time instead
+    return {
+        "fp": list(parsed.fingerprint),
+        "name": memory.name, "description": memory.description, "type": memory.type,
+        "mtime": memory.mtime.isoformat(), "body": memory.body, "sources": list(memory.sources),
+        "extra": extra, "type_source": memory.type_source, "read_only": memory.read_only,
+        "words": sorted(parsed.profile.words), "signals": sorted(parsed.profile.signals),
+        "replaced": sorted(parsed.profile.replaced), "negated": sorted(parsed.profile.negated),
+        "changed": sorted(parsed.profile.changed),
+        "files": list(parsed.refs.files), "symbols": list(parsed.refs.symbols),
+    }
+
+
+def _decode(path: str, raw: dict) -> Parsed:
+    memory = Memory(path=path, name=raw["name"], description=raw["description"], type=raw["type"],
+                    mtime=datetime.fromisoformat(raw["mtime"]), body=raw["body"], sources=tuple(raw["sources"]),
+                    extra=_decode_value(raw["extra"]), type_source=raw["type_source"], read_only=raw["read_only"])
+    profile = Profile(frozenset(raw["words"]), frozenset(raw["signals"]), frozenset(raw["replaced"]),
+                      frozenset(raw["negated"]), frozenset(raw["changed"]))
+    return Parsed(tuple(raw["fp"]), memory, profile, References(tuple(raw["files"]), tuple(raw["symbols"])))
+
+
+_UNSUPPORTED = object()
+
+
+def _encode_value(value):
+    if isinstance(value, datetime):
+        return {"$datetime": value.isoformat()}
+    if isinstance(value, date):
+        return {"$date": value.isoformat()}
+    if isinstance(value, dict):
+        encoded = {}
+        for key, item in value.items():
+            if not isinstance(key, str) or key.startswith("$"):
+                return _UNSUPPORTED
+            encoded[key] = _encode_value(item)
+            if encoded[key] is _UNSUPPORTED:
+                return _UNSUPPORTED
+        return encoded
+    if isinstance(value, list):
+        items = [_encode_value(item) for item in value]
+        return _UNSUPPORTED if any(item is _UNSUPPORTED for item in items) else items
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return _UNSUPPORTED
+
+
+def _decode_value(value):
+    if isinstance(value, dict):
+        if set(value) == {"$datetime"}:
+            return datetime.fromisoformat(value["$datetime"])
+        if set(value) == {"$date"}:
+            return date.fromisoformat(value["$date"])
+        return {key: _decode_value(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_decode_value(item) for item in value]
+    return value

@@ -1,0 +1,100 @@
+"""Candidate pairs for the overlap checks without comparing every pair.
+
+The checks need every pair whose overlap |A∩B| / min(|A|, |B|) reaches a threshold t (the
+lower of the duplicate and contradiction thresholds). Comparing all pairs costs n²/2 — 50
+million at 10,000 memories. This module finds exactly the same pairs with *prefix
+filtering*, the standard exact method for set-similarity joins, chosen over MinHash
+because it is exact by construction (no false negatives to verify away) and needs no
+tuning:
+
+Order every word globally, rarest first. If A is the smaller set of a pair that reaches t,
+they share at least o = ⌈t·|A|⌉ words, so at least one shared word lies among A's first
+|A| − o + 1 words in that order (A's *prefix*): any o words of A include one of them. So a
+pair can be found by looking up only prefix words — the rare ones, with short posting
+lists — and then verified exactly. `reference_pairs` is the plain all-pairs version, kept
+for tests and benchmarks to prove the two agree.
+"""
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Iterable, Mapping
+
+from auto_dream.similarity import overlap
+
+Key = Hashable
+
+
+def reference_pairs(records: Mapping[Key, frozenset[str]], threshold: float) -> set[tuple[Key, Key]]:
+    """Every pair (a, b), a < b in sort order, with overlap ≥ threshold: the n²/2 way."""
+    keys = sorted(records, key=repr)
+    found = set()
+    for i, a in enumerate(keys):
+        words_a = records[a]
+        for b in keys[i + 1:]:
+            if _reaches(words_a, records[b], threshold):
+                found.add(_ordered(a, b))
+    return found
+
+
+def indexed_pairs(probes: Iterable[Key], pool: Mapping[Key, frozenset[str]], threshold: float,
+                  frequency: Mapping[str, int] | None = None) -> set[tuple[Key, Key]]:
+    """Every pair (probe, other) with overlap ≥ threshold, other in the pool, as reference_pairs finds them.
+
+    `probes` are keys of `pool` (the memories that changed); with every key as a probe this
+    is the full self-join. `frequency` (word → how many records hold it) sets the order;
+    computed from the pool when not given.
+    """
+    probes = [p for p in dict.fromkeys(probes) if pool.get(p)]
+    if not probes:
+        return set()
+    if frequency is None:
+        frequency = Counter(word for words in pool.values() for word in words)
+    order = lambda word: (frequency.get(word, 0), word)  # noqa: E731 - rarest first, ties by the word
+
+    def prefix(words: frozenset[str]) -> list[str]:
+        need = _needed(len(words), threshold)
+        return sorted(words, key=order)[: len(words) - need + 1]
+
+    probe_prefix = {p: prefix(pool[p]) for p in probes}
+    prefix_words = set().union(*map(set, probe_prefix.values()))
+    probe_words = set().union(*(pool[p] for p in probes))
+    largest_probe = max(len(pool[p]) for p in probes)
+    holders: dict[str, list[Key]] = {}  # prefix word of a probe -> records holding it
+    by_prefix: dict[str, list[Key]] = {}  # word of a probe -> records smaller than some probe whose prefix holds it
+    for key, words in pool.items():
+        if not words:
+            continue
+        for word in words & prefix_words:
+            holders.setdefault(word, []).append(key)
+        if len(words) < largest_probe:
+            common = words & probe_words
+            if common:
+                for word in set(prefix(words)) & common:
+                    by_prefix.setdefault(word, []).append(key)
+    found = set()
+    for probe in probes:
+        words = pool[probe]
+        size = len(words)
+        candidates = {k for w in probe_prefix[probe] for k in holders.get(w, ()) if len(pool[k]) >= size}
+        candidates |= {k for w in words for k in by_prefix.get(w, ()) if len(pool[k]) < size}
+        candidates.discard(probe)
+        for other in candidates:
+            if _reaches(words, pool[other], threshold):
+                found.add(_ordered(probe, other))
+    return found
+
+
+def _needed(size: int, threshold: float) -> int:
+    """The fewest shared words that can reach `threshold` when `size` is the smaller set's size.
+
+    Rounded down a hair so float error can only lengthen a prefix (more candidates, never fewer).
+    """
+    return max(1, math.ceil(threshold * size - 1e-6))
+
+
+def _reaches(a: frozenset[str], b: frozenset[str], threshold: float) -> bool:
+    return overlap(a, b) >= threshold  # the very test the checks apply
+
+
+def _ordered(a: Key, b: Key) -> tuple[Key, Key]:
+    return (a, b) if repr(a) <= repr(b) else (b, a)
