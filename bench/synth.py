@@ -19,7 +19,7 @@ from pathlib import Path
 
 from auto_dream import MEMORY_TYPES
 from auto_dream.journal import Entry, format_entry
-from auto_dream.memory import Memory, memory_file_name, render_memory
+from auto_dream.memory import TakenNames, memory_file_name
 from auto_dream.paths import ensure_store
 
 SYLLABLES = ["ka", "lo", "mi", "ter", "van", "sol", "rin", "dex", "pa", "tor", "qui", "ne", "bal", "cor", "zu",
@@ -68,7 +68,7 @@ def make_store(root: Path, memories: int, seed: int = 1, rates: Rates = Rates())
     (project / "src" / "app.py").write_text("def serve():\n    return 1\n")
     paths = ensure_store(root)
     now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
-    taken: dict[str, set[str]] = {t: set() for t in MEMORY_TYPES}
+    taken = {t: TakenNames() for t in MEMORY_TYPES}
     texts: list[tuple[str, str]] = []
     for number in range(memories):
         kind = rng.choices(MEMORY_TYPES, weights=[2, 3, 4, 1])[0]
@@ -89,11 +89,12 @@ def make_store(root: Path, memories: int, seed: int = 1, rates: Rates = Rates())
         name = body.split("\n")[0][:50]
         file_name = memory_file_name(name, mtime.date(), taken[kind])
         taken[kind].add(file_name)
-        memory = Memory(path=f"memories/{kind}/{file_name}", name=name, description=body[:150], type=kind,
-                        mtime=mtime, body=body, sources=(f"{number:012x}",))
         target = paths.memory_dir(kind) / file_name
+        # written directly (not through render_memory) to generate 100k files quickly; the
+        # generated text needs no YAML quoting: words, CJK, backticks, no leading symbols
         with open(target, "w", encoding="utf-8") as handle:
-            handle.write(render_memory(memory))
+            handle.write(f"---\nname: {name}\ndescription: {body[:150]}\ntype: {kind}\n"
+                         f"mtime: {mtime.isoformat(timespec='seconds')}\nsources: [s{number:011x}]\n---\n{body}\n")
         os.chmod(target, 0o600)
     return root
 

@@ -44,8 +44,9 @@ def build_index(memories: list[Memory], header_template: str, limits: IndexLimit
     stamp = last_updated.astimezone(tz).strftime("%Y-%m-%d %H:%M") if last_updated else "never"
     header = header_template.replace("{last_updated}", stamp).rstrip("\n") + "\n\n"
     by_priority = sorted(memories, key=_priority)
-    lines = {m.path: _entry_line(m, limits.line_chars) for m in by_priority}
-    kept = list(by_priority)
+    # no more than the line cap can ever be listed: only those need their lines built
+    kept = by_priority[: max(limits.max_lines - len(MEMORY_TYPES) - header.count("\n"), 0)]
+    lines = {m.path: _entry_line(m, limits.line_chars) for m in kept}
     while True:
         omitted = len(memories) - len(kept)
         fixed = [header, *(f"## {t.upper()}\n" for t in MEMORY_TYPES)]

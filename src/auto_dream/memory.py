@@ -285,12 +285,26 @@ def slugify(text: str) -> str:
     return slug or "memory"
 
 
-def memory_file_name(name: str, day: date, taken: set[str]) -> str:
+class TakenNames:
+    """The file names in use in one folder, compared case-blind (as macOS and Windows folders do)."""
+
+    def __init__(self, names=()):
+        self._folded = {name.casefold() for name in names}
+
+    def __contains__(self, name: str) -> bool:
+        return name.casefold() in self._folded
+
+    def add(self, name: str) -> None:
+        self._folded.add(name.casefold())
+
+
+def memory_file_name(name: str, day: date, taken: "TakenNames | set[str]") -> str:
     """`YYYYMMDD_<slug>.md`, with a numeric suffix when the name is taken (case-blind)."""
+    if not isinstance(taken, TakenNames):
+        taken = TakenNames(taken)
     stem = f"{day:%Y%m%d}_{slugify(name)}"
-    lowered = {t.lower() for t in taken}
     candidate, number = f"{stem}.md", 2
-    while candidate.lower() in lowered:
+    while candidate in taken:
         candidate = f"{stem}_{number}.md"
         number += 1
     return candidate

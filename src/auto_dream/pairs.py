@@ -42,45 +42,66 @@ def indexed_pairs(probes: Iterable[Key], pool: Mapping[Key, frozenset[str]], thr
 
     `probes` are keys of `pool` (the memories that changed); with every key as a probe this
     is the full self-join. `frequency` (word → how many records hold it) sets the order;
-    computed from the pool when not given.
+    computed from the pool when not given. Any order gives the same pairs; rare-first
+    makes prefixes short lists of rare words.
     """
     probes = [p for p in dict.fromkeys(probes) if pool.get(p)]
     if not probes:
         return set()
     if frequency is None:
         frequency = Counter(word for words in pool.values() for word in words)
-    order = lambda word: (frequency.get(word, 0), word)  # noqa: E731 - rarest first, ties by the word
+    rank = lambda word: (frequency.get(word, 0), word)  # noqa: E731 - rarest first, ties by the word
+    prefixes: dict[Key, list[str]] = {}
 
-    def prefix(words: frozenset[str]) -> list[str]:
-        need = _needed(len(words), threshold)
-        return sorted(words, key=order)[: len(words) - need + 1]
+    def prefix(key: Key) -> list[str]:
+        if key not in prefixes:
+            words = pool[key]
+            prefixes[key] = sorted(words, key=rank)[: len(words) - _needed(len(words), threshold) + 1]
+        return prefixes[key]
 
-    probe_prefix = {p: prefix(pool[p]) for p in probes}
-    prefix_words = set().union(*map(set, probe_prefix.values()))
+    if len(probes) == len(pool):
+        return _self_join(pool, prefix, threshold)
+    # A pair (probe, other) is found from the smaller side's prefix: other's prefix when other
+    # is the smaller, the probe's prefix when the probe is.
     probe_words = set().union(*(pool[p] for p in probes))
-    largest_probe = max(len(pool[p]) for p in probes)
-    holders: dict[str, list[Key]] = {}  # prefix word of a probe -> records holding it
-    by_prefix: dict[str, list[Key]] = {}  # word of a probe -> records smaller than some probe whose prefix holds it
+    probe_prefix_words = set().union(*(prefix(p) for p in probes))
+    largest = max(len(pool[p]) for p in probes)
+    holders: dict[str, list[Key]] = {}  # a probe's prefix word -> the records holding it
+    small_by_prefix: dict[str, list[Key]] = {}  # a probe's word -> records with it in their prefix
     for key, words in pool.items():
         if not words:
             continue
-        for word in words & prefix_words:
+        for word in words & probe_prefix_words:
             holders.setdefault(word, []).append(key)
-        if len(words) < largest_probe:
-            common = words & probe_words
-            if common:
-                for word in set(prefix(words)) & common:
-                    by_prefix.setdefault(word, []).append(key)
+        if len(words) <= largest and not words.isdisjoint(probe_words):
+            for word in prefix(key):
+                if word in probe_words:
+                    small_by_prefix.setdefault(word, []).append(key)
     found = set()
     for probe in probes:
         words = pool[probe]
         size = len(words)
-        candidates = {k for w in probe_prefix[probe] for k in holders.get(w, ()) if len(pool[k]) >= size}
-        candidates |= {k for w in words for k in by_prefix.get(w, ()) if len(pool[k]) < size}
+        candidates = {k for w in prefix(probe) for k in holders.get(w, ()) if len(pool[k]) >= size}
+        candidates.update(k for w in words for k in small_by_prefix.get(w, ()) if len(pool[k]) <= size)
         candidates.discard(probe)
         for other in candidates:
             if _reaches(words, pool[other], threshold):
                 found.add(_ordered(probe, other))
+    return found
+
+
+def _self_join(pool: Mapping[Key, frozenset[str]], prefix, threshold: float) -> set[tuple[Key, Key]]:
+    """All pairs: records in growing size, each looked up against the prefixes of those before it."""
+    by_prefix: dict[str, list[Key]] = {}
+    found = set()
+    for key in sorted((k for k, w in pool.items() if w), key=lambda k: (len(pool[k]), repr(k))):
+        words = pool[key]
+        candidates = {k for w in words for k in by_prefix.get(w, ())}  # smaller or equal: their prefix decides
+        for other in candidates:
+            if _reaches(words, pool[other], threshold):
+                found.add(_ordered(key, other))
+        for word in prefix(key):
+            by_prefix.setdefault(word, []).append(key)
     return found
 
 

@@ -7,7 +7,8 @@ from auto_dream.dream import bookkeeping
 from auto_dream.dream.plan import CreateMemory, Plan, RebuildIndex, RetireMemory, SkipEntries, UpdateMemory
 from auto_dream.dream.runs import DONE, FileChange, apply_change, set_status, write_journal
 from auto_dream.dream.state import DreamState
-from auto_dream.memory import Memory, memory_file_name, render_memory
+from auto_dream.memory import Memory, render_memory
+from auto_dream.index import IndexResult
 from auto_dream.status import render_index
 from auto_dream.store import fingerprint
 
@@ -20,6 +21,8 @@ class Applied:
     skipped: list[str] = field(default_factory=list)  # warnings: actions left out and why
     changes: list[FileChange] = field(default_factory=list)
     archived_paths: dict[str, str] = field(default_factory=dict)  # memory path -> archive path
+    live: dict[str, Memory] = field(default_factory=dict)  # the memories after the run
+    index: IndexResult | None = None  # MEMORY.md after the run
 
 
 def _still_as_orient_saw(state: DreamState, path: str) -> bool:
@@ -104,6 +107,7 @@ def file_changes(selected: Applied, plan: Plan, state: DreamState) -> list[FileC
         writes[state.context.paths.relative(distilled)] = bookkeeping.distilled_with(
             state.context.paths, tuple(dict.fromkeys(accounted)))
     index = render_index(state.context, list(live.values()))
+    selected.live, selected.index = live, index
     data = index.text.encode("utf-8")
     try:
         current = state.context.paths.index.read_bytes()

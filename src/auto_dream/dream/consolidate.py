@@ -9,7 +9,7 @@ from auto_dream.distill import (Create, DistillRequest, Distiller, MergeInto, Ne
 from auto_dream.dream.plan import CreateMemory, SkipEntries, UpdateMemory
 from auto_dream.dream.state import DreamState
 from auto_dream.journal import aware
-from auto_dream.memory import Memory, memory_file_name
+from auto_dream.memory import Memory, TakenNames, memory_file_name
 from auto_dream.pairs import indexed_pairs
 from auto_dream.similarity import Profile, overlap, relation
 
@@ -39,7 +39,7 @@ class _Run:
         self.entries = {e.id: e for e in state.new_entries}
         self.created: dict[str, CreateMemory] = {}
         self.updates: dict[str, dict] = {}  # path -> {"before", "entry_ids", "merged_paths", "reasons"}
-        self.taken: dict[str, set[str]] = {}
+        self.taken: dict[str, TakenNames] = {}
 
     # -------------------------------------------------------- entries
 
@@ -73,10 +73,10 @@ class _Run:
         self.state.profiles[memory.path] = Profile.of(memory.text())
         return memory
 
-    def _taken(self, memory_type: str) -> set[str]:
+    def _taken(self, memory_type: str) -> TakenNames:
         if memory_type not in self.taken:
             folder = self.state.context.paths.memory_dir(memory_type)
-            self.taken[memory_type] = set(os.listdir(folder)) if folder.is_dir() else set()
+            self.taken[memory_type] = TakenNames(os.listdir(folder) if folder.is_dir() else ())
         return self.taken[memory_type]
 
     def _merge_entries(self, path: str, addition: str, sources, reason: str) -> None:

@@ -77,7 +77,7 @@ def prune(state: DreamState) -> DreamState:
                 state.retire(memory, "archive", None, "fully stale: every referenced file and symbol is gone ("
                              + ", ".join(result.missing_refs) + ")")
     state.counts = counts
-    index = render_index(state.context, list(state.live.values()))
+    index = state.index = render_index(state.context, list(state.live.values()))
     try:
         current = state.context.paths.index.read_bytes()
     except OSError:

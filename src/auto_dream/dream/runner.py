@@ -21,7 +21,7 @@ from auto_dream.dream.state import DreamOptions, DreamState
 from auto_dream.errors import StoreError
 from auto_dream.cache import Parsed
 from auto_dream.memory import Memory, read_memory, write_atomic
-from auto_dream.status import dream_is_due, render_index
+from auto_dream.status import dream_is_due
 from auto_dream.store import fingerprint
 
 
@@ -69,10 +69,9 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
         plan = plan_dream(state, distiller)
         applied = apply(plan, state, step_hook)
         warnings = [*plan.warnings, *applied.skipped]
-        live = _surviving(state, applied.actions)
-        index = render_index(context, live)
-        report = build_report(plan, applied.actions, len(live), index.line_count, index.byte_count, warnings,
-                              len(state.new_entries), len(state.memories))
+        index = applied.index
+        report = build_report(plan, applied.actions, len(applied.live), index.line_count, index.byte_count,
+                              warnings, len(state.new_entries), len(state.memories))
         markdown = render_markdown(report)
         if applied.changes:
             folder = run_dir(context.paths, run_id)
@@ -92,26 +91,10 @@ def _dry_run(context, now, run_id, options, distiller, if_due) -> DreamOutcome:
     if if_due and (reason := _not_due(state)):
         return DreamOutcome(None, f"[DRY RUN] {reason}\n", not_due=reason)
     plan = plan_dream(state, distiller)
-    live = list(state.live.values())
-    index = render_index(context, live)
-    report = build_report(plan, plan.actions, len(live), index.line_count, index.byte_count, plan.warnings,
+    index = state.index
+    report = build_report(plan, plan.actions, len(state.live), index.line_count, index.byte_count, plan.warnings,
                           len(state.new_entries), len(state.memories))
     return DreamOutcome(report, render_markdown(report))
-
-
-def _surviving(state: DreamState, applied_actions: list) -> list:
-    """The live memories after what apply() carried out."""
-    from auto_dream.dream.plan import CreateMemory, UpdateMemory
-
-    live = dict(state.memories)
-    for action in applied_actions:
-        if isinstance(action, (CreateMemory, UpdateMemory)):
-            memory = action.memory if isinstance(action, CreateMemory) else action.after
-            live[memory.path] = memory
-    for action in applied_actions:
-        if isinstance(action, RetireMemory) and not action.proposed:
-            live.pop(action.memory.path, None)
-    return list(live.values())
 
 
 def _record(state: DreamState, plan: Plan, applied) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from auto_dream.context import StoreContext
 from auto_dream.distill import LlmUsage
 from auto_dream.dream.plan import Action, RetireMemory
+from auto_dream.index import IndexResult
 from auto_dream.journal import Entry, LogProblem
 from auto_dream.memory import Memory, Unreadable
 from auto_dream.similarity import Profile
@@ -50,6 +51,7 @@ class DreamState:
     flagged: list[tuple[str, list[str]]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     usage: LlmUsage = field(default_factory=LlmUsage)
+    index: IndexResult | None = None  # MEMORY.md as prune planned it
     held_back: set[str] = field(default_factory=set)  # memories already proposed or deferred this run
 
     @property

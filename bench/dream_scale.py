@@ -1,0 +1,111 @@
+"""How dream scales: whole-process wall time and peak RSS, full and incremental, and the
+indexed pair search against the all-pairs reference.
+
+    .venv/bin/python bench/dream_scale.py [--sizes 1000 10000 100000] [--pairs-at 10000]
+
+For each size N: a synthetic store of N memories (bench/synth.py, fixed seed) in a git
+repo; `auto-dream dream --full` as a separate process (the full run, every pair checked);
+then 100 new log entries and a plain `auto-dream dream` (the nightly, incremental run).
+Peak RSS is the child's own maximum resident set (wait4). Targets: incremental 100 entries
+into 100k memories <= 2 s and <= 3x the same into 1k; peak RSS <= 500 MB at 100k; the
+indexed search >= 20x faster than all-pairs at 10k with identical pairs.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synth import add_entries, make_store  # noqa: E402
+
+from auto_dream.pairs import indexed_pairs, reference_pairs  # noqa: E402
+from auto_dream.paths import StorePaths  # noqa: E402
+from auto_dream.similarity import Profile  # noqa: E402
+from auto_dream.store import scan_memories  # noqa: E402
+
+COMMAND = Path(sys.executable).parent / "auto-dream"
+
+
+def timed_process(*argv: str) -> tuple[float, float, int]:
+    """Wall seconds, peak RSS in MB, exit code of one whole `auto-dream` process."""
+    start = time.perf_counter()
+    process = subprocess.Popen([str(COMMAND), *argv], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return elapsed, usage.ru_maxrss / 1024, process.returncode
+
+
+def scale(size: int, folder: Path) -> dict:
+    root = folder / f"store-{size}" / ".auto-dream"
+    started = time.perf_counter()
+    make_store(root, size, seed=size)
+    generated = time.perf_counter() - started
+    full = timed_process("--root", str(root), "dream", "--full", "--json")
+    add_entries(root, 100, seed=size + 1)
+    incremental = timed_process("--root", str(root), "dream", "--json")
+    return {"size": size, "generated": generated, "full": full, "incremental": incremental}
+
+
+def pair_search(size: int, folder: Path, threshold: float) -> None:
+    root = folder / f"pairs-{size}" / ".auto-dream"
+    make_store(root, size, seed=size)
+    memories = scan_memories(StorePaths(root), None).memories
+    by_type: dict[str, dict[str, frozenset[str]]] = {}
+    for memory in memories:
+        by_type.setdefault(memory.type, {})[memory.path] = Profile.of(memory.text()).words
+    start = time.perf_counter()
+    reference = set().union(*(reference_pairs(pool, threshold) for pool in by_type.values()))
+    reference_time = time.perf_counter() - start
+    start = time.perf_counter()
+    indexed = set().union(*(indexed_pairs(list(pool), pool, threshold) for pool in by_type.values()))
+    indexed_time = time.perf_counter() - start
+    comparisons = sum(len(pool) * (len(pool) - 1) // 2 for pool in by_type.values())
+    print(f"\npair search at {size:,} memories (threshold {threshold}, same-type pairs: {comparisons:,}):")
+    print(f"  all-pairs reference: {reference_time:8.2f} s, {len(reference):,} pairs")
+    print(f"  indexed (prefix):    {indexed_time:8.2f} s, {len(indexed):,} pairs")
+    print(f"  speed-up:            {reference_time / indexed_time:8.1f}x (target >= 20x)")
+    print(f"  identical pairs:     {reference == indexed}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--pairs-at", type=int, default=10_000, help="0 to skip the pair-search comparison")
+    parser.add_argument("--threshold", type=float, default=0.4, help="the lower of the two overlap thresholds")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    try:
+        results = []
+        print(f"{'memories':>9} {'generate':>9} {'full dream':>11} {'full RSS':>9} {'incr. 100':>10} {'incr. RSS':>10}")
+        for size in args.sizes:
+            result = scale(size, folder)
+            results.append(result)
+            (full_s, full_mb, full_rc), (inc_s, inc_mb, inc_rc) = result["full"], result["incremental"]
+            flag = "" if full_rc == inc_rc == 0 else f"  (exit codes {full_rc}, {inc_rc})"
+            print(f"{size:>9,} {result['generated']:>8.1f}s {full_s:>10.2f}s {full_mb:>7.0f}MB {inc_s:>9.2f}s "
+                  f"{inc_mb:>8.0f}MB{flag}", flush=True)
+            shutil.rmtree(folder / f"store-{size}", ignore_errors=True)
+        by_size = {r["size"]: r for r in results}
+        if 1_000 in by_size and 100_000 in by_size:
+            small, large = by_size[1_000]["incremental"][0], by_size[100_000]["incremental"][0]
+            print(f"\nincremental 100 entries: {large:.2f} s at 100k vs {small:.2f} s at 1k = {large / small:.2f}x "
+                  "(targets: <= 2 s, <= 3x)")
+            print(f"peak RSS at 100k: full {by_size[100_000]['full'][1]:.0f} MB, incremental "
+                  f"{by_size[100_000]['incremental'][1]:.0f} MB (target <= 500 MB)")
+        if args.pairs_at:
+            pair_search(args.pairs_at, folder, args.threshold)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"\nreproduce: {Path(sys.executable).relative_to(Path.cwd()) if Path(sys.executable).is_relative_to(Path.cwd()) else sys.executable} "
+          f"bench/dream_scale.py --sizes {' '.join(map(str, args.sizes))} --pairs-at {args.pairs_at}")
+
+
+if __name__ == "__main__":
+    main()

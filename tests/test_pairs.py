@@ -1,0 +1,48 @@
+"""The indexed pair search finds exactly the pairs the all-pairs reference finds."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auto_dream.pairs import indexed_pairs, reference_pairs
+from auto_dream.similarity import overlap, significant_words
+
+# Small vocabularies make overlaps frequent, so the property meets many true pairs;
+# CJK sentences give bigrams.
+latin = st.sampled_from(["deploy", "billing", "kafka", "postgres", "rebase", "branch", "tuesday", "invoice",
+                         "queue", "review", "mock", "database", "tests", "release", "cache", "redis"])
+cjk = st.sampled_from(["用户想通过内容平台分享知识", "不要用数据库", "项目改用缓存", "每周二发布", "支付网关负责人"])
+texts = st.lists(st.one_of(latin, cjk), min_size=0, max_size=9).map(" ".join)
+stores = st.dictionaries(st.integers(0, 10_000), texts, min_size=0, max_size=40)
+thresholds = st.sampled_from([0.4, 0.6, 0.25, 0.5, 1.0, 0.33])
+
+
+@settings(max_examples=300, deadline=None)
+@given(store=stores, threshold=thresholds)
+def test_self_join_equals_all_pairs(store, threshold):
+    pool = {key: significant_words(text) for key, text in store.items()}
+    assert indexed_pairs(list(pool), pool, threshold) == reference_pairs(pool, threshold)
+
+
+@settings(max_examples=300, deadline=None)
+@given(store=stores, threshold=thresholds, data=st.data())
+def test_changed_against_the_store_equals_all_pairs_touching_them(store, threshold, data):
+    pool = {key: significant_words(text) for key, text in store.items()}
+    probes = data.draw(st.lists(st.sampled_from(sorted(pool)), unique=True) if pool else st.just([]))
+    expected = {pair for pair in reference_pairs(pool, threshold) if pair[0] in probes or pair[1] in probes}
+    assert indexed_pairs(probes, pool, threshold) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(store=stores, threshold=thresholds, seed=st.randoms())
+def test_any_word_order_gives_the_same_pairs(store, threshold, seed):
+    pool = {key: significant_words(text) for key, text in store.items()}
+    words = sorted(set().union(*pool.values())) if pool else []
+    stale_counts = {word: seed.randrange(100) for word in words}  # an out-of-date frequency table
+    assert indexed_pairs(list(pool), pool, threshold, stale_counts) == reference_pairs(pool, threshold)
+
+
+def test_reference_is_the_overlap_definition():
+    pool = {1: frozenset("abcde"), 2: frozenset("abcxy"), 3: frozenset("vwxyz"), 4: frozenset()}
+    assert reference_pairs(pool, 0.6) == {(1, 2)}  # 3 of 5 shared
+    assert reference_pairs(pool, 0.4) == {(1, 2), (2, 3)}
+    assert all(overlap(pool[a], pool[b]) >= 0.4 for a, b in reference_pairs(pool, 0.4))
