@@ -307,3 +307,26 @@ def test_a_store_template_overrides_the_packaged_index_header(root, cli):
     add(root, "The user is learning Rust in the evenings", "user")
     run(root)
     assert (root / "MEMORY.md").read_text().startswith("# Team memory\nUpdated 2026-11-29 10:00\n")
+
+
+def test_fully_distilled_logs_are_not_read_again_until_they_change(root, monkeypatch):
+    add(root, "The staging cluster is rebuilt every Sunday", "project", days_ago=3)
+    add(root, "Kafka topics are named after the owning team", "project", days_ago=2)
+    run(root)
+    from auto_dream.dream import gather as gather_module
+
+    read = []
+    real = gather_module.read_log
+    monkeypatch.setattr(gather_module, "read_log", lambda path: read.append(path.name) or real(path))
+    assert run(root)["stats"]["entries_gathered"] == 0 and read == []
+    add(root, "Invoices are archived for ten years", "project", days_ago=2)
+    report = run(root)
+    assert report["stats"]["entries_gathered"] == 1 and len(read) == 1  # only the day that changed
+
+
+def test_after_undo_the_next_dream_distils_the_entries_again(root, cli):
+    add(root, "The staging cluster is rebuilt every Sunday", "project")
+    assert run(root)["stats"]["created"] == 1
+    assert cli("--root", root, "undo").code == 0
+    assert live(root) == {}
+    assert run(root)["stats"]["created"] == 1

@@ -22,6 +22,7 @@ class Applied:
     changes: list[FileChange] = field(default_factory=list)
     archived_paths: dict[str, str] = field(default_factory=dict)  # memory path -> archive path
     live: dict[str, Memory] = field(default_factory=dict)  # the memories after the run
+    distilled_entry_ids: tuple[str, ...] = ()  # entries this run recorded as distilled
     index: IndexResult | None = None  # MEMORY.md after the run
 
 
@@ -102,6 +103,7 @@ def file_changes(selected: Applied, plan: Plan, state: DreamState) -> list[FileC
             live.pop(memory.path, None)
     accounted = [i for a in selected.actions if isinstance(a, (CreateMemory, UpdateMemory, SkipEntries))
                  for i in a.entry_ids]
+    selected.distilled_entry_ids = tuple(dict.fromkeys(accounted))
     if accounted:
         distilled = bookkeeping.distilled_path(state.context.paths)
         writes[state.context.paths.relative(distilled)] = bookkeeping.distilled_with(

@@ -12,6 +12,7 @@ from auto_dream.similarity import significant_words
 DISTILLED = "distilled.txt"  # one entry id per line
 LAST_DREAM = "last_dream.json"
 RECHECK = "recheck.txt"  # memories whose checks a budget deferred
+LOGS_DONE = "logs_done.json"  # day logs fully distilled, by fingerprint: not read again while unchanged
 CONSULT_LOG = "consult.jsonl"  # {"ts": ISO 8601, "names": [...], "query": "..."} per lookup
 
 
@@ -50,6 +51,23 @@ def read_last_dream(paths: StorePaths) -> datetime | None:
 def write_last_dream(paths: StorePaths, run_id: str, finished: datetime) -> None:
     document = {"run_id": run_id, "finished": finished.isoformat(timespec="seconds")}
     write_atomic(paths.state / LAST_DREAM, (json.dumps(document) + "\n").encode())
+
+
+def read_logs_done(paths: StorePaths) -> dict[str, list[int]]:
+    try:
+        data = json.loads((paths.state / LOGS_DONE).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_logs_done(paths: StorePaths, done: dict[str, list[int]]) -> None:
+    write_atomic(paths.state / LOGS_DONE, json.dumps(dict(sorted(done.items()))).encode())
+
+
+def forget_logs_done(paths: StorePaths) -> None:
+    """After an undo the distilled record is older than this list: read every log again."""
+    (paths.state / LOGS_DONE).unlink(missing_ok=True)
 
 
 def read_recheck(paths: StorePaths) -> set[str]:

@@ -3,15 +3,23 @@
 from auto_dream.dream import bookkeeping
 from auto_dream.dream.state import DreamState
 from auto_dream.journal import log_files, read_log
+from auto_dream.store import fingerprint
 
 
 def gather(state: DreamState) -> DreamState:
     paths = state.context.paths
     seen: set[str] = set()
+    done = bookkeeping.read_logs_done(paths)
     for log_path in log_files(paths):
+        relative = paths.relative(log_path)
+        seen_as = fingerprint(log_path)
+        if seen_as is not None and done.get(relative) == list(seen_as):
+            state.logs_done[relative] = list(seen_as)  # fully distilled and unchanged since
+            continue
         entries, problems = read_log(log_path)
         state.log_problems.extend(problems)
-        relative = paths.relative(log_path)
+        if seen_as is not None:
+            state.logs_read[relative] = (list(seen_as), {e.id for e in entries})
         for entry in entries:
             if entry.id in seen or entry.id in state.distilled_ids:
                 continue

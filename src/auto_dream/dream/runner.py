@@ -110,9 +110,13 @@ def _record(state: DreamState, plan: Plan, applied) -> None:
                     parsed = read_memory(paths.root / change.path, paths.root, state.context.tz)
                     if isinstance(parsed, Memory):
                         cache.put(Parsed.of(seen, parsed))
-        cache.keep_only({p for p in cache.entries if (paths.root / p).is_file()}
-                        if applied.changes else set(cache.entries))
+        if applied.changes:
+            cache.keep_only(set(applied.live))
         cache.save()
+    distilled = state.distilled_ids | set(applied.distilled_entry_ids)
+    done = dict(state.logs_done)
+    done.update({log: seen for log, (seen, ids) in state.logs_read.items() if ids <= distilled})
+    bookkeeping.write_logs_done(paths, done)
     recheck = {d.memory.path for d in plan.deferred} | {d.target for d in plan.deferred if d.target}
     bookkeeping.write_recheck(paths, recheck)
 

@@ -139,6 +139,9 @@ def restore(paths: StorePaths, run_id: str, force: bool, rolling_back: bool = Fa
             os.utime(target, ns=(record["mtime_ns"], record["mtime_ns"]))
         restored.append(record["path"])
     set_status(paths, run_id, ROLLED_BACK if rolling_back else UNDONE)
+    from auto_dream.dream.bookkeeping import forget_logs_done
+
+    forget_logs_done(paths)  # the distilled record went back: every log must be read again
     return Restored(run_id, restored, conflicts, interrupted=rolling_back)
 
 

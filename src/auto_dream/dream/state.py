@@ -36,6 +36,8 @@ class DreamState:
     distilled_ids: set[str] = field(default_factory=set)
     new_entries: list[Entry] = field(default_factory=list)
     entry_logs: dict[str, str] = field(default_factory=dict)  # entry id -> log path
+    logs_read: dict[str, tuple[list[int], set[str]]] = field(default_factory=dict)  # log -> (fingerprint, ids)
+    logs_done: dict[str, list[int]] = field(default_factory=dict)  # logs skipped: fully distilled before
     log_problems: list[LogProblem] = field(default_factory=list)
     profiles: dict[str, Profile] = field(default_factory=dict)
     word_frequency: dict[str, int] = field(default_factory=dict)  # how many memories hold each word
