@@ -11,6 +11,7 @@ duplicates (near copies of an existing memory), contradictions ("Never …" agai
 text (Chinese sentences).
 """
 
+import itertools
 import os
 import random
 from dataclasses import dataclass
@@ -46,13 +47,14 @@ class Writer:
     def __init__(self, seed: int):
         self.rng = random.Random(seed)
         self.words = vocabulary(random.Random(0))
-        self.weights = [1 / (rank + 30) for rank in range(len(self.words))]
+        weights = [1 / (rank + 30) for rank in range(len(self.words))]
+        self.cumulative = list(itertools.accumulate(weights))  # once: choices() would sum them per call
 
     def sentence(self, length: int | None = None) -> str:
         length = length or self.rng.randint(8, 22)
         if self.rng.random() < self.rate_cjk:
             return "".join(self.rng.choice(CJK) for _ in range(length * 2))
-        return " ".join(self.rng.choices(self.words, self.weights, k=length)).capitalize()
+        return " ".join(self.rng.choices(self.words, cum_weights=self.cumulative, k=length)).capitalize()
 
     rate_cjk = 0.1
 

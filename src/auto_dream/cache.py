@@ -1,6 +1,6 @@
 """The parse cache under .state/cache/: unchanged memory files are not re-read.
 
-Each memory file's entry is keyed by its fingerprint (size, mtime, inode) and holds what a
+Each memory file's entry is keyed by its size and mtime (in nanoseconds) and holds what a
 dream needs of it: the parsed memory, its word profile and its references. dream saves the
 cache when it finishes, so a hit also means "unchanged since the last dream" — which is
 what makes a dream incremental. Other commands use it without writing it.
@@ -12,6 +12,7 @@ unreadable or foreign-version shard is simply a miss.
 """
 
 import json
+import sys
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -72,8 +73,11 @@ class ParseCache:
         return cache
 
     def get(self, path: str, fingerprint: Fingerprint | None) -> Parsed | None:
+        """The cached parse when the file's size and mtime are as cached (a copied store still hits)."""
         hit = self.entries.get(path)
-        return hit if hit is not None and fingerprint is not None and hit.fingerprint == tuple(fingerprint) else None
+        if hit is None or fingerprint is None:
+            return None
+        return hit if hit.fingerprint[:2] == tuple(fingerprint[:2]) else None
 
     def put(self, parsed: Parsed) -> None:
         self.entries[parsed.memory.path] = parsed
@@ -130,8 +134,8 @@ def _decode(path: str, raw: dict) -> Parsed:
     memory = Memory(path=path, name=raw["name"], description=raw["description"], type=raw["type"],
                     mtime=datetime.fromisoformat(raw["mtime"]), body=raw["body"], sources=tuple(raw["sources"]),
                     extra=_decode_value(raw["extra"]), type_source=raw["type_source"], read_only=raw["read_only"])
-    profile = Profile(frozenset(raw["words"]), frozenset(raw["signals"]), frozenset(raw["replaced"]),
-                      frozenset(raw["negated"]), frozenset(raw["changed"]))
+    profile = Profile(frozenset(map(sys.intern, raw["words"])), frozenset(raw["signals"]),
+                      frozenset(raw["replaced"]), frozenset(raw["negated"]), frozenset(raw["changed"]))
     return Parsed(tuple(raw["fp"]), memory, profile, References(tuple(raw["files"]), tuple(raw["symbols"])))
 
 

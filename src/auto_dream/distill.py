@@ -91,6 +91,7 @@ class DistillRequest:
     profiles: dict[str, Profile]  # their word profiles
     thresholds: Thresholds
     tz: tzinfo | None  # the store's timezone, in which entry times are written
+    word_frequency: dict[str, int] | None = None  # how many memories hold each word (for the pair index)
 
 
 class Distiller(Protocol):
@@ -189,7 +190,8 @@ class DeterministicDistiller:
     def distill(self, request: DistillRequest) -> DistillResult:
         memories, thresholds = request.memories, request.thresholds
         live = dict(request.profiles)
-        nearby = entry_candidates(request.entries, request.profiles, min(thresholds.duplicate, thresholds.contradiction))
+        nearby = entry_candidates(request.entries, request.profiles,
+                                  min(thresholds.duplicate, thresholds.contradiction), request.word_frequency)
         retired: set[str] = set()
         grown: set[str] = set()  # memories this batch merged into: their words changed, check them always
         pending: list[_Pending] = []
@@ -271,12 +273,13 @@ class DeterministicDistiller:
         return (best[1], best[2]) if best else None
 
 
-def entry_candidates(entries: list[Entry], profiles: dict[str, Profile], threshold: float) -> dict[str, set[str]]:
+def entry_candidates(entries: list[Entry], profiles: dict[str, Profile], threshold: float,
+                     frequency: dict[str, int] | None = None) -> dict[str, set[str]]:
     """For each entry, the memories whose words overlap it at `threshold` or more (found by index)."""
     pool: dict = {("memory", path): profile.words for path, profile in profiles.items()}
     pool.update({("entry", e.id): Profile.of(e.text).words for e in entries})
     found: dict[str, set[str]] = {}
-    for a, b in indexed_pairs([("entry", e.id) for e in entries], pool, threshold):
+    for a, b in indexed_pairs([("entry", e.id) for e in entries], pool, threshold, frequency):
         if a[0] != b[0]:
             entry_key, memory_key = (a, b) if a[0] == "entry" else (b, a)
             found.setdefault(entry_key[1], set()).add(memory_key[1])

@@ -1,6 +1,7 @@
 """Word overlap, duplicates and contradictions (DESIGN 3.2), CJK included, no LLM needed."""
 
 import re
+import sys
 from dataclasses import dataclass
 
 # The seed's stop words (seed 000), which include the negations: a negated statement
@@ -65,7 +66,8 @@ def word_sequence(text: str) -> list[str]:
 
 def significant_words(text: str) -> frozenset[str]:
     """Lower-cased words of letters and digits longer than 2, minus stop words; CJK runs as bigrams."""
-    return frozenset(word_sequence(text))
+    # interned: a store repeats the same few thousand words across every memory
+    return frozenset(map(sys.intern, word_sequence(text)))
 
 
 def overlap(a: frozenset[str], b: frozenset[str]) -> float:

@@ -29,18 +29,42 @@ def fingerprint(path: Path) -> Fingerprint | None:
     return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
-def memory_files(folder: Path) -> tuple[list[Path], list[Path]]:
-    """(`*.md` files, folders named like one) under `folder`, in a stable order; dot-files skipped."""
+def walk_memory_files(folder: Path, relative: str):
+    """(path relative to the root, lstat) of every `*.md` under `folder`, in a stable order,
+    and the folders named like one. Dot-files and dot-folders are skipped.
+
+    os.scandir hands back each entry's lstat with its name: at 100,000 memories this walk
+    is a few hundred milliseconds, where pathlib and relpath per file cost seconds.
+    """
     files, odd_folders = [], []
     if not folder.is_dir():
         return files, odd_folders
-    for current, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        here = Path(current)
-        for d in dirs:
-            if d.endswith(".md"):
-                odd_folders.append(here / d)
-        files.extend(here / n for n in sorted(names) if n.endswith(".md") and not n.startswith("."))
+    pending = [(str(folder), relative)]
+    while pending:
+        current, prefix = pending.pop()
+        try:
+            with os.scandir(current) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError:
+            continue
+        folders = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                is_folder = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_folder:
+                folders.append((entry.path, f"{prefix}/{entry.name}"))
+                if entry.name.endswith(".md"):
+                    odd_folders.append(f"{prefix}/{entry.name}")
+            elif entry.name.endswith(".md"):
+                try:
+                    files.append((f"{prefix}/{entry.name}", entry.stat(follow_symlinks=False)))
+                except OSError:
+                    continue
+        pending.extend(reversed(folders))
     return files, odd_folders
 
 
@@ -48,15 +72,14 @@ def scan_memories(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
                   cache: ParseCache | None = None) -> MemoryScan:
     """Every memory under memories/ (or archive/), parsed; the files that are not memories, reported.
 
-    With a cache, a file whose fingerprint the cache holds is not read again, and files
+    With a cache, a file whose size and mtime the cache holds is not read again, and files
     that were read are added to it (the caller decides whether to save it).
     """
-    folder = paths.archive if archived else paths.memories
-    files, odd_folders = memory_files(folder)
+    folder_name = "archive" if archived else "memories"
+    files, odd_folders = walk_memory_files(paths.root / folder_name, folder_name)
     scan = MemoryScan(memories=[], unreadable=[])
-    for path in files:
-        seen = fingerprint(path)
-        relative = paths.relative(path)
+    for relative, stat in files:
+        seen = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
         hit = cache.get(relative, seen) if cache is not None else None
         if hit is not None:
             scan.memories.append(hit.memory)
@@ -64,15 +87,14 @@ def scan_memories(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
             scan.unchanged.add(relative)
             scan.fingerprints[relative] = seen
             continue
-        parsed = read_memory(path, paths.root, tz)
+        parsed = read_memory(paths.root / relative, paths.root, tz)
         if isinstance(parsed, Memory):
             scan.memories.append(parsed)
-            if seen is not None:
-                scan.fingerprints[relative] = seen
-                if cache is not None:
-                    scan.parsed[relative] = Parsed.of(seen, parsed)
-                    cache.put(scan.parsed[relative])
+            scan.fingerprints[relative] = seen
+            if cache is not None:
+                scan.parsed[relative] = Parsed.of(seen, parsed)
+                cache.put(scan.parsed[relative])
         else:
             scan.unreadable.append(parsed)
-    scan.unreadable.extend(Unreadable(paths.relative(p), "a folder named like a memory file") for p in odd_folders)
+    scan.unreadable.extend(Unreadable(p, "a folder named like a memory file") for p in odd_folders)
     return scan

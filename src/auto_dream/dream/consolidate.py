@@ -21,7 +21,7 @@ def consolidate(state: DreamState, distiller: Distiller) -> DreamState:
         config = state.context.config
         thresholds = Thresholds(config.duplicate_overlap, config.contradiction_overlap)
         result = distiller.distill(DistillRequest(state.new_entries, dict(state.live), dict(state.profiles),
-                                                  thresholds, state.context.tz))
+                                                  thresholds, state.context.tz, state.word_frequency))
         state.usage = result.usage
         state.warnings.extend(result.notes)
         for operation in result.operations:
