@@ -23,7 +23,9 @@ def assess_staleness(memories: list[Memory], repo: Path | None, store_root: Path
     references = {m.path: known_refs.get(m.path) or extract_references(m.text()) for m in memories}
     wanted = {s for refs in references.values() for s in refs.symbols} if repo is not None else set()
     found = repo_index.find_symbols(wanted) if wanted else set()
-    return {path: classify(refs, repo_index, found) for path, refs in references.items()}
+    evergreen = Staleness(EVERGREEN)
+    return {path: classify(refs, repo_index, found) if refs.files or refs.symbols else evergreen
+            for path, refs in references.items()}
 
 
 def prune_guard(memory: Memory, state: DreamState) -> str | None:
