@@ -377,7 +377,7 @@ def test_a_second_dream_right_after_a_clean_one_plans_nothing(template, tmp_path
 def test_a_memory_changed_after_orient_is_not_overwritten_and_its_entries_wait(template, tmp_path, cli):
     root = copy_repo(template.repo, tmp_path / "repo")
     context = open_context(root)
-    state = gather(orient(context, NOW, new_run_id(NOW), DreamOptions()))
+    state = gather(orient(context, NOW, new_run_id(context.paths, NOW), DreamOptions()))
     plan = plan_dream(state, DeterministicDistiller())
     (merge,) = [a for a in plan.actions if isinstance(a, UpdateMemory)]
     assert merge.before.path == STAGING

@@ -46,3 +46,12 @@ def test_reference_is_the_overlap_definition():
     assert reference_pairs(pool, 0.6) == {(1, 2)}  # 3 of 5 shared
     assert reference_pairs(pool, 0.4) == {(1, 2), (2, 3)}
     assert all(overlap(pool[a], pool[b]) >= 0.4 for a, b in reference_pairs(pool, 0.4))
+
+
+@settings(max_examples=200, deadline=None)
+@given(store=stores, threshold=thresholds, data=st.data())
+def test_across_only_leaves_out_exactly_the_probe_to_probe_pairs(store, threshold, data):
+    pool = {key: significant_words(text) for key, text in store.items()}
+    probes = data.draw(st.lists(st.sampled_from(sorted(pool)), unique=True) if pool else st.just([]))
+    expected = {(a, b) for a, b in reference_pairs(pool, threshold) if (a in probes) != (b in probes)}
+    assert indexed_pairs(probes, pool, threshold, across_only=True) == expected

@@ -241,6 +241,11 @@ def dream_command(
     from auto_dream.dream.runner import dream
     from auto_dream.dream.state import DreamOptions
 
+    import gc
+
+    # A dream is a short batch job that builds many objects and few cycles: the collector
+    # would spend seconds re-scanning a large store's memories. The process ends soon after.
+    gc.disable()
     context = _context(ctx)
     options = DreamOptions(dry_run=dry_run, propose=propose, full=full, budget=budget)
     outcome = dream(context, _now(), options, _distiller(context, llm), if_due=if_due, step_hook=_crash_hook())

@@ -91,7 +91,7 @@ class DistillRequest:
     profiles: dict[str, Profile]  # their word profiles
     thresholds: Thresholds
     tz: tzinfo | None  # the store's timezone, in which entry times are written
-    word_frequency: dict[str, int] | None = None  # how many memories hold each word (for the pair index)
+    word_ranks: dict[str, int] | None = None  # the pair index's word order over the memories (pairs.word_ranks)
 
 
 class Distiller(Protocol):
@@ -191,7 +191,7 @@ class DeterministicDistiller:
         memories, thresholds = request.memories, request.thresholds
         live = dict(request.profiles)
         nearby = entry_candidates(request.entries, request.profiles,
-                                  min(thresholds.duplicate, thresholds.contradiction), request.word_frequency)
+                                  min(thresholds.duplicate, thresholds.contradiction), request.word_ranks)
         retired: set[str] = set()
         grown: set[str] = set()  # memories this batch merged into: their words changed, check them always
         pending: list[_Pending] = []
@@ -274,12 +274,12 @@ class DeterministicDistiller:
 
 
 def entry_candidates(entries: list[Entry], profiles: dict[str, Profile], threshold: float,
-                     frequency: dict[str, int] | None = None) -> dict[str, set[str]]:
+                     ranks: dict[str, int] | None = None) -> dict[str, set[str]]:
     """For each entry, the memories whose words overlap it at `threshold` or more (found by index)."""
     pool: dict = {("memory", path): profile.words for path, profile in profiles.items()}
     pool.update({("entry", e.id): Profile.of(e.text).words for e in entries})
     found: dict[str, set[str]] = {}
-    for a, b in indexed_pairs([("entry", e.id) for e in entries], pool, threshold, frequency):
+    for a, b in indexed_pairs([("entry", e.id) for e in entries], pool, threshold, ranks=ranks, across_only=True):
         if a[0] != b[0]:
             entry_key, memory_key = (a, b) if a[0] == "entry" else (b, a)
             found.setdefault(entry_key[1], set()).add(memory_key[1])

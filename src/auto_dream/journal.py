@@ -19,7 +19,7 @@ from auto_dream.paths import FILE_MODE, StorePaths, make_dirs
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
 ENTRY_LINE = re.compile(r"- \[(\d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d)?)\](.*)")
 LOOKS_DATED = re.compile(r"- \[\d")  # a try at an entry; `- [ ] task` boxes are not
-UNDECODABLE = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
+UNDECODABLE = re.compile("[\ud800-\udfff]")  # bytes that were not UTF-8, or an escaped lone surrogate
 TYPE_MARKER = re.compile(r"\((" + "|".join(MEMORY_TYPES) + r")\) ")
 # Characters a text line cannot carry verbatim: they would break the line structure or
 # be rewritten by editors. A text holding any of them is written as one JSON string.
@@ -91,7 +91,7 @@ def parse_log(content: str, path: Path = Path("<log>")) -> tuple[list[Entry], li
         if not text.strip():
             problems.append(LogProblem(path, number, "entry has no text"))
         elif UNDECODABLE.search(text):
-            problems.append(LogProblem(path, number, "entry is not UTF-8: skipped"))
+            problems.append(LogProblem(path, number, "entry is not valid UTF-8 text: skipped"))
         else:
             entries.append(Entry(at=at, text=text, type=kind))
 
@@ -176,6 +176,8 @@ def parse_when(value: str, tz: tzinfo | None, now: datetime | None = None) -> da
         raise InputError(
             f"cannot read the date {value!r}: use ISO 8601 (2026-04-01T14:30:05+08:00) or 'YYYY-MM-DD HH:MM'"
         ) from None
+    if parsed.year < 1900:
+        raise InputError(f"the date {value!r} is before 1900: a log day is written YYYY-MM-DD")
     if parsed.tzinfo is not None:
         parsed = parsed.astimezone(tz)
     local = parsed.replace(tzinfo=None, microsecond=0)
@@ -234,6 +236,8 @@ def read_log(log_path: Path) -> tuple[list[Entry], list[LogProblem]]:
         with open(log_path, "rb") as handle:
             fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
             raw = handle.read()
+    except IsADirectoryError:
+        return [], [LogProblem(log_path, 0, "a folder named like a day's log: nothing in it is read")]
     except OSError as error:
         return [], [LogProblem(log_path, 0, f"cannot read: {error.strerror}")]
     if raw.startswith(b"\xef\xbb\xbf"):
@@ -249,11 +253,12 @@ def log_files(paths: StorePaths) -> list[Path]:
 
 
 def _is_day_file(path: Path) -> bool:
+    """Named like a day's log (a folder so named is kept, so that reading it reports it)."""
     try:
         date.fromisoformat(path.stem)
     except ValueError:
         return False
-    return path.is_file()
+    return True
 
 
 def read_all_entries(paths: StorePaths) -> tuple[list[Entry], list[LogProblem]]:

@@ -103,7 +103,7 @@ def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | N
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         return Unreadable(relative, f"not UTF-8 (bad byte at offset {error.start})")
-    if "\r" in text:
+    if text.split("\n", 1)[0].endswith("\r"):  # a CR inside a text is text; CRLF files are left as they are
         notes.append("has CR line ends")
     split = split_frontmatter(text)
     if isinstance(split, str):
@@ -123,12 +123,22 @@ def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | N
         memory_type, type_source = folder, "folder"
     name = _clean_line(metadata.get("name")) or _name_from_file(relative)
     description = _clean_line(metadata.get("description")) or _first_sentence(body) or name
-    mtime = normalize_datetime(metadata.get("mtime"), tz) or file_mtime
+    mtime = normalize_datetime(metadata.get("mtime"), tz)
+    if mtime is None:
+        if metadata.get("mtime") is not None:
+            notes.append(f"mtime {metadata['mtime']!r} is not a date; its file time is used")
+        mtime = file_mtime
     sources = metadata.get("sources")
-    if isinstance(sources, list):
+    if isinstance(sources, list) and all(isinstance(s, (str, int, float)) for s in sources):
         sources = tuple(str(s) for s in sources)
-    else:  # one id written without brackets is still a source
-        sources = (str(sources),) if sources not in (None, "") else ()
+    elif isinstance(sources, (str, int, float)) and not isinstance(sources, bool):
+        sources = (str(sources),) if sources != "" else ()  # one id written without brackets
+    else:
+        if sources is not None:
+            notes.append("sources is not a list of ids")
+        sources = ()
+    if _too_deep(metadata):
+        notes.append("frontmatter nested too deep to write back")
     extra = {k: v for k, v in metadata.items() if k not in KNOWN_KEYS}
     if "type" in metadata and type_source != "top":
         extra["type"] = metadata["type"]  # an unknown top-level type is kept as it was
@@ -160,6 +170,20 @@ def split_frontmatter(text: str) -> tuple[dict | None, str] | str:
     if not isinstance(metadata, dict):
         return "frontmatter is not a mapping of keys to values"
     return {str(key): value for key, value in metadata.items()}, body.strip()
+
+
+def _too_deep(value: object, depth: int = 0, seen: set | None = None) -> bool:
+    """Nesting past 50 levels, or more than 10,000 values (a YAML alias bomb), is never rewritten."""
+    seen = seen if seen is not None else set()
+    if depth > 50 or len(seen) > 10_000:
+        return True
+    if isinstance(value, (dict, list)):
+        if id(value) in seen:
+            return True  # an alias: a shared value written twice would be expanded
+        seen.add(id(value))
+        items = value.values() if isinstance(value, dict) else value
+        return any(_too_deep(item, depth + 1, seen) for item in items)
+    return False
 
 
 def _first_line(error: Exception) -> str:
@@ -225,8 +249,16 @@ def normalize_datetime(value: object, tz: tzinfo | None) -> datetime | None:
 # ---------------------------------------------------------------- writing
 
 
+def _writable(text: str) -> str:
+    """What a memory file can hold and still be read back: no NUL (the reader takes the file
+    for binary). A log entry may carry one; the log keeps it exactly."""
+    return text.replace("\x00", "\\x00")
+
+
 def render_memory(memory: Memory) -> str:
     """The file text of a memory: known keys first, the rest preserved, then the body."""
+    memory = replace(memory, name=_writable(memory.name), description=_writable(memory.description),
+                     body=_writable(memory.body))
     head = [_yaml_line("name", memory.name), _yaml_line("description", memory.description)]
     if memory.type_source != "metadata" and "type" not in memory.extra:
         head.append(_yaml_line("type", memory.type))
@@ -235,10 +267,17 @@ def render_memory(memory: Memory) -> str:
         head.append("sources: " + yaml.safe_dump(list(memory.sources), default_flow_style=True,
                                                   width=10**9).strip())
     if memory.extra:
-        head.append(yaml.safe_dump(memory.extra, sort_keys=False, allow_unicode=True,
-                                   default_flow_style=False, width=10**9).rstrip("\n"))
+        head.append(_dump_extra(memory.extra))
     body = memory.body.strip("\n")
     return "---\n" + "\n".join(head) + "\n---\n" + (body + "\n" if body else "")
+
+
+def _dump_extra(extra: dict) -> str:
+    dumped = yaml.safe_dump(extra, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10**9)
+    if yaml.safe_load(dumped) != extra:  # a character YAML folds when written raw (U+0085…): escape all
+        dumped = yaml.safe_dump(extra, sort_keys=False, allow_unicode=False, default_flow_style=False,
+                                width=10**9)
+    return dumped.rstrip("\n")
 
 
 def _yaml_line(key: str, value: str) -> str:

@@ -36,21 +36,36 @@ def reference_pairs(records: Mapping[Key, frozenset[str]], threshold: float) -> 
     return found
 
 
+def word_ranks(frequency: Mapping[str, int]) -> dict[str, int]:
+    """Each word's place in the global order: rarest first, ties by the word itself."""
+    return {word: place for place, word in enumerate(sorted(frequency, key=lambda w: (frequency[w], w)))}
+
+
 def indexed_pairs(probes: Iterable[Key], pool: Mapping[Key, frozenset[str]], threshold: float,
-                  frequency: Mapping[str, int] | None = None) -> set[tuple[Key, Key]]:
+                  frequency: Mapping[str, int] | None = None,
+                  ranks: Mapping[str, int] | None = None, across_only: bool = False) -> set[tuple[Key, Key]]:
     """Every pair (probe, other) with overlap ≥ threshold, other in the pool, as reference_pairs finds them.
 
     `probes` are keys of `pool` (the memories that changed); with every key as a probe this
-    is the full self-join. `frequency` (word → how many records hold it) sets the order;
-    computed from the pool when not given. Any order gives the same pairs; rare-first
-    makes prefixes short lists of rare words.
+    is the full self-join. The word order comes from `ranks` (word_ranks of a frequency
+    table: pass one per run, it must cover every word outside the probes), else from
+    `frequency`, else from the pool itself. Any order gives the same pairs; rare-first
+    makes prefixes short lists of rare words. `across_only` leaves out pairs of two probes
+    (new entries against the store need no entry-to-entry pairs).
     """
     probes = [p for p in dict.fromkeys(probes) if pool.get(p)]
-    if not probes:
+    if not probes or (across_only and len(probes) == len(pool)):
         return set()
-    if frequency is None:
-        frequency = Counter(word for words in pool.values() for word in words)
-    rank = lambda word: (frequency.get(word, 0), word)  # noqa: E731 - rarest first, ties by the word
+    if ranks is None:
+        if frequency is None:
+            frequency = Counter(word for words in pool.values() for word in words)
+        ranks = word_ranks(frequency)
+        unranked = set().union(*pool.values()) - ranks.keys()
+    else:
+        unranked = set().union(*(pool[p] for p in probes)) - ranks.keys()
+    if unranked:  # words no count has seen are the rarest of all
+        ranks = {**ranks, **{word: place - len(unranked) for place, word in enumerate(sorted(unranked))}}
+    rank = ranks.__getitem__
     prefixes: dict[Key, list[str]] = {}
 
     def prefix(key: Key) -> list[str]:
@@ -59,8 +74,9 @@ def indexed_pairs(probes: Iterable[Key], pool: Mapping[Key, frozenset[str]], thr
             prefixes[key] = sorted(words, key=rank)[: len(words) - _needed(len(words), threshold) + 1]
         return prefixes[key]
 
-    if len(probes) == len(pool):
+    if len(probes) == len(pool) and not across_only:
         return _self_join(pool, prefix, threshold)
+    probe_set = set(probes)
     # A pair (probe, other) is found from the smaller side's prefix: other's prefix when other
     # is the smaller, the probe's prefix when the probe is.
     probe_words = set().union(*(pool[p] for p in probes))
@@ -69,7 +85,7 @@ def indexed_pairs(probes: Iterable[Key], pool: Mapping[Key, frozenset[str]], thr
     holders: dict[str, list[Key]] = {}  # a probe's prefix word -> the records holding it
     small_by_prefix: dict[str, list[Key]] = {}  # a probe's word -> records with it in their prefix
     for key, words in pool.items():
-        if not words:
+        if not words or (across_only and key in probe_set):
             continue
         for word in words & probe_prefix_words:
             holders.setdefault(word, []).append(key)
@@ -84,6 +100,8 @@ def indexed_pairs(probes: Iterable[Key], pool: Mapping[Key, frozenset[str]], thr
         candidates = {k for w in prefix(probe) for k in holders.get(w, ()) if len(pool[k]) >= size}
         candidates.update(k for w in words for k in small_by_prefix.get(w, ()) if len(pool[k]) <= size)
         candidates.discard(probe)
+        if across_only:
+            candidates -= probe_set
         for other in candidates:
             if _reaches(words, pool[other], threshold):
                 found.add(_ordered(probe, other))

@@ -21,7 +21,7 @@ def consolidate(state: DreamState, distiller: Distiller) -> DreamState:
         config = state.context.config
         thresholds = Thresholds(config.duplicate_overlap, config.contradiction_overlap)
         result = distiller.distill(DistillRequest(state.new_entries, dict(state.live), dict(state.profiles),
-                                                  thresholds, state.context.tz, state.word_frequency))
+                                                  thresholds, state.context.tz, state.word_ranks))
         state.usage = result.usage
         state.warnings.extend(result.notes)
         for operation in result.operations:
@@ -122,7 +122,7 @@ class _Run:
         for kind in {state.live[p].type for p in changed}:
             pool = {p: state.profiles[p].words for p, m in state.live.items() if m.type == kind}
             probes = [p for p in sorted(changed) if p in pool]
-            for a, b in sorted(indexed_pairs(probes, pool, threshold, state.word_frequency)):
+            for a, b in sorted(indexed_pairs(probes, pool, threshold, ranks=state.word_ranks)):
                 found = relation(state.profiles[a], state.profiles[b], config.duplicate_overlap,
                                  config.contradiction_overlap)
                 if found:

@@ -9,6 +9,7 @@ from auto_dream.dream.state import DreamOptions, DreamState
 from auto_dream.similarity import Profile
 from auto_dream.staleness import find_repo
 from auto_dream.cache import ParseCache
+from auto_dream.pairs import word_ranks
 from auto_dream.store import scan_memories
 
 
@@ -26,6 +27,7 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
         if parsed:
             state.refs[memory.path] = parsed.refs
     state.word_frequency = Counter(w for profile in state.profiles.values() for w in profile.words)
+    state.word_ranks = word_ranks(state.word_frequency)
     if options.full or first_dream:
         state.changed = set(state.memories)
     else:  # new or changed since the last dream saved the cache, and what a budget deferred
@@ -35,4 +37,7 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
     state.repo = find_repo(context.paths.root, context.config.repo)
     for bad in scan.unreadable:
         state.warnings.append(f"{bad.path}: {bad.reason} (left untouched)")
+    for memory in scan.memories:
+        if memory.read_only:
+            state.warnings.append(f"{memory.path}: read, but never rewritten: {memory.read_only}")
     return state

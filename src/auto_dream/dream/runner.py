@@ -1,6 +1,5 @@
 """Running a dream end to end: lock, recover, plan (four phases), apply, record, report."""
 
-import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -32,8 +31,11 @@ class DreamOutcome:
     not_due: str | None = None
 
 
-def new_run_id(now: datetime) -> str:
-    return f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
+def new_run_id(paths, now: datetime) -> str:
+    """`0042-20261201T031500`: a sequence number first, so runs sort in the order they ran
+    even when two finish within a second or the clock goes back."""
+    numbers = [int(r.split("-", 1)[0]) for r in run_ids(paths) if r.split("-", 1)[0].isdigit()]
+    return f"{max(numbers, default=0) + 1:04d}-{now:%Y%m%dT%H%M%S}"
 
 
 def plan_dream(state: DreamState, distiller: Distiller) -> Plan:
@@ -57,7 +59,7 @@ def _not_due(state: DreamState) -> str | None:
 
 def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
           if_due: bool = False, step_hook: StepHook | None = None) -> DreamOutcome:
-    run_id = new_run_id(now)
+    run_id = new_run_id(context.paths, now)
     if options.dry_run:
         return _dry_run(context, now, run_id, options, distiller, if_due)
     with dream_lock(context.paths, now):
