@@ -13,7 +13,7 @@ from croniter import croniter
 from conftest import installed_command
 
 from auto_dream.journal import Entry, append_entry
-from auto_dream.paths import StorePaths, ensure_store
+from auto_dream.paths import ensure_store
 
 CRON = Path(__file__).resolve().parent.parent / "cron"
 INSTALLED_AT = "$HOME/.local/bin/auto-dream"

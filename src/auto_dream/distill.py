@@ -255,7 +255,7 @@ class DeterministicDistiller:
     def _closest(profile, entry_type, memories, live, retired, pending, thresholds, near):
         """The best ('contradiction'|'duplicate', memory path or pending index), or None."""
         best = None
-        for key, candidate_type, candidate in _candidates(entry_type, memories, live, retired, pending, near):
+        for key, candidate in _candidates(entry_type, memories, live, retired, pending, near):
             score = overlap(profile.words, candidate.words)
             if score < thresholds.contradiction:
                 continue
@@ -289,7 +289,7 @@ def entry_candidates(entries: list[Entry], profiles: dict[str, Profile], thresho
 def _candidates(entry_type, memories, live, retired, pending, near):
     for path in sorted(near):
         if path not in retired and memories[path].type == entry_type:
-            yield path, entry_type, live[path]
+            yield path, live[path]
     for index, group in enumerate(pending):
         if group.type == entry_type:
-            yield index, entry_type, group.profile
+            yield index, group.profile

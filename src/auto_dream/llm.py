@@ -117,12 +117,9 @@ class CandidateFinder:
 
     def for_entry(self, entry: Entry) -> list[str]:
         words = Profile.of(entry.text).words
-        shared: dict[str, int] = {}
-        for word in words:
-            for path in self.by_word.get(word, ()):
-                shared[path] = shared.get(path, 0) + 1
+        sharing = {path for word in words for path in self.by_word.get(word, ())}
         scored = []
-        for path, count in shared.items():
+        for path in sharing:
             memory = self.request.memories[path]
             if entry.type and memory.type != entry.type:
                 continue
@@ -287,7 +284,7 @@ class AnthropicDistiller:
             .replace("{batch_json}", document)
         messages = [{"role": "user", "content": prompt}]
         errors: list[str] = []
-        for attempt in (1, 2):
+        for _ in range(2):  # the answer, and one retry listing what was wrong
             if usage.calls >= self.settings.max_calls:
                 return None, f"the run's LLM call budget ({self.settings.max_calls}) is spent"
             if errors:

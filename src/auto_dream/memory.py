@@ -347,7 +347,3 @@ def memory_file_name(name: str, day: date, taken: "TakenNames | set[str]") -> st
         candidate = f"{stem}_{number}.md"
         number += 1
     return candidate
-
-
-def with_changes(memory: Memory, **changes: object) -> Memory:
-    return replace(memory, **changes)

@@ -20,7 +20,6 @@ class Applied:
     actions: list = field(default_factory=list)  # what was carried out
     skipped: list[str] = field(default_factory=list)  # warnings: actions left out and why
     changes: list[FileChange] = field(default_factory=list)
-    archived_paths: dict[str, str] = field(default_factory=dict)  # memory path -> archive path
     live: dict[str, Memory] = field(default_factory=dict)  # the memories after the run
     distilled_entry_ids: tuple[str, ...] = ()  # entries this run recorded as distilled
     index: IndexResult | None = None  # MEMORY.md after the run
@@ -92,7 +91,6 @@ def file_changes(selected: Applied, plan: Plan, state: DreamState) -> list[FileC
         if isinstance(action, RetireMemory) and not action.proposed:
             memory = action.memory
             archive = _archive_path(memory, set(writes), state)
-            selected.archived_paths[memory.path] = archive
             extra = {**memory.extra, "archived": state.now.isoformat(timespec="seconds"),
                      "archived_reason": action.reason, "archived_by_run": plan.run_id}
             if action.target:

@@ -72,7 +72,7 @@ def forget_logs_done(paths: StorePaths) -> None:
 
 def read_recheck(paths: StorePaths) -> set[str]:
     try:
-        return {l for l in (paths.state / RECHECK).read_text(encoding="utf-8").split("\n") if l}
+        return {line for line in (paths.state / RECHECK).read_text(encoding="utf-8").split("\n") if line}
     except FileNotFoundError:
         return set()
 

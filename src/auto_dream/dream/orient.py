@@ -26,8 +26,7 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
         state.profiles[memory.path] = parsed.profile if parsed else Profile.of(memory.text())
         if parsed:
             state.refs[memory.path] = parsed.refs
-    state.word_frequency = Counter(w for profile in state.profiles.values() for w in profile.words)
-    state.word_ranks = word_ranks(state.word_frequency)
+    state.word_ranks = word_ranks(Counter(w for profile in state.profiles.values() for w in profile.words))
     if options.full or first_dream:
         state.changed = set(state.memories)
     else:  # new or changed since the last dream saved the cache, and what a budget deferred

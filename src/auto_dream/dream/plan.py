@@ -65,18 +65,3 @@ class Plan:
     counts: dict[str, int] = field(default_factory=dict)  # scanned, evergreen, partially_stale…
     usage: LlmUsage = field(default_factory=LlmUsage)
     entry_logs: dict[str, str] = field(default_factory=dict)  # entry id -> its log file
-
-    @property
-    def distilled_entry_ids(self) -> tuple[str, ...]:
-        """Every entry this plan accounts for: in a created or updated memory, or skipped."""
-        ids: list[str] = []
-        for action in self.actions:
-            if isinstance(action, (CreateMemory, UpdateMemory, SkipEntries)):
-                ids.extend(action.entry_ids)
-        return tuple(dict.fromkeys(ids))
-
-    def is_empty(self) -> bool:
-        return not self.actions and not self.deferred
-
-    def retirements(self) -> list[RetireMemory]:
-        return [a for a in self.actions if isinstance(a, RetireMemory)]

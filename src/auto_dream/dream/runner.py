@@ -11,7 +11,7 @@ from auto_dream.dream.consolidate import consolidate
 from auto_dream.dream.gather import gather
 from auto_dream.dream.lock import dream_lock
 from auto_dream.dream.orient import orient
-from auto_dream.dream.plan import Plan, RetireMemory
+from auto_dream.dream.plan import Plan
 from auto_dream.dream.prune import prune
 from auto_dream.dream.report import build_report, render_markdown
 from auto_dream.dream.runs import APPLYING, Restored, last_done_run, read_journal, restore, roll_back_interrupted, \

@@ -40,7 +40,6 @@ class DreamState:
     logs_done: dict[str, list[int]] = field(default_factory=dict)  # logs skipped: fully distilled before
     log_problems: list[LogProblem] = field(default_factory=list)
     profiles: dict[str, Profile] = field(default_factory=dict)
-    word_frequency: dict[str, int] = field(default_factory=dict)  # how many memories hold each word
     word_ranks: dict[str, int] = field(default_factory=dict)  # the pair index's word order (pairs.word_ranks)
     refs: dict[str, References] = field(default_factory=dict)  # file and symbol references, by path
     cache: ParseCache | None = None
