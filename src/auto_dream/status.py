@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from auto_dream import MEMORY_TYPES
 from auto_dream.context import StoreContext
 from auto_dream.index import IndexLimits, IndexResult, build_index
 from auto_dream.journal import LogProblem, read_all_entries
@@ -54,8 +55,6 @@ class ListResult:
 def list_memories(context: StoreContext, now: datetime, memory_type: str | None = None,
                   archived: bool = False) -> ListResult:
     """Memories grouped by type (in DESIGN order), newest first inside a type."""
-    from auto_dream import MEMORY_TYPES
-
     scan = scan_memories(context.paths, context.tz, archived=archived)
     chosen = [m for m in scan.memories if memory_type is None or m.type == memory_type]
     chosen.sort(key=lambda m: (MEMORY_TYPES.index(m.type), not m.pinned, -m.mtime.timestamp(), m.path))

@@ -5,7 +5,7 @@ import os
 from dataclasses import replace
 
 from auto_dream.distill import (Create, DistillRequest, Distiller, MergeInto, NewMemory, Skip, Supersede,
-                                Thresholds)
+                                Thresholds, guess_type, new_memory_from_text)
 from auto_dream.dream.plan import CreateMemory, SkipEntries, UpdateMemory
 from auto_dream.dream.state import DreamState
 from auto_dream.journal import aware
@@ -83,9 +83,8 @@ class _Run:
         current = self.state.live.get(path)
         if current is None:  # retired meanwhile: the entries still become a memory
             first = self.entries[sources[0]]
-            from auto_dream.distill import new_memory_from_text
-
-            self._create(new_memory_from_text(first.type or "project", addition or first.text), sources, reason)
+            kind = first.type or guess_type(first.text)
+            self._create(new_memory_from_text(kind, addition or first.text), sources, reason)
             return
         body = current.body + ("\n\n" + addition if addition and addition not in current.body else "")
         mtime = max(current.mtime, self._entry_time(sources))
