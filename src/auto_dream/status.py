@@ -9,11 +9,17 @@ from auto_dream.index import IndexLimits, IndexResult, build_index
 from auto_dream.journal import LogProblem, read_all_entries
 from auto_dream.memory import Memory, Unreadable, write_atomic
 from auto_dream.dream.bookkeeping import read_distilled_ids, read_last_dream
+from auto_dream.cache import ParseCache
 from auto_dream.store import MemoryScan, scan_memories
 from auto_dream.templates import load_template
 
 GREEN_DAYS = 7
 YELLOW_DAYS = 30
+
+
+def _cache(context: StoreContext) -> ParseCache:
+    """dream's parse cache, read but never written here: list and check stay read-only."""
+    return ParseCache.load(context.paths)
 
 
 def age_days(memory: Memory, now: datetime) -> int:
@@ -55,7 +61,7 @@ class ListResult:
 def list_memories(context: StoreContext, now: datetime, memory_type: str | None = None,
                   archived: bool = False) -> ListResult:
     """Memories grouped by type (in DESIGN order), newest first inside a type."""
-    scan = scan_memories(context.paths, context.tz, archived=archived)
+    scan = scan_memories(context.paths, context.tz, archived=archived, cache=None if archived else _cache(context))
     chosen = [m for m in scan.memories if memory_type is None or m.type == memory_type]
     chosen.sort(key=lambda m: (MEMORY_TYPES.index(m.type), not m.pinned, -m.mtime.timestamp(), m.path))
     listed = [ListedMemory(m.path, m.name, m.type, m.description, m.mtime, age_days(m, now), m.pinned)
@@ -85,7 +91,7 @@ class IndexBuild:
 
 def rebuild_index(context: StoreContext) -> IndexBuild:
     """Write MEMORY.md from memories/ alone; an index already up to date is not rewritten."""
-    scan = scan_memories(context.paths, context.tz)
+    scan = scan_memories(context.paths, context.tz, cache=_cache(context))
     result = render_index(context, scan.memories)
     data = result.text.encode("utf-8")
     try:
@@ -151,7 +157,7 @@ def dream_is_due(last_dream: datetime | None, waiting_entries: int, due_hours: f
 
 
 def check_store(context: StoreContext, now: datetime) -> CheckResult:
-    scan = scan_memories(context.paths, context.tz)
+    scan = scan_memories(context.paths, context.tz, cache=_cache(context))
     entries, log_problems = read_all_entries(context.paths)
     distilled = read_distilled_ids(context.paths)
     waiting = sum(1 for e in entries if e.id not in distilled)
@@ -160,7 +166,7 @@ def check_store(context: StoreContext, now: datetime) -> CheckResult:
     from auto_dream.staleness import find_repo
 
     staleness = assess_staleness(scan.memories, find_repo(context.paths.root, context.config.repo),
-                                 context.paths.root)
+                                 context.paths.root, {path: parsed.refs for path, parsed in scan.parsed.items()})
     health = []
     for memory in sorted(scan.memories, key=lambda m: m.path):
         days = age_days(memory, now)
