@@ -111,3 +111,11 @@ def write_memory_file(root: Path, relative: str, content: str | bytes) -> Path:
         content = content.encode("utf-8")
     path.write_bytes(content)
     return path
+
+
+def make_git_project(folder: Path) -> Path:
+    """A git work tree (references are checked against it) with src/app.py defining main()."""
+    (folder / ".git").mkdir(parents=True)
+    (folder / "src").mkdir()
+    (folder / "src" / "app.py").write_text("def main():\n    return 0\n")
+    return folder

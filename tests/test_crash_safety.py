@@ -30,7 +30,7 @@ from auto_dream.dream.state import DreamOptions
 from auto_dream.journal import read_all_entries
 from auto_dream.paths import StorePaths, ensure_store
 from auto_dream.store import scan_memories
-from conftest import run_installed, tree_hash, write_memory_file
+from conftest import make_git_project, run_installed, tree_hash, write_memory_file
 
 NOW = datetime.now().astimezone()
 USER_FACING = ("logs", "memories", "archive", "MEMORY.md")  # what undo must restore; .state/ is dream's own
@@ -76,9 +76,7 @@ def memory_text(name: str, memory_type: str, mtime: datetime | None, body: str) 
 
 def build_store(repo: Path) -> Path:
     """A store inside a git work tree, whose dream plan creates, merges, supersedes and archives."""
-    (repo / ".git").mkdir(parents=True)
-    (repo / "src").mkdir()
-    (repo / "src" / "app.py").write_text("def main():\n    return 0\n")
+    make_git_project(repo)
     root = repo / ".auto-dream"
     ensure_store(root)
     for relative, (name, memory_type, days, body) in ORIGINAL_MEMORIES.items():
@@ -313,9 +311,7 @@ def test_undo_refuses_a_file_changed_since_the_run_and_force_restores_it(templat
 
 def test_undo_keeps_the_age_of_a_memory_dated_by_its_file_time(tmp_path, cli):
     """Claude Code's memory files carry no mtime: their age is the file's. Undo must not make them new."""
-    repo = tmp_path / "repo"
-    (repo / ".git").mkdir(parents=True)
-    (repo / "src").mkdir()
+    repo = make_git_project(tmp_path / "repo")
     root = repo / ".auto-dream"
     ensure_store(root)
     stale = write_memory_file(root, "memories/project/legacy_exporter.md", memory_text(

@@ -28,7 +28,7 @@ from auto_dream.errors import StoreError
 from auto_dream.journal import read_all_entries
 from auto_dream.paths import StorePaths, ensure_store
 from auto_dream.store import scan_memories
-from conftest import run_installed, write_memory_file
+from conftest import make_git_project, run_installed, write_memory_file
 
 KILLS = 50
 NOW = datetime.now().astimezone()
@@ -65,9 +65,7 @@ def new_entries(rng: random.Random, round_number: int) -> list[tuple[str, str]]:
 
 
 def build_store(repo: Path) -> Path:
-    (repo / ".git").mkdir(parents=True)
-    (repo / "src").mkdir()
-    (repo / "src" / "app.py").write_text("def main():\n    return 0\n")
+    make_git_project(repo)
     root = repo / ".auto-dream"
     ensure_store(root)
     for relative, (name, memory_type, days, body) in HAND_WRITTEN.items():
