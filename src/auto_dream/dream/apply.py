@@ -1,5 +1,6 @@
 """apply(plan): the only code that writes memories. Additions first, removals last, journaled."""
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -7,8 +8,8 @@ from auto_dream.dream import bookkeeping
 from auto_dream.dream.plan import CreateMemory, Plan, RebuildIndex, RetireMemory, SkipEntries, UpdateMemory
 from auto_dream.dream.runs import DONE, FileChange, apply_change, set_status, write_journal
 from auto_dream.dream.state import DreamState
-from auto_dream.memory import Memory, render_memory
 from auto_dream.index import IndexResult
+from auto_dream.memory import Memory, TakenNames, render_memory
 from auto_dream.status import render_index
 from auto_dream.store import fingerprint
 
@@ -34,6 +35,7 @@ def select_actions(plan: Plan, state: DreamState) -> Applied:
     result = Applied()
     dropped: set[str] = set()  # memory paths whose create/update will not happen
     root = state.context.paths.root
+    created = {a.memory.path for a in plan.actions if isinstance(a, CreateMemory)}
     for action in plan.actions:
         match action:
             case CreateMemory(memory=memory) if (root / memory.path).exists():
@@ -49,28 +51,30 @@ def select_actions(plan: Plan, state: DreamState) -> Applied:
             case RetireMemory(proposed=True):
                 pass  # reported, never carried out
             case RetireMemory(memory=memory, target=target):
-                is_new = any(isinstance(a, CreateMemory) and a.memory.path == memory.path for a in plan.actions)
                 if target in dropped or memory.path in dropped:
                     result.skipped.append(f"{memory.path}: not retired, because {target or memory.path} "
                                           "was left as it is")
                     continue
-                if not is_new and not _still_as_orient_saw(state, memory.path):
+                if memory.path not in created and not _still_as_orient_saw(state, memory.path):
                     result.skipped.append(f"{memory.path} changed since the dream started: not retired")
                     continue
         result.actions.append(action)
     return result
 
 
-def _archive_path(memory: Memory, taken: set[str], state: DreamState) -> str:
-    folder = state.context.paths.archive / memory.type
-    existing = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+def _archive_path(memory: Memory, taken: dict[str, TakenNames], state: DreamState) -> str:
+    """archive/<type>/<file name>, numbered when the archive already holds that name."""
+    if memory.type not in taken:
+        folder = state.context.paths.archive / memory.type
+        taken[memory.type] = TakenNames(os.listdir(folder) if folder.is_dir() else ())
+    names = taken[memory.type]
     name = memory.file_name
-    if name in existing or f"archive/{memory.type}/{name}" in taken:
-        stem = name.removesuffix(".md")
-        number = 2
-        while f"{stem}_{number}.md" in existing or f"archive/{memory.type}/{stem}_{number}.md" in taken:
+    if name in names:
+        stem, number = name.removesuffix(".md"), 2
+        while f"{stem}_{number}.md" in names:
             number += 1
         name = f"{stem}_{number}.md"
+    names.add(name)
     return f"archive/{memory.type}/{name}"
 
 
@@ -87,10 +91,11 @@ def file_changes(selected: Applied, plan: Plan, state: DreamState) -> list[FileC
             case UpdateMemory(after=memory):
                 writes[memory.path] = render_memory(memory).encode("utf-8")
                 live[memory.path] = memory
+    archive_names: dict[str, TakenNames] = {}
     for action in selected.actions:
         if isinstance(action, RetireMemory) and not action.proposed:
             memory = action.memory
-            archive = _archive_path(memory, set(writes), state)
+            archive = _archive_path(memory, archive_names, state)
             extra = {**memory.extra, "archived": state.now.isoformat(timespec="seconds"),
                      "archived_reason": action.reason, "archived_by_run": plan.run_id}
             if action.target:

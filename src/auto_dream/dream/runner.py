@@ -1,5 +1,6 @@
 """Running a dream end to end: lock, recover, plan (four phases), apply, record, report."""
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -17,8 +18,8 @@ from auto_dream.dream.report import build_report, render_markdown
 from auto_dream.dream.runs import APPLYING, Restored, last_done_run, read_journal, restore, roll_back_interrupted, \
     run_dir, run_ids
 from auto_dream.dream.state import DreamOptions, DreamState
-from auto_dream.errors import StoreError
 from auto_dream.cache import Parsed
+from auto_dream.errors import StoreError
 from auto_dream.memory import Memory, read_memory, write_atomic
 from auto_dream.status import dream_is_due
 from auto_dream.store import fingerprint
@@ -59,11 +60,11 @@ def _not_due(state: DreamState) -> str | None:
 
 def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
           if_due: bool = False, step_hook: StepHook | None = None) -> DreamOutcome:
-    run_id = new_run_id(context.paths, now)
     if options.dry_run:
-        return _dry_run(context, now, run_id, options, distiller, if_due)
+        return _dry_run(context, now, new_run_id(context.paths, now), options, distiller, if_due)
     with dream_lock(context.paths, now):
         _, recovered = roll_back_interrupted(context.paths)
+        run_id = new_run_id(context.paths, now)  # under the lock: no other dream takes the same number
         state = gather(orient(context, now, run_id, options))
         state.warnings[:0] = recovered
         if if_due and (reason := _not_due(state)):
@@ -78,8 +79,6 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
         if applied.changes:
             folder = run_dir(context.paths, run_id)
             write_atomic(folder / "report.md", markdown.encode("utf-8"))
-            import json
-
             write_atomic(folder / "report.json", json.dumps(report, ensure_ascii=False, indent=1).encode("utf-8"))
         _record(state, plan, applied)
         return DreamOutcome(report, markdown)

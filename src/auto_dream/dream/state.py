@@ -54,6 +54,7 @@ class DreamState:
     counts: dict[str, int] = field(default_factory=dict)
     usage: LlmUsage = field(default_factory=LlmUsage)
     index: IndexResult | None = None  # MEMORY.md as prune planned it
+    retired: int = 0  # retirements planned to be carried out (the budget counts these)
     held_back: set[str] = field(default_factory=set)  # memories already proposed or deferred this run
 
     @property
@@ -68,8 +69,7 @@ class DreamState:
         """What a retirement planned now becomes: 'apply', 'propose' (--propose) or 'defer' (budget spent)."""
         if self.mode == "propose":
             return "propose"
-        applied = sum(1 for a in self.actions if isinstance(a, RetireMemory) and not a.proposed)
-        return "apply" if applied < self.budget else "defer"
+        return "apply" if self.retired < self.budget else "defer"
 
     def retire(self, memory: Memory, kind: str, target: str | None, reason: str) -> bool:
         """Plan a retirement within the mode and the budget; True when the memory leaves `live`."""
@@ -85,4 +85,5 @@ class DreamState:
         else:
             self.actions.append(RetireMemory(memory, kind, target, reason))
             self.live.pop(memory.path, None)
+            self.retired += 1
         return outcome == "apply"
