@@ -244,11 +244,14 @@ def dream_command(
     import gc
 
     # A dream is a short batch job that builds many objects and few cycles: the collector
-    # would spend seconds re-scanning a large store's memories. The process ends soon after.
-    gc.disable()
+    # would spend seconds re-scanning a large store's memories.
     context = _context(ctx)
     options = DreamOptions(dry_run=dry_run, propose=propose, full=full, budget=budget)
-    outcome = dream(context, _now(), options, _distiller(context, llm), if_due=if_due, step_hook=_crash_hook())
+    gc.disable()
+    try:
+        outcome = dream(context, _now(), options, _distiller(context, llm), if_due=if_due, step_hook=_crash_hook())
+    finally:
+        gc.enable()
     if outcome.report is None:
         stderr.print(outcome.markdown.rstrip(), markup=False)
         if as_json:
