@@ -330,3 +330,12 @@ def test_after_undo_the_next_dream_distils_the_entries_again(root, cli):
     assert cli("--root", root, "undo").code == 0
     assert live(root) == {}
     assert run(root)["stats"]["created"] == 1
+
+
+def test_many_read_only_memories_are_summed_up_not_listed_one_by_one(root):
+    for n in range(30):  # Claude Code writes memory files without frontmatter
+        write_memory_file(root, f"memories/project/note_{n:02d}.md", f"Plain note number {n} about topic{n}\n")
+    report = run(root)
+    named = [w for w in report["warnings"] if "read, but never rewritten" in w]
+    assert len(named) == 20
+    assert any(w.startswith("… and 10 more memory files read but never rewritten") for w in report["warnings"])

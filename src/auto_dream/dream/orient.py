@@ -13,6 +13,9 @@ from auto_dream.pairs import word_ranks
 from auto_dream.store import scan_memories
 
 
+READ_ONLY_NAMED = 20
+
+
 def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOptions) -> DreamState:
     cache = ParseCache.load(context.paths)
     first_dream = not cache.loaded_shards
@@ -36,7 +39,10 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
     state.repo = find_repo(context.paths.root, context.config.repo)
     for bad in scan.unreadable:
         state.warnings.append(f"{bad.path}: {bad.reason} (left untouched)")
-    for memory in scan.memories:
-        if memory.read_only:
-            state.warnings.append(f"{memory.path}: read, but never rewritten: {memory.read_only}")
+    read_only = [m for m in scan.memories if m.read_only]
+    for memory in read_only[:READ_ONLY_NAMED]:
+        state.warnings.append(f"{memory.path}: read, but never rewritten: {memory.read_only}")
+    if len(read_only) > READ_ONLY_NAMED:  # a Claude Code store may hold hundreds without frontmatter
+        state.warnings.append(f"… and {len(read_only) - READ_ONLY_NAMED} more memory files read but never "
+                              "rewritten (no frontmatter, CRLF line ends…)")
     return state
