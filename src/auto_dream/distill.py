@@ -11,7 +11,7 @@ from datetime import tzinfo
 from typing import Protocol
 
 from auto_dream.index import shorten
-from auto_dream.journal import Entry
+from auto_dream.journal import Entry, aware
 from auto_dream.memory import Memory
 from auto_dream.pairs import indexed_pairs
 from auto_dream.similarity import Profile, is_contradiction, is_duplicate, overlap
@@ -205,7 +205,7 @@ class DeterministicDistiller:
             kind, key = target if target else (None, None)
             if kind == "contradiction" and isinstance(key, str):
                 memory = memories[key]
-                if memory.mtime.astimezone(request.tz).replace(tzinfo=None) > entry.at:
+                if memory.mtime > aware(entry.at, request.tz):
                     skips.append(Skip((entry.id,), f"contradicted by the newer memory {key}"))
                 elif memory.read_only or memory.pinned:
                     pending.append(_Pending(entry_type, [entry.text], [entry.id], profile,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from auto_dream import MEMORY_TYPES
 from auto_dream.distill import (Create, DeterministicDistiller, DistillRequest, DistillResult, LlmUsage, MergeInto,
-                                NewMemory, Operation, Skip, Supersede)
+                                NewMemory, Operation, Skip, Supersede, entry_candidates)
 from auto_dream.journal import Entry
 from auto_dream.similarity import Profile, overlap
 from auto_dream.templates import load_template
@@ -106,26 +106,20 @@ def make_batches(entries: list[Entry], size: int) -> list[list[Entry]]:
 
 
 class CandidateFinder:
-    """Memories that share significant words with an entry (an inverted index over the store)."""
+    """The memories closest to each entry, found by the same pair index the deterministic path uses."""
 
     def __init__(self, request: DistillRequest):
         self.request = request
-        self.by_word: dict[str, list[str]] = {}
-        for path, profile in request.profiles.items():
-            for word in profile.words:
-                self.by_word.setdefault(word, []).append(path)
+        self.nearby = entry_candidates(request.entries, request.profiles, CANDIDATE_OVERLAP, request.word_ranks)
 
     def for_entry(self, entry: Entry) -> list[str]:
         words = Profile.of(entry.text).words
-        sharing = {path for word in words for path in self.by_word.get(word, ())}
         scored = []
-        for path in sharing:
+        for path in self.nearby.get(entry.id, ()):
             memory = self.request.memories[path]
-            if entry.type and memory.type != entry.type:
+            if (entry.type and memory.type != entry.type) or memory.read_only:
                 continue
-            score = overlap(words, self.request.profiles[path].words)
-            if score >= CANDIDATE_OVERLAP and not memory.read_only:
-                scored.append((score, path))
+            scored.append((overlap(words, self.request.profiles[path].words), path))
         return [path for _, path in sorted(scored, reverse=True)[:CANDIDATES_PER_ENTRY]]
 
 
