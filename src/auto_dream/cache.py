@@ -1,45 +1,76 @@
-"""The parse cache under .state/cache/: unchanged memory files are not re-read.
+"""The parse cache and pair index, `.state/cache.sqlite3`: a nightly dream costs the day's work.
 
-Each memory file's entry is keyed by its size and mtime (in nanoseconds) and holds what a
-dream needs of it: the parsed memory, its word profile and its references. dream saves the
-cache when it finishes, so a hit also means "unchanged since the last dream" — which is
-what makes a dream incremental. Other commands use it without writing it.
+For every memory file a dream has read, the cache holds the file's size and mtime (ns) and
+what was read from it. When size and mtime are as cached the file is not read again, and it
+counts as unchanged since the last dream, which is what makes a dream incremental.
 
-The cache is JSON (never pickle: a store may sit in a shared repository, and loading it must
-not run code), sharded by type folder and month of the file name, so a nightly dream that
-adds a hundred memories rewrites one or two shards, not the whole cache. A missing,
-unreadable or foreign-version shard is simply a miss.
+It is one SQLite file (the standard library's sqlite3) because a run at 100,000 memories
+must read only part of it: everything the index and the staleness check need of every
+memory (name, description, type, mtime, pinned, references) is loaded at once, while a
+memory's body, sources, extra keys and word profile are read only when a run touches it
+(`CachedMemory`). JSON would have to be decoded whole; pickle is never used, since a store
+may sit in a shared repository and loading it must not run code.
+
+The same file is the pair index (pairs.stored_pairs): each memory's significant words as
+postings, each with how far into the memory's *prefix* the word lies, so changed memories
+and new entries find their partners without loading the store. The word order behind the
+prefixes (rarest first) is fixed when a word is first stored: a word first seen later ranks
+below every stored word, so a stored prefix never needs recomputing. Any fixed order keeps
+the search exact; rarest-first only keeps the lists it reads short.
+
+dream saves the cache when it finishes (one transaction: a killed save leaves the previous
+cache); list, check and dry runs only read it. A missing, damaged or foreign-version file is
+a miss: its memories are parsed again.
 """
 
 import gc
 import json
+import os
+import sqlite3
 import sys
+from array import array
+from collections import Counter
 from contextlib import contextmanager
-
-try:  # several times faster at 100k memories; plain json when it is not installed
-    import orjson
-except ImportError:  # pragma: no cover - orjson is a dependency, but the cache must not need it
-    orjson = None
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from auto_dream.memory import Memory, write_atomic
-from auto_dream.paths import StorePaths
+from auto_dream.memory import Memory
+from auto_dream.paths import FILE_MODE, StorePaths
 from auto_dream.similarity import Profile
 from auto_dream.staleness import References, extract_references
 
-VERSION = 2
+VERSION = 3  # PRAGMA user_version of the file; any other value is a foreign cache
+FILE_NAME = "cache.sqlite3"
 Fingerprint = tuple[int, int, int]
+_CHUNK = 500  # host parameters per statement, well under SQLite's limit
+
+_SCHEMA = """
+CREATE TABLE memory (
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
+    size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, ino INTEGER NOT NULL,
+    name TEXT NOT NULL, description TEXT NOT NULL, type TEXT NOT NULL, mtime TEXT NOT NULL,
+    pinned INTEGER NOT NULL, type_source TEXT NOT NULL, refs TEXT,
+    body TEXT NOT NULL, sources TEXT NOT NULL, extra TEXT, words TEXT NOT NULL, profile TEXT NOT NULL,
+    ranks BLOB NOT NULL -- the words' ranks, int32: what the pair search compares
+);
+CREATE TABLE word (word TEXT PRIMARY KEY, rank INTEGER NOT NULL UNIQUE) WITHOUT ROWID;
+-- A memory of `size` words holds the word at `position` in rank order. reach = (size - position)
+-- / size: the word is in the memory's prefix at threshold t when reach >= t
+CREATE TABLE posting (
+    rank INTEGER NOT NULL, reach REAL NOT NULL, memory INTEGER NOT NULL, size INTEGER NOT NULL,
+    position INTEGER NOT NULL, PRIMARY KEY (rank, reach, memory)
+) WITHOUT ROWID;
+"""
 
 
 @dataclass(frozen=True)
 class Parsed:
-    """A memory file as a dream sees it."""
+    """A memory file as a dream sees it. `profile` is None when the cache holds it (ParseCache.profile)."""
 
     fingerprint: Fingerprint
     memory: Memory
-    profile: Profile
+    profile: Profile | None
     refs: References
 
     @classmethod
@@ -48,41 +79,99 @@ class Parsed:
         return cls(tuple(fingerprint), memory, Profile.of(text), extract_references(text))
 
 
-def shard_of(path: str) -> str:
-    """memories/project/20261130_x.md → memories-project-202611; anything else → its folder's shard."""
-    parts = path.split("/")
-    month = parts[-1][:6] if parts[-1][:6].isdigit() else "other"
-    return "-".join([*parts[:-1], month]).replace(".", "_")
+class _Stored:
+    """A field of a cached memory that is read from the cache file the first time it is used."""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        instance.__dict__["_cache"]._load_body(instance)
+        return instance.__dict__[self.name]
+
+
+class CachedMemory(Memory):
+    """A Memory from the cache: body, sources and extra keys are read when first used."""
+
+    body = _Stored()
+    sources = _Stored()
+    extra = _Stored()
+
+    @property
+    def pinned(self) -> bool:
+        extra = self.__dict__.get("extra")
+        return self.__dict__["_pinned"] if extra is None else extra.get("pinned") is True
+
+    def __eq__(self, other):
+        if isinstance(other, Memory):
+            return _fields(self) == _fields(other)
+        return NotImplemented
+
+    __hash__ = None
+
+
+def _fields(memory: Memory) -> tuple:
+    return (memory.path, memory.name, memory.description, memory.type, memory.mtime, memory.body,
+            memory.sources, memory.type_source, memory.read_only)
 
 
 class ParseCache:
-    def __init__(self, folder: Path):
-        self.folder = folder
+    def __init__(self, file: Path):
+        self.file = file
         self.entries: dict[str, Parsed] = {}
-        self.dirty: set[str] = set()
-        self.loaded_shards: set[str] = set()
+        self.found = False  # a readable cache file of this version was there
+        self._db: sqlite3.Connection | None = None
+        self._ids: dict[str, int] = {}
+        self._paths: dict[int, str] = {}
+        self._puts: dict[str, Parsed] = {}
+        self._drops: set[str] = set()
+        # what the pair search has read this run: the two searches of a dream ask much the same
+        self._holders: dict[int, list] = {}
+        self._prefix_holders: dict[tuple[int, float], list] = {}
+        self._rank_sets: dict[int, array] = {}
 
     @classmethod
-    def load(cls, paths: StorePaths) -> "ParseCache":
-        cache = cls(paths.state / "cache")
-        if not cache.folder.is_dir():
+    def load(cls, paths: StorePaths, writable: bool = False) -> "ParseCache":
+        """The cache as the last dream left it. `writable` (a dream holding the lock) also rolls
+        back a save that was killed; readers open it read-only and never create it."""
+        cache = cls(paths.state / FILE_NAME)
+        if not cache.file.is_file():
             return cache
-        with _no_gc():  # hundreds of thousands of new objects, no cycles: collecting is pure cost
-            cache._load_shards()
+        try:
+            cache._db = _connect(cache.file, writable)
+            if cache._db.execute("PRAGMA user_version").fetchone()[0] != VERSION:
+                cache._close()
+                return cache
+            with _no_gc():  # a hundred thousand new objects, no cycles: collecting is pure cost
+                cache._load_rows()
+            cache.found = True
+        except sqlite3.Error:
+            cache.entries.clear()
+            cache._close()
         return cache
 
-    def _load_shards(self) -> None:
-        cache = self
-        for shard in sorted(cache.folder.glob("*.json")):
-            try:
-                data = _loads(shard.read_bytes())
-                if data.get("version") != VERSION:
-                    continue
-                for path, raw in data["entries"].items():
-                    cache.entries[path] = _decode(path, raw)
-                cache.loaded_shards.add(shard.stem)
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
-                continue  # a damaged shard is a miss: its files are parsed again
+    def _load_rows(self) -> None:
+        rows = self._db.execute("SELECT id, path, size, mtime_ns, ino, name, description, type, mtime, pinned, "
+                                "type_source, refs FROM memory")
+        new = object.__new__
+        no_refs = References((), ())
+        for row_id, path, size, mtime_ns, ino, name, description, kind, mtime, pinned, type_source, refs in rows:
+            memory = new(CachedMemory)
+            memory.__dict__.update(path=path, name=name, description=description, type=kind,
+                                   mtime=datetime.fromisoformat(mtime), type_source=type_source, read_only=None,
+                                   _pinned=bool(pinned), _cache=self, _id=row_id)
+            if refs is None:
+                found = no_refs
+            else:
+                files, symbols = json.loads(refs)
+                found = References(tuple(files), tuple(symbols))
+            parsed = new(Parsed)
+            parsed.__dict__.update(fingerprint=(size, mtime_ns, ino), memory=memory, profile=None, refs=found)
+            self.entries[path] = parsed
+            self._ids[path] = row_id
+            self._paths[row_id] = path
 
     def get(self, path: str, fingerprint: Fingerprint | None) -> Parsed | None:
         """The cached parse when the file's size and mtime are as cached (a copied store still hits)."""
@@ -93,55 +182,226 @@ class ParseCache:
 
     def put(self, parsed: Parsed) -> None:
         self.entries[parsed.memory.path] = parsed
-        self.dirty.add(shard_of(parsed.memory.path))
+        self._puts[parsed.memory.path] = parsed
+        self._drops.discard(parsed.memory.path)
 
     def drop(self, path: str) -> None:
         if self.entries.pop(path, None) is not None:
-            self.dirty.add(shard_of(path))
+            self._puts.pop(path, None)
+            self._drops.add(path)
 
     def keep_only(self, paths: set[str]) -> None:
         for path in [p for p in self.entries if p not in paths]:
             self.drop(path)
 
+    # ------------------------------------------------------------ reading parts on demand
+
+    def _load_body(self, memory: CachedMemory) -> None:
+        row = self._read("SELECT body, sources, extra FROM memory WHERE id = ?", memory.__dict__["_id"])
+        body, sources, extra = row
+        memory.__dict__.update(body=body, sources=tuple(json.loads(sources)),
+                               extra=_decode_value(json.loads(extra)) if extra else {})
+
+    def profile(self, path: str) -> Profile:
+        """The word profile of a memory the cache holds (entries[path].profile is None)."""
+        words, rest = self._read("SELECT words, profile FROM memory WHERE id = ?", self._ids[path])
+        signals, replaced, negated, changed = json.loads(rest)
+        return Profile(frozenset(map(sys.intern, json.loads(words))), frozenset(signals), frozenset(replaced),
+                       frozenset(negated), frozenset(changed))
+
+    def _read(self, sql: str, row_id: int) -> tuple:
+        row = self._db.execute(sql, (row_id,)).fetchone() if self._db is not None else None
+        if row is None:  # only a save in between could do it, and nothing reads after the save
+            raise LookupError(f"the parse cache lost row {row_id}")
+        return row
+
+    # ------------------------------------------------------------ the pair index (pairs.StoredPostings)
+
+    def ranks(self, words) -> dict[str, int]:
+        return dict(self._select_in("SELECT word, rank FROM word WHERE word IN ({})", list(words)))
+
+    def holders(self, rank: int) -> list[tuple[int, int, int]]:
+        if rank not in self._holders:
+            self._holders[rank] = self._query("SELECT memory, size, position FROM posting WHERE rank = ?", (rank,))
+        return self._holders[rank]
+
+    def prefix_holders(self, rank: int, threshold: float) -> list[tuple[int, int, int]]:
+        key = (rank, threshold)
+        if key not in self._prefix_holders:
+            # 1e-6 below: a float that rounds the wrong way can only lengthen a prefix
+            self._prefix_holders[key] = self._query(
+                "SELECT memory, size, position FROM posting WHERE rank = ? AND reach >= ?", (rank, threshold - 1e-6))
+        return self._prefix_holders[key]
+
+    def rank_sets(self, keys) -> dict[int, array]:
+        wanted = [k for k in keys if k not in self._rank_sets]
+        for row_id, blob in self._select_in("SELECT id, ranks FROM memory WHERE id IN ({})", wanted):
+            ranks = self._rank_sets[row_id] = array("i")
+            ranks.frombytes(blob)
+        return self._rank_sets
+
+    def key_of(self, path: str) -> int | None:
+        return self._ids.get(path)
+
+    def path_of(self, key: int) -> str:
+        return self._paths[key]
+
+    def _query(self, sql: str, values: tuple) -> list[tuple]:
+        return self._db.execute(sql, values).fetchall() if self._db is not None else []
+
+    @property
+    def indexed(self) -> bool:
+        """Whether the pair index can answer for the memories the cache holds."""
+        return self._db is not None and self.found
+
+    def _select_in(self, sql: str, values: list) -> list[tuple]:
+        rows = []
+        if self._db is None:
+            return rows
+        for start in range(0, len(values), _CHUNK):
+            chunk = values[start:start + _CHUNK]
+            rows.extend(self._db.execute(sql.format(",".join("?" * len(chunk))), chunk))
+        return rows
+
+    # ------------------------------------------------------------ saving
+
     def save(self) -> None:
-        """Write the shards that changed (and remove the ones left empty)."""
-        by_shard: dict[str, dict] = {shard: {} for shard in self.dirty}
-        for path, parsed in self.entries.items():
-            shard = shard_of(path)
-            if shard in by_shard:
-                encoded = _encode(parsed)
-                if encoded is not None:
-                    by_shard[shard][path] = encoded
-        for shard, entries in by_shard.items():
-            target = self.folder / f"{shard}.json"
-            if entries:
-                document = {"version": VERSION, "entries": entries}
-                write_atomic(target, _dumps(document))
-            elif target.exists():
-                target.unlink()
-        self.dirty.clear()
+        """Write what changed since the load in one transaction; a cache that cannot be
+        written is recreated, since it holds nothing that is not in the memory files."""
+        if not self._puts and not self._drops and self.found:
+            return
+        self._close()
+        try:
+            self._write()
+        except sqlite3.DatabaseError:
+            self._remove_file()
+            self._drops.clear()
+            self._puts = {p: parsed for p, parsed in self.entries.items() if parsed.profile is not None}
+            self._write()
+        self._puts.clear()
+        self._drops.clear()
+
+    def _write(self) -> None:
+        if self.file.exists() and not self._is_current():
+            self._remove_file()
+        fresh = not self.file.exists()
+        if fresh:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            os.close(os.open(self.file, os.O_CREAT | os.O_WRONLY, FILE_MODE))  # owner only, before SQLite opens it
+        db = _connect(self.file, writable=True)
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if fresh:
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                    db.execute(f"PRAGMA user_version = {VERSION}")
+                self._write_changes(db)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        finally:
+            db.close()
+        _remove_json_cache(self.file.parent / "cache")
+
+    def _is_current(self) -> bool:
+        try:
+            db = _connect(self.file, writable=True)
+            try:
+                return db.execute("PRAGMA user_version").fetchone()[0] == VERSION
+            finally:
+                db.close()
+        except sqlite3.DatabaseError:
+            return False
+
+    def _write_changes(self, db: sqlite3.Connection) -> None:
+        puts = [p for p in self._puts.values() if _cacheable(p)]
+        removed = []  # (row id, its words) of the rows that go or are replaced
+        for path in sorted(self._drops | set(self._puts)):
+            row = db.execute("SELECT id, words FROM memory WHERE path = ?", (path,)).fetchone()
+            if row is not None:
+                removed.append((row[0], json.loads(row[1])))
+        ranks = _word_ranks(db, {w for _, words in removed for w in words} | {w for p in puts for w in p.profile.words})
+        for row_id, words in removed:
+            size = len(words)
+            db.executemany("DELETE FROM posting WHERE rank = ? AND reach = ? AND memory = ?",
+                           [(rank, (size - position) / size, row_id)
+                            for position, rank in enumerate(sorted(ranks[word] for word in words))])
+            db.execute("DELETE FROM memory WHERE id = ?", (row_id,))
+        _rank_new_words(db, [p.profile.words for p in puts], ranks)
+        for parsed in puts:
+            memory, profile = parsed.memory, parsed.profile
+            refs = parsed.refs
+            row_id = db.execute(
+                "INSERT INTO memory (path, size, mtime_ns, ino, name, description, type, mtime, pinned, type_source, "
+                "refs, body, sources, extra, words, profile, ranks) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (memory.path, *parsed.fingerprint, memory.name, memory.description, memory.type,
+                 memory.mtime.isoformat(), int(memory.pinned), memory.type_source,
+                 json.dumps([refs.files, refs.symbols]) if refs.files or refs.symbols else None,
+                 memory.body, json.dumps(memory.sources),
+                 json.dumps(_encode_value(memory.extra)) if memory.extra else None,
+                 json.dumps(sorted(profile.words)),
+                 json.dumps([sorted(profile.signals), sorted(profile.replaced), sorted(profile.negated),
+                             sorted(profile.changed)]),
+                 array("i", sorted(ranks[word] for word in profile.words)).tobytes())).lastrowid
+            size = len(profile.words)
+            db.executemany("INSERT INTO posting (rank, reach, memory, size, position) VALUES (?,?,?,?,?)",
+                           [(rank, (size - position) / size, row_id, size, position)
+                            for position, rank in enumerate(sorted(ranks[word] for word in profile.words))])
+
+    def _remove_file(self) -> None:
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            Path(f"{self.file}{suffix}").unlink(missing_ok=True)
+
+    def _close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
 
-# ---------------------------------------------------------------- JSON form
+def _connect(file: Path, writable: bool) -> sqlite3.Connection:
+    mode = "rw" if writable else "ro"
+    db = sqlite3.connect(f"{Path(os.path.abspath(file)).as_uri()}?mode={mode}", uri=True, timeout=10, isolation_level=None)
+    db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # a file that is not SQLite fails here
+    return db
 
 
-def _encode(parsed: Parsed) -> dict | None:
+def _cacheable(parsed: Parsed) -> bool:
     memory = parsed.memory
-    if memory.read_only:
-        return None  # odd files (too deep, aliases, no frontmatter…) are parsed each time, never cached
-    extra = _encode_value(memory.extra)
-    if extra is _UNSUPPORTED:
-        return None  # a YAML value JSON cannot hold: parse this file each time instead
-    return {
-        "fp": list(parsed.fingerprint),
-        "name": memory.name, "description": memory.description, "type": memory.type,
-        "mtime": memory.mtime.isoformat(), "body": memory.body, "sources": list(memory.sources),
-        "extra": extra, "type_source": memory.type_source, "read_only": memory.read_only,
-        "words": sorted(parsed.profile.words), "signals": sorted(parsed.profile.signals),
-        "replaced": sorted(parsed.profile.replaced), "negated": sorted(parsed.profile.negated),
-        "changed": sorted(parsed.profile.changed),
-        "files": list(parsed.refs.files), "symbols": list(parsed.refs.symbols),
-    }
+    # odd files (too deep, aliases, no frontmatter…) are parsed each time, never cached
+    return parsed.profile is not None and memory.read_only is None and _encode_value(memory.extra) is not _UNSUPPORTED
+
+
+def _word_ranks(db: sqlite3.Connection, words: set[str]) -> dict[str, int]:
+    words = list(words)
+    ranks = {}
+    for start in range(0, len(words), _CHUNK):
+        chunk = words[start:start + _CHUNK]
+        ranks.update(db.execute(f"SELECT word, rank FROM word WHERE word IN ({','.join('?' * len(chunk))})", chunk))
+    return ranks
+
+
+def _rank_new_words(db: sqlite3.Connection, word_sets: list[frozenset[str]], ranks: dict[str, int]) -> None:
+    """Rank the words no stored memory has (adding them to `ranks`): below every stored word, rarest lowest."""
+    counts = Counter(word for words in word_sets for word in words if word not in ranks)
+    new = sorted(counts, key=lambda w: (-counts[w], w))
+    floor = db.execute("SELECT min(rank) FROM word").fetchone()[0] or 0
+    added = {word: floor - 1 - place for place, word in enumerate(new)}
+    db.executemany("INSERT INTO word (word, rank) VALUES (?, ?)", added.items())
+    ranks.update(added)
+
+
+def _remove_json_cache(folder: Path) -> None:
+    """The JSON shards of auto-dream before 0.3 hold nothing the database does not."""
+    if folder.is_dir():
+        for shard in folder.glob("*.json"):
+            shard.unlink(missing_ok=True)
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
 
 
 @contextmanager
@@ -156,43 +416,7 @@ def _no_gc():
             gc.enable()
 
 
-def _loads(data: bytes) -> dict:
-    return orjson.loads(data) if orjson is not None else json.loads(data.decode("utf-8"))
-
-
-def _dumps(document: dict) -> bytes:
-    if orjson is not None:
-        return orjson.dumps(document)
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-def _frozen(cls, **fields):
-    """A frozen dataclass instance without running __init__'s per-field object.__setattr__.
-
-    The cache rebuilds every memory of the store on each run; at 100,000 memories the
-    generated __init__ of four frozen dataclasses per memory is a second on its own.
-    """
-    instance = object.__new__(cls)
-    instance.__dict__.update(fields)
-    return instance
-
-
-_EMPTY = frozenset()
-
-
-def _decode(path: str, raw: dict) -> Parsed:
-    memory = _frozen(Memory, path=path, name=raw["name"], description=raw["description"], type=raw["type"],
-                     mtime=datetime.fromisoformat(raw["mtime"]), body=raw["body"], sources=tuple(raw["sources"]),
-                     extra=_decode_value(raw["extra"]) if raw["extra"] else {}, type_source=raw["type_source"],
-                     read_only=raw["read_only"])
-    profile = _frozen(Profile, words=frozenset(map(sys.intern, raw["words"])),
-                      signals=frozenset(raw["signals"]) if raw["signals"] else _EMPTY,
-                      replaced=frozenset(raw["replaced"]) if raw["replaced"] else _EMPTY,
-                      negated=frozenset(raw["negated"]) if raw["negated"] else _EMPTY,
-                      changed=frozenset(raw["changed"]) if raw["changed"] else _EMPTY)
-    refs = _frozen(References, files=tuple(raw["files"]), symbols=tuple(raw["symbols"]))
-    return _frozen(Parsed, fingerprint=tuple(raw["fp"]), memory=memory, profile=profile, refs=refs)
-
+# ---------------------------------------------------------------- extra keys in JSON
 
 _UNSUPPORTED = object()
 

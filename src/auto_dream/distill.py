@@ -6,6 +6,8 @@ create, merge into, supersede, skip. The deterministic distiller decides by word
 """
 
 import re
+from collections import ChainMap
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Protocol
@@ -88,10 +90,17 @@ class DistillResult:
 class DistillRequest:
     entries: list[Entry]  # new entries, oldest first
     memories: dict[str, Memory]  # live memories by path
-    profiles: dict[str, Profile]  # their word profiles
+    profiles: Mapping[str, Profile]  # their word profiles (read, never changed)
     thresholds: Thresholds
     tz: tzinfo | None  # the store's timezone, in which entry times are written
-    word_ranks: dict[str, int] | None = None  # the pair index's word order over the memories (pairs.word_ranks)
+    # For each entry id, the memories whose overlap with it reaches a threshold: dream's pair
+    # index (dream.nearby); None: searched here over `profiles`.
+    nearby: Callable[[float], dict[str, set[str]]] | None = None
+
+    def neighbours(self, threshold: float) -> dict[str, set[str]]:
+        if self.nearby is not None:
+            return self.nearby(threshold)
+        return entry_candidates(self.entries, self.profiles, threshold)
 
 
 class Distiller(Protocol):
@@ -189,9 +198,8 @@ class DeterministicDistiller:
 
     def distill(self, request: DistillRequest) -> DistillResult:
         memories, thresholds = request.memories, request.thresholds
-        live = dict(request.profiles)
-        nearby = entry_candidates(request.entries, request.profiles,
-                                  min(thresholds.duplicate, thresholds.contradiction), request.word_ranks)
+        live = ChainMap({}, request.profiles)  # merges change profiles here, never in the request
+        nearby = request.neighbours(min(thresholds.duplicate, thresholds.contradiction))
         retired: set[str] = set()
         grown: set[str] = set()  # memories this batch merged into: their words changed, check them always
         pending: list[_Pending] = []
@@ -273,13 +281,12 @@ class DeterministicDistiller:
         return (best[1], best[2]) if best else None
 
 
-def entry_candidates(entries: list[Entry], profiles: dict[str, Profile], threshold: float,
-                     ranks: dict[str, int] | None = None) -> dict[str, set[str]]:
+def entry_candidates(entries: list[Entry], profiles: Mapping[str, Profile], threshold: float) -> dict[str, set[str]]:
     """For each entry, the memories whose words overlap it at `threshold` or more (found by index)."""
     pool: dict = {("memory", path): profile.words for path, profile in profiles.items()}
     pool.update({("entry", e.id): Profile.of(e.text).words for e in entries})
     found: dict[str, set[str]] = {}
-    for a, b in indexed_pairs([("entry", e.id) for e in entries], pool, threshold, ranks=ranks, across_only=True):
+    for a, b in indexed_pairs([("entry", e.id) for e in entries], pool, threshold, across_only=True):
         if a[0] != b[0]:
             entry_key, memory_key = (a, b) if a[0] == "entry" else (b, a)
             found.setdefault(entry_key[1], set()).add(memory_key[1])

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from auto_dream import MEMORY_TYPES
 from auto_dream.distill import (Create, DeterministicDistiller, DistillRequest, DistillResult, LlmUsage, MergeInto,
-                                NewMemory, Operation, Skip, Supersede, entry_candidates)
+                                NewMemory, Operation, Skip, Supersede)
 from auto_dream.journal import Entry
 from auto_dream.similarity import Profile, overlap
 from auto_dream.templates import load_template
@@ -110,7 +110,7 @@ class CandidateFinder:
 
     def __init__(self, request: DistillRequest):
         self.request = request
-        self.nearby = entry_candidates(request.entries, request.profiles, CANDIDATE_OVERLAP, request.word_ranks)
+        self.nearby = request.neighbours(CANDIDATE_OVERLAP)
 
     def for_entry(self, entry: Entry) -> list[str]:
         words = Profile.of(entry.text).words

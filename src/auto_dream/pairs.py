@@ -13,11 +13,16 @@ they share at least o = ⌈t·|A|⌉ words, so at least one shared word lies amo
 pair can be found by looking up only prefix words — the rare ones, with short posting
 lists — and then verified exactly. `reference_pairs` is the plain all-pairs version, kept
 for tests and benchmarks to prove the two agree.
+
+`indexed_pairs` builds its index in memory from the records it is given; `stored_pairs`
+asks a persisted one (the parse cache's postings), so a dream's few changed memories find
+their partners among 100,000 without loading them.
 """
 
 import math
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Protocol
 
 from auto_dream.similarity import overlap
 
@@ -106,6 +111,88 @@ def indexed_pairs(probes: Iterable[Key], pool: Mapping[Key, frozenset[str]], thr
             if _reaches(words, pool[other], threshold):
                 found.add(_ordered(probe, other))
     return found
+
+
+class StoredPostings(Protocol):
+    """A persisted word index over stored records (cache.ParseCache is the one dream uses).
+
+    Every stored record's words were ordered in one fixed global order, rarest first, that
+    never changes for a word once stored; `ranks` gives it for the words it knows. Records
+    are known by a key of the index's own; a posting is (key, the record's word count, the
+    word's position in the record's order).
+    """
+
+    def ranks(self, words: Iterable[str]) -> dict[str, int]: ...
+
+    def holders(self, rank: int) -> list[tuple[Key, int, int]]:
+        """The postings of every stored record holding the word."""
+
+    def prefix_holders(self, rank: int, threshold: float) -> list[tuple[Key, int, int]]:
+        """The postings of the records with the word in their prefix at `threshold` (or a little beyond)."""
+
+    def rank_sets(self, keys: Iterable[Key]) -> Mapping[Key, Iterable[int]]:
+        """The ranks of all the words of each record."""
+
+    def path_of(self, key: Key) -> Key:
+        """The record's name outside the index."""
+
+
+def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, threshold: float,
+                 wanted: Callable[[Key], bool] = lambda name: True) -> set[tuple[Key, Key]]:
+    """Every (probe, record) with overlap ≥ threshold, record a stored one whose name is `wanted`.
+
+    Two lookups, as in indexed_pairs: a record at least as large as the probe holds a word
+    of the probe's prefix; a smaller one has a word of the probe in its own stored prefix.
+    Words the store has never seen rank below all it knows (no stored record holds them).
+    Walking the probe's words in the global order also gives *positional filtering*
+    (PPJoin, Xiao et al. 2008): at a shared word at position i of the probe and j of the
+    record, with c shared words so far, they share at most c + min(words left after i,
+    words left after j); a record that cannot reach the threshold is dropped before its
+    words are read.
+    """
+    probes = {key: words for key, words in probes.items() if words}
+    if not probes:
+        return set()
+    ranks = dict(stored.ranks(set().union(*probes.values())))
+    floor = min(ranks.values(), default=0)
+    unseen = sorted(set().union(*probes.values()) - ranks.keys())
+    ranks.update({word: floor - 1 - place for place, word in enumerate(unseen)})
+    unseen = set(unseen)
+    candidates: dict[Key, list[Key]] = {}
+    for probe, words in probes.items():
+        size = len(words)
+        needed = _needed(size, threshold)
+        shared: dict[Key, int] = {}
+        dropped: set[Key] = set()
+        for place, word in enumerate(sorted(words, key=ranks.__getitem__)):
+            if word in unseen:
+                continue
+            left = size - place - 1
+            # larger records, through the probe's prefix
+            for key, length, position in stored.holders(ranks[word]) if place <= size - needed else ():
+                if length >= size:
+                    shared[key] = count = shared.get(key, 0) + 1
+                    if count + min(left, length - position - 1) < needed:
+                        dropped.add(key)
+            # smaller records, through their own prefixes
+            for key, length, position in stored.prefix_holders(ranks[word], threshold):
+                if length < size:
+                    shared[key] = count = shared.get(key, 0) + 1
+                    if count + min(left, length - position - 1) < _needed(length, threshold):
+                        dropped.add(key)
+        candidates[probe] = [key for key in shared if key not in dropped]
+    rank_sets = stored.rank_sets({key for found in candidates.values() for key in found})
+    pairs = set()
+    for probe, found in candidates.items():
+        probe_ranks = {ranks[word] for word in probes[probe]}
+        for key in found:
+            other = rank_sets[key]
+            # the very test overlap() makes, on ranks: one rank per word
+            if len(probe_ranks.intersection(other)) / min(len(probe_ranks), len(other)) >= threshold:
+                name = stored.path_of(key)
+                if name != probe and wanted(name):
+                    pairs.add((probe, name))
+    return pairs
 
 
 def _self_join(pool: Mapping[Key, frozenset[str]], prefix, threshold: float) -> set[tuple[Key, Key]]:

@@ -111,7 +111,11 @@ def file_changes(selected: Applied, plan: Plan, state: DreamState) -> list[FileC
         distilled = bookkeeping.distilled_path(state.context.paths)
         writes[state.context.paths.relative(distilled)] = bookkeeping.distilled_with(
             state.context.paths, tuple(dict.fromkeys(accounted)))
-    index = render_index(state.context, list(live.values()))
+    if state.index is not None and live.keys() == state.live.keys() \
+            and all(memory is state.live[path] for path, memory in live.items()):
+        index = state.index  # nothing was dropped since prune planned the index
+    else:
+        index = render_index(state.context, list(live.values()))
     selected.live, selected.index = live, index
     data = index.text.encode("utf-8")
     try:

@@ -10,7 +10,7 @@ from auto_dream.dream.plan import CreateMemory, SkipEntries, UpdateMemory
 from auto_dream.dream.state import DreamState
 from auto_dream.journal import aware
 from auto_dream.memory import Memory, TakenNames, memory_file_name
-from auto_dream.pairs import indexed_pairs
+from auto_dream.dream.nearby import entry_neighbours, memory_pairs
 from auto_dream.similarity import Profile, overlap, relation
 
 
@@ -20,8 +20,10 @@ def consolidate(state: DreamState, distiller: Distiller) -> DreamState:
     if state.new_entries:
         config = state.context.config
         thresholds = Thresholds(config.duplicate_overlap, config.contradiction_overlap)
-        result = distiller.distill(DistillRequest(state.new_entries, dict(state.live), dict(state.profiles),
-                                                  thresholds, state.context.tz, state.word_ranks))
+        result = distiller.distill(DistillRequest(state.new_entries, dict(state.live), state.profiles, thresholds,
+                                                  state.context.tz,
+                                                  lambda threshold: entry_neighbours(state, state.new_entries,
+                                                                                     threshold)))
         state.usage = result.usage
         state.warnings.extend(result.notes)
         for operation in result.operations:
@@ -118,14 +120,11 @@ class _Run:
             return
         threshold = min(config.duplicate_overlap, config.contradiction_overlap)
         pairs = []
-        for kind in {state.live[p].type for p in changed}:
-            pool = {p: state.profiles[p].words for p, m in state.live.items() if m.type == kind}
-            probes = [p for p in sorted(changed) if p in pool]
-            for a, b in sorted(indexed_pairs(probes, pool, threshold, ranks=state.word_ranks)):
-                found = relation(state.profiles[a], state.profiles[b], config.duplicate_overlap,
-                                 config.contradiction_overlap)
-                if found:
-                    pairs.append((overlap(state.profiles[a].words, state.profiles[b].words), found, a, b))
+        for a, b in sorted(memory_pairs(state, changed, threshold)):
+            found = relation(state.profiles[a], state.profiles[b], config.duplicate_overlap,
+                             config.contradiction_overlap)
+            if found:
+                pairs.append((overlap(state.profiles[a].words, state.profiles[b].words), found, a, b))
         for score, found, a, b in sorted(pairs, key=lambda p: (-p[0], p[2], p[3])):
             if a not in state.live or b not in state.live:
                 continue

@@ -15,6 +15,19 @@ from auto_dream.cache import Fingerprint, ParseCache
 from auto_dream.staleness import References
 
 
+class Profiles(dict):
+    """Word profiles by memory path, made the first time one is asked for: a nightly dream
+    over 100,000 memories needs a few hundred of them."""
+
+    def __init__(self, make):
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, path: str) -> Profile:
+        profile = self[path] = self._make(path)
+        return profile
+
+
 @dataclass(frozen=True)
 class DreamOptions:
     dry_run: bool = False
@@ -39,8 +52,8 @@ class DreamState:
     logs_read: dict[str, tuple[list[int], set[str]]] = field(default_factory=dict)  # log -> (fingerprint, ids)
     logs_done: dict[str, list[int]] = field(default_factory=dict)  # logs skipped: fully distilled before
     log_problems: list[LogProblem] = field(default_factory=list)
-    profiles: dict[str, Profile] = field(default_factory=dict)
-    word_ranks: dict[str, int] = field(default_factory=dict)  # the pair index's word order (pairs.word_ranks)
+    profiles: dict[str, Profile] = field(default_factory=dict)  # by path; orient's fills itself on first use
+    stored: set[str] = field(default_factory=set)  # unchanged memories the cache's pair index answers for
     refs: dict[str, References] = field(default_factory=dict)  # file and symbol references, by path
     cache: ParseCache | None = None
     consulted_terms: set[str] = field(default_factory=set)

@@ -1,0 +1,101 @@
+"""The parse cache: what a dream saves is what the next one reads, and its pair index is exact."""
+
+import sqlite3
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auto_dream.cache import FILE_NAME, CachedMemory, ParseCache, Parsed
+from auto_dream.memory import Memory
+from auto_dream.pairs import reference_pairs, stored_pairs
+from auto_dream.paths import StorePaths
+from auto_dream.similarity import Profile, significant_words
+
+latin = st.sampled_from(["deploy", "billing", "kafka", "postgres", "rebase", "branch", "tuesday", "invoice",
+                         "queue", "review", "mock", "database", "tests", "release", "cache", "redis"])
+cjk = st.sampled_from(["用户想通过内容平台分享知识", "不要用数据库", "项目改用缓存", "每周二发布", "支付网关负责人"])
+texts = st.lists(st.one_of(latin, cjk), min_size=0, max_size=9).map(" ".join)
+stores = st.dictionaries(st.integers(0, 300), texts, max_size=30)
+thresholds = st.sampled_from([0.4, 0.6, 0.25, 0.5, 1.0, 0.33])
+WHEN = datetime(2026, 11, 1, 9, 30, tzinfo=timezone.utc)
+
+
+def parsed(key, text: str, size: int = 100) -> Parsed:
+    memory = Memory(path=f"memories/project/{key}.md", name=f"note {key}", description="", type="project",
+                    mtime=WHEN, body=text, sources=("a1b2c3d4e5f6",))
+    return Parsed((size, 1_000 + size, 7), memory, Profile(significant_words(text)), Parsed.of((0, 0, 0), memory).refs)
+
+
+def save(root: Path, store: dict) -> ParseCache:
+    cache = ParseCache.load(StorePaths(root), writable=True)
+    cache.keep_only({parsed(k, t).memory.path for k, t in store.items()})
+    for key, text in store.items():
+        cache.put(parsed(key, text))
+    cache.save()
+    return ParseCache.load(StorePaths(root))
+
+
+@settings(max_examples=150, deadline=None)
+@given(first=stores, second=stores, probes=st.dictionaries(st.integers(1000, 1010), texts, max_size=6),
+       threshold=thresholds)
+def test_the_stored_index_finds_exactly_the_all_pairs_answer_after_any_update(first, second, probes, threshold):
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / ".state").mkdir()
+        save(root, first)
+        cache = save(root, second)  # some memories gone, some changed, some new: their postings follow
+        stored = {parsed(k, t).memory.path: significant_words(t) for k, t in second.items()}
+        asked = {f"probe {k}": significant_words(t) for k, t in probes.items()}
+        expected = {(a, b) if a.startswith("probe") else (b, a)
+                    for a, b in reference_pairs({**stored, **asked}, threshold)
+                    if a.startswith("probe") != b.startswith("probe")}
+        assert stored_pairs(asked, cache, threshold) == expected
+
+
+def test_a_cached_memory_reads_back_every_field_and_its_body_only_when_used(tmp_path):
+    (tmp_path / ".state").mkdir()
+    original = Memory(path="memories/user/20261101_rust.md", name="Learning Rust", description="evenings",
+                      type="user", mtime=WHEN, body="The user is learning Rust.\n\nUses the book.",
+                      sources=("0123456789ab",), extra={"pinned": True, "when": datetime(2026, 1, 2, 3, 4)})
+    cache = ParseCache.load(StorePaths(tmp_path), writable=True)
+    cache.put(Parsed.of((10, 20, 30), original))
+    cache.save()
+    again = ParseCache.load(StorePaths(tmp_path))
+    hit = again.get(original.path, (10, 20, 99))  # another inode: a copied store still hits
+    assert isinstance(hit.memory, CachedMemory) and "body" not in hit.memory.__dict__
+    assert hit.memory.pinned is True and "body" not in hit.memory.__dict__  # the index needs no body
+    assert hit.memory == original and hit.memory.extra == original.extra
+    assert again.profile(original.path) == Profile.of(original.text())
+    assert again.get(original.path, (11, 20, 30)) is None  # another size: read the file again
+
+
+def test_readers_never_create_the_cache_and_a_damaged_one_is_a_miss_then_rewritten(tmp_path):
+    (tmp_path / ".state").mkdir()
+    assert not ParseCache.load(StorePaths(tmp_path)).found
+    assert not (tmp_path / ".state" / FILE_NAME).exists()
+    (tmp_path / ".state" / FILE_NAME).write_bytes(b"not a database at all" * 100)
+    cache = ParseCache.load(StorePaths(tmp_path), writable=True)
+    assert not cache.found and cache.entries == {}
+    cache.put(parsed(1, "kafka billing invoice"))
+    cache.save()
+    again = ParseCache.load(StorePaths(tmp_path))
+    assert again.found and list(again.entries) == ["memories/project/1.md"]
+    assert (tmp_path / ".state" / FILE_NAME).stat().st_mode & 0o777 == 0o600
+
+
+def test_a_save_that_fails_half_way_leaves_the_previous_cache(tmp_path, monkeypatch):
+    (tmp_path / ".state").mkdir()
+    save(tmp_path, {1: "kafka billing invoice", 2: "redis cache review"})
+    cache = ParseCache.load(StorePaths(tmp_path), writable=True)
+    cache.drop("memories/project/1.md")
+    cache.put(parsed(3, "postgres database release"))
+    monkeypatch.setattr("auto_dream.cache._rank_new_words",
+                        lambda *a: (_ for _ in ()).throw(sqlite3.OperationalError("disk I/O error")))
+    try:
+        cache._write()
+    except sqlite3.OperationalError:
+        pass
+    assert sorted(ParseCache.load(StorePaths(tmp_path)).entries) == ["memories/project/1.md", "memories/project/2.md"]
