@@ -38,7 +38,7 @@ def save(root: Path, store: dict) -> ParseCache:
     return ParseCache.load(StorePaths(root))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(first=stores, second=stores, probes=st.dictionaries(st.integers(1000, 1010), texts, max_size=6),
        threshold=thresholds)
 def test_the_stored_index_finds_exactly_the_all_pairs_answer_after_any_update(first, second, probes, threshold):

@@ -7,6 +7,8 @@ from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auto_dream import MEMORY_TYPES
 from auto_dream.context import open_context
@@ -413,3 +415,23 @@ def test_build_index_command_names_an_unreadable_file_and_indexes_the_rest(cli, 
     assert "[Good](memories/project/20260312_good.md)" in text
     assert "broken" not in text
     assert broken.read_bytes() == broken_bytes
+
+
+@settings(max_examples=200, deadline=None)
+@given(shape=st.lists(st.tuples(st.integers(0, 5), st.booleans(), st.sampled_from(MEMORY_TYPES)), max_size=60),
+       cap=st.integers(0, 40))
+def test_the_listed_memories_are_the_first_by_priority_even_among_ties_and_pins(shape, cap):
+    """Pinned first, then newest, ties broken by section and path, however many share an mtime."""
+    base = datetime(2026, 11, 1, tzinfo=timezone.utc)
+    memories = [Memory(path=f"memories/{kind}/{n:03d}.md", name=f"note {n}", description="", type=kind,
+                       mtime=base + timedelta(hours=hours), extra={"pinned": True} if pinned else {})
+                for n, (hours, pinned, kind) in enumerate(shape)]
+    limits = IndexLimits(max_lines=cap + len(MEMORY_TYPES) + 3, max_bytes=1_000_000, line_chars=150)
+    result = build_index(memories, "# Memory\n", limits, timezone.utc)
+    expected = sorted(memories, key=lambda m: (not m.pinned, -m.mtime.timestamp(), MEMORY_TYPES.index(m.type),
+                                               m.path))
+    listed = set(result.listed)
+    # the header and four section titles take 6 lines, the "more" line one: the cap is reached exactly
+    assert len(listed) == (len(memories) if len(memories) <= cap + 1 else cap)
+    assert listed == {m.path for m in expected[:len(listed)]}
+    assert set(result.omitted) == {m.path for m in expected[len(listed):]}

@@ -74,7 +74,16 @@ def main() -> None:
         sys.exit(run_quick_append(found))
     from auto_dream.cli import run
 
-    sys.exit(run(sys.argv[1:]))
+    code = run(sys.argv[1:])
+    # A dream over a big store leaves a million small objects (cli.kept_until_exit) that
+    # Python would free one by one on the way out; the operating system takes them back
+    # at once. Everything auto-dream writes is closed by now: flush the output and go.
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:  # a closed pipe: nothing more can be said
+        code = code or 1
+    os._exit(code)
 
 
 if __name__ == "__main__":

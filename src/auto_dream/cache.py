@@ -123,8 +123,6 @@ class ParseCache:
         self.entries: dict[str, Parsed] = {}
         self.found = False  # a readable cache file of this version was there
         self._db: sqlite3.Connection | None = None
-        self._ids: dict[str, int] = {}
-        self._paths: dict[int, str] = {}
         self._puts: dict[str, Parsed] = {}
         self._drops: set[str] = set()
         # what the pair search has read this run: the two searches of a dream ask much the same
@@ -170,8 +168,6 @@ class ParseCache:
             parsed = new(Parsed)
             parsed.__dict__.update(fingerprint=(size, mtime_ns, ino), memory=memory, profile=None, refs=found)
             self.entries[path] = parsed
-            self._ids[path] = row_id
-            self._paths[row_id] = path
 
     def get(self, path: str, fingerprint: Fingerprint | None) -> Parsed | None:
         """The cached parse when the file's size and mtime are as cached (a copied store still hits)."""
@@ -204,7 +200,8 @@ class ParseCache:
 
     def profile(self, path: str) -> Profile:
         """The word profile of a memory the cache holds (entries[path].profile is None)."""
-        words, rest = self._read("SELECT words, profile FROM memory WHERE id = ?", self._ids[path])
+        words, rest = self._read("SELECT words, profile FROM memory WHERE id = ?",
+                                  self.entries[path].memory.__dict__["_id"])
         signals, replaced, negated, changed = json.loads(rest)
         return Profile(frozenset(map(sys.intern, json.loads(words))), frozenset(signals), frozenset(replaced),
                        frozenset(negated), frozenset(changed))
@@ -219,6 +216,10 @@ class ParseCache:
 
     def ranks(self, words) -> dict[str, int]:
         return dict(self._select_in("SELECT word, rank FROM word WHERE word IN ({})", list(words)))
+
+    def lowest_rank(self) -> int:
+        rows = self._query("SELECT min(rank) FROM word", ())
+        return rows[0][0] if rows and rows[0][0] is not None else 0
 
     def holders(self, rank: int) -> list[tuple[int, int, int]]:
         if rank not in self._holders:
@@ -240,11 +241,8 @@ class ParseCache:
             ranks.frombytes(blob)
         return self._rank_sets
 
-    def key_of(self, path: str) -> int | None:
-        return self._ids.get(path)
-
     def path_of(self, key: int) -> str:
-        return self._paths[key]
+        return self._read("SELECT path FROM memory WHERE id = ?", key)[0]
 
     def _query(self, sql: str, values: tuple) -> list[tuple]:
         return self._db.execute(sql, values).fetchall() if self._db is not None else []

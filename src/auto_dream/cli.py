@@ -49,6 +49,9 @@ def _root(ctx: typer.Context) -> Path:
     return resolve_root(ctx.obj.get("root"), os.environ.get("AUTO_DREAM_ROOT"), Path.cwd(), Path.home())
 
 
+kept_until_exit = None  # the last dream's state: see __main__.main
+
+
 def _context(ctx: typer.Context, create: bool = False) -> StoreContext:
     return open_context(_root(ctx), create=create)
 
@@ -252,6 +255,8 @@ def dream_command(
         outcome = dream(context, _now(), options, _distiller(context, llm), if_due=if_due, step_hook=_crash_hook())
     finally:
         gc.enable()
+    global kept_until_exit
+    kept_until_exit = outcome.working_set  # __main__ exits without freeing it
     if outcome.report is None:
         stderr.print(outcome.markdown.rstrip(), markup=False)
         if as_json:

@@ -1,5 +1,6 @@
 """MEMORY.md: derived from the memory files alone, within the caps Claude Code loads."""
 
+import heapq
 import re
 from dataclasses import dataclass
 from urllib.parse import quote
@@ -43,9 +44,8 @@ def build_index(memories: list[Memory], header_template: str, limits: IndexLimit
     last_updated = max((m.mtime for m in memories), default=None)
     stamp = last_updated.astimezone(tz).strftime("%Y-%m-%d %H:%M") if last_updated else "never"
     header = header_template.replace("{last_updated}", stamp).rstrip("\n") + "\n\n"
-    by_priority = sorted(memories, key=_priority)
-    # no more than the line cap can ever be listed: only those need their lines built
-    kept = by_priority[: max(limits.max_lines - len(MEMORY_TYPES) - header.count("\n"), 0)]
+    # no more than the line cap can ever be listed: only those need sorting and their lines built
+    kept = _first_by_priority(memories, max(limits.max_lines - len(MEMORY_TYPES) - header.count("\n"), 0))
     lines = {m.path: _entry_line(m, limits.line_chars) for m in kept}
     while True:
         omitted = len(memories) - len(kept)
@@ -70,7 +70,8 @@ def build_index(memories: list[Memory], header_template: str, limits: IndexLimit
         for memory in sorted((m for m in kept if m.type == memory_type), key=_priority):
             text += entries[memory.path].render() + "\n"
             listed.append(memory.path)
-    omitted_paths = [m.path for m in by_priority[len(kept):]]
+    kept_paths = {m.path for m in kept}
+    omitted_paths = [m.path for m in memories if m.path not in kept_paths]
     warnings = []
     if omitted_paths:
         text += _more_line(len(omitted_paths)) + "\n"
@@ -80,6 +81,17 @@ def build_index(memories: list[Memory], header_template: str, limits: IndexLimit
             "(`auto-dream list` shows them all)"
         )
     return IndexResult(text=text, listed=listed, omitted=omitted_paths, warnings=warnings)
+
+
+def _first_by_priority(memories: list[Memory], count: int) -> list[Memory]:
+    """sorted(memories, key=_priority)[:count], without a priority key for every memory of a big store."""
+    pinned = [m for m in memories if m.pinned]
+    if len(memories) <= count or len(pinned) >= count:
+        return sorted(pinned if len(pinned) >= count else memories, key=_priority)[:count]
+    # the newest unpinned ones; every memory as new as the last of them may tie with it
+    others = [m for m in memories if not m.pinned]
+    cutoff = heapq.nlargest(count - len(pinned), (m.mtime for m in others))[-1]
+    return sorted([*pinned, *(m for m in others if m.mtime >= cutoff)], key=_priority)[:count]
 
 
 def _priority(memory: Memory) -> tuple:

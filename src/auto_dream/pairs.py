@@ -20,6 +20,8 @@ their partners among 100,000 without loading them.
 """
 
 import math
+from bisect import bisect_left
+from operator import itemgetter
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Protocol
@@ -124,6 +126,9 @@ class StoredPostings(Protocol):
 
     def ranks(self, words: Iterable[str]) -> dict[str, int]: ...
 
+    def lowest_rank(self) -> int:
+        """A rank no stored word has below it (0 for an empty index)."""
+
     def holders(self, rank: int) -> list[tuple[Key, int, int]]:
         """The postings of every stored record holding the word."""
 
@@ -154,10 +159,21 @@ def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, t
     if not probes:
         return set()
     ranks = dict(stored.ranks(set().union(*probes.values())))
-    floor = min(ranks.values(), default=0)
+    floor = stored.lowest_rank()  # below every stored word: an unseen word must not share a rank
     unseen = sorted(set().union(*probes.values()) - ranks.keys())
     ranks.update({word: floor - 1 - place for place, word in enumerate(unseen)})
     unseen = set(unseen)
+    by_length: dict[tuple[bool, int], tuple[list, list[int]]] = {}
+
+    def postings(in_prefix: bool, rank: int) -> tuple[list, list[int]]:
+        """A word's postings by record length, and the lengths, to take only the larger or the smaller."""
+        if (in_prefix, rank) not in by_length:
+            found = stored.prefix_holders(rank, threshold) if in_prefix else stored.holders(rank)
+            found = sorted(found, key=_length)
+            by_length[in_prefix, rank] = found, [length for _, length, _ in found]
+        return by_length[in_prefix, rank]
+
+    longest = 1
     candidates: dict[Key, list[Key]] = {}
     for probe, words in probes.items():
         size = len(words)
@@ -168,17 +184,22 @@ def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, t
             if word in unseen:
                 continue
             left = size - place - 1
-            # larger records, through the probe's prefix
-            for key, length, position in stored.holders(ranks[word]) if place <= size - needed else ():
-                if length >= size:
+            if place <= size - needed:  # larger records (or as large), through the probe's prefix
+                found, lengths = postings(False, ranks[word])
+                for key, length, position in found[bisect_left(lengths, size):]:
                     shared[key] = count = shared.get(key, 0) + 1
-                    if count + min(left, length - position - 1) < needed:
+                    after = length - position - 1
+                    if count + (left if left < after else after) < needed:
                         dropped.add(key)
-            # smaller records, through their own prefixes
-            for key, length, position in stored.prefix_holders(ranks[word], threshold):
-                if length < size:
+            found, lengths = postings(True, ranks[word])  # smaller records, through their own prefixes
+            if lengths and lengths[0] < size:
+                if lengths[-1] >= longest:
+                    longest = lengths[-1] + 1
+                    least = [_needed(n, threshold) if n else 0 for n in range(longest)]
+                for key, length, position in found[:bisect_left(lengths, size)]:
                     shared[key] = count = shared.get(key, 0) + 1
-                    if count + min(left, length - position - 1) < _needed(length, threshold):
+                    after = length - position - 1
+                    if count + (left if left < after else after) < least[length]:
                         dropped.add(key)
         candidates[probe] = [key for key in shared if key not in dropped]
     rank_sets = stored.rank_sets({key for found in candidates.values() for key in found})
@@ -193,6 +214,9 @@ def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, t
                 if name != probe and wanted(name):
                     pairs.add((probe, name))
     return pairs
+
+
+_length = itemgetter(1)
 
 
 def _self_join(pool: Mapping[Key, frozenset[str]], prefix, threshold: float) -> set[tuple[Key, Key]]:

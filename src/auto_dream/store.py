@@ -30,7 +30,7 @@ def fingerprint(path: Path) -> Fingerprint | None:
 
 
 def walk_memory_files(folder: Path, relative: str):
-    """(path relative to the root, lstat) of every `*.md` under `folder`, in a stable order,
+    """(path relative to the root, lstat) of every `*.md` under `folder`, in path order,
     and the folders named like one. Dot-files and dot-folders are skipped.
 
     os.scandir hands back each entry's lstat with its name: at 100,000 memories this walk
@@ -42,30 +42,36 @@ def walk_memory_files(folder: Path, relative: str):
     pending = [(str(folder), relative)]
     while pending:
         current, prefix = pending.pop()
+        prefix += "/"
         try:
-            with os.scandir(current) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
+            listing = os.scandir(current)
         except OSError:
             continue
-        folders = []
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            try:
-                is_folder = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if is_folder:
-                folders.append((entry.path, f"{prefix}/{entry.name}"))
-                if entry.name.endswith(".md"):
-                    odd_folders.append(f"{prefix}/{entry.name}")
-            elif entry.name.endswith(".md"):
+        with listing:
+            for entry in listing:
+                name = entry.name
+                if name[0] == ".":
+                    continue
                 try:
-                    files.append((f"{prefix}/{entry.name}", entry.stat(follow_symlinks=False)))
+                    is_folder = entry.is_dir(follow_symlinks=False)
                 except OSError:
                     continue
-        pending.extend(reversed(folders))
+                if is_folder:
+                    pending.append((entry.path, prefix + name))
+                    if name.endswith(".md"):
+                        odd_folders.append(prefix + name)
+                elif name.endswith(".md"):
+                    try:
+                        files.append((prefix + name, entry.stat(follow_symlinks=False)))
+                    except OSError:
+                        continue
+    files.sort(key=_first)
+    odd_folders.sort()
     return files, odd_folders
+
+
+def _first(pair):
+    return pair[0]
 
 
 def scan_memories(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
@@ -78,22 +84,25 @@ def scan_memories(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
     folder_name = "archive" if archived else "memories"
     files, odd_folders = walk_memory_files(paths.root / folder_name, folder_name)
     scan = MemoryScan(memories=[], unreadable=[])
+    cached = cache.entries if cache is not None else {}
+    memories, parsed_by_path, unchanged, fingerprints = scan.memories, scan.parsed, scan.unchanged, scan.fingerprints
     for relative, stat in files:
         seen = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-        hit = cache.get(relative, seen) if cache is not None else None
-        if hit is not None:
-            scan.memories.append(hit.memory)
-            scan.parsed[relative] = hit
-            scan.unchanged.add(relative)
-            scan.fingerprints[relative] = seen
+        hit = cached.get(relative)
+        if hit is not None and hit.fingerprint[0] == seen[0] and hit.fingerprint[1] == seen[1]:
+            # size and mtime as cached (not the inode: a copied store still hits)
+            memories.append(hit.memory)
+            parsed_by_path[relative] = hit
+            unchanged.add(relative)
+            fingerprints[relative] = seen
             continue
         parsed = read_memory(paths.root / relative, paths.root, tz)
         if isinstance(parsed, Memory):
-            scan.memories.append(parsed)
-            scan.fingerprints[relative] = seen
+            memories.append(parsed)
+            fingerprints[relative] = seen
             if cache is not None:
-                scan.parsed[relative] = Parsed.of(seen, parsed)
-                cache.put(scan.parsed[relative])
+                parsed_by_path[relative] = Parsed.of(seen, parsed)
+                cache.put(parsed_by_path[relative])
         else:
             scan.unreadable.append(parsed)
     scan.unreadable.extend(Unreadable(p, "a folder named like a memory file") for p in odd_folders)

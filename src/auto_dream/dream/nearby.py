@@ -25,9 +25,9 @@ def memory_pairs(state: DreamState, probes: Iterable[str], threshold: float) -> 
         pool = {p: state.profiles[p].words for p in fresh if live[p].type == kind}
         found |= indexed_pairs([p for p in probes if p in pool], pool, threshold)
     if stored and state.cache is not None:
-        pairs = stored_pairs({p: state.profiles[p].words for p in probes}, state.cache, threshold,
-                             wanted=lambda key: key in stored and key in live)
-        found |= {(a, b) if a <= b else (b, a) for a, b in pairs if live[a].type == live[b].type}
+        matches = _stored_matches(state, {p: state.profiles[p].words for p in probes}, threshold)
+        found |= {(a, b) if a <= b else (b, a) for a, others in matches.items() for b in others
+                  if b in stored and b in live and live[a].type == live[b].type}
     return found
 
 
@@ -42,7 +42,22 @@ def entry_neighbours(state: DreamState, entries: list[Entry], threshold: float) 
         entry_key, memory_key = (a, b) if a[0] == "entry" else (b, a)
         found.setdefault(entry_key[1], set()).add(memory_key[1])
     if stored and state.cache is not None:
-        for entry_id, path in stored_pairs(words, state.cache, threshold,
-                                           wanted=lambda key: key in stored and key in live):
-            found.setdefault(entry_id, set()).add(path)
+        for entry_id, paths in _stored_matches(state, words, threshold).items():
+            if paths := {p for p in paths if p in stored and p in live}:
+                found.setdefault(entry_id, set()).update(paths)
     return found
+
+
+def _stored_matches(state: DreamState, probes: dict, threshold: float) -> dict:
+    """For each probe, the stored memories whose overlap with its words reaches `threshold`.
+
+    Asked once per set of words: a memory created from an entry has the entry's words, so
+    the memory check after the distiller repeats the entries' questions.
+    """
+    memo = state.stored_matches
+    unasked = {words for words in probes.values() if (words, threshold) not in memo}
+    for words in unasked:
+        memo[words, threshold] = set()
+    for words, path in stored_pairs({words: words for words in unasked}, state.cache, threshold):
+        memo[words, threshold].add(path)
+    return {key: memo[words, threshold] for key, words in probes.items()}

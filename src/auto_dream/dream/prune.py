@@ -58,11 +58,19 @@ def _consulted(memory: Memory, terms: set[str]) -> bool:
 
 
 def prune(state: DreamState) -> DreamState:
-    live = sorted(state.live.values(), key=lambda m: m.path)
-    unchanged_refs = {p: r for p, r in state.refs.items() if state.live.get(p) is state.memories.get(p)}
-    staleness = assess_staleness(live, state.repo, state.context.paths.root, unchanged_refs)
-    counts = {"evergreen": 0, "partially_stale": 0}
-    for memory in live:
+    # A memory that cites no file or symbol is evergreen: only the others are looked at.
+    cited = []
+    for path, memory in state.live.items():
+        refs = state.refs.get(path) if memory is state.memories.get(path) else None
+        if refs is None:
+            refs = extract_references(memory.text())
+        if refs.files or refs.symbols:
+            cited.append((memory, refs))
+    cited.sort(key=lambda pair: pair[0].path)
+    staleness = assess_staleness([m for m, _ in cited], state.repo, state.context.paths.root,
+                                 {m.path: refs for m, refs in cited})
+    counts = {"evergreen": len(state.live) - len(cited), "partially_stale": 0}
+    for memory, _ in cited:
         result = staleness[memory.path]
         if result.classification == EVERGREEN:
             counts["evergreen"] += 1

@@ -1,7 +1,7 @@
 """Running a dream end to end: lock, recover, plan (four phases), apply, record, report."""
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from auto_dream.context import StoreContext
@@ -30,6 +30,9 @@ class DreamOutcome:
     report: dict | None  # None when --if-due found it not due
     markdown: str
     not_due: str | None = None
+    # The run's state, for a caller that would rather exit than free it object by object
+    # (the CLI: a third of a second at 100,000 memories).
+    working_set: object = field(default=None, repr=False, compare=False)
 
 
 def new_run_id(paths, now: datetime) -> str:
@@ -68,7 +71,7 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
         state = gather(orient(context, now, run_id, options))
         state.warnings[:0] = recovered
         if if_due and (reason := _not_due(state)):
-            return DreamOutcome(None, reason + "\n", not_due=reason)
+            return DreamOutcome(None, reason + "\n", not_due=reason, working_set=state)
         plan = plan_dream(state, distiller)
         applied = apply(plan, state, step_hook)
         warnings = [*plan.warnings, *applied.skipped]
@@ -81,7 +84,7 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
             write_atomic(folder / "report.md", markdown.encode("utf-8"))
             write_atomic(folder / "report.json", json.dumps(report, ensure_ascii=False, indent=1).encode("utf-8"))
         _record(state, plan, applied)
-        return DreamOutcome(report, markdown)
+        return DreamOutcome(report, markdown, working_set=state)
 
 
 def _dry_run(context, now, run_id, options, distiller, if_due) -> DreamOutcome:
@@ -90,12 +93,12 @@ def _dry_run(context, now, run_id, options, distiller, if_due) -> DreamOutcome:
     if any(read_journal(context.paths, r).get("status") == APPLYING for r in run_ids(context.paths)):
         state.warnings.insert(0, "an interrupted dream will be rolled back by the next real run")
     if if_due and (reason := _not_due(state)):
-        return DreamOutcome(None, f"[DRY RUN] {reason}\n", not_due=reason)
+        return DreamOutcome(None, f"[DRY RUN] {reason}\n", not_due=reason, working_set=state)
     plan = plan_dream(state, distiller)
     index = state.index
     report = build_report(plan, plan.actions, len(state.live), index.line_count, index.byte_count, plan.warnings,
                           len(state.new_entries), len(state.memories))
-    return DreamOutcome(report, render_markdown(report))
+    return DreamOutcome(report, render_markdown(report), working_set=state)
 
 
 def _record(state: DreamState, plan: Plan, applied) -> None:

@@ -54,6 +54,7 @@ class DreamState:
     log_problems: list[LogProblem] = field(default_factory=list)
     profiles: dict[str, Profile] = field(default_factory=dict)  # by path; orient's fills itself on first use
     stored: set[str] = field(default_factory=set)  # unchanged memories the cache's pair index answers for
+    stored_matches: dict = field(default_factory=dict)  # (words, threshold) -> stored paths: dream.nearby
     refs: dict[str, References] = field(default_factory=dict)  # file and symbol references, by path
     cache: ParseCache | None = None
     consulted_terms: set[str] = field(default_factory=set)
