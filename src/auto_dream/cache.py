@@ -29,7 +29,7 @@ from auto_dream.paths import StorePaths
 from auto_dream.similarity import Profile
 from auto_dream.staleness import References, extract_references
 
-VERSION = 2
+VERSION = 3  # 3: negated is what a negation's clause-bounded scope holds (similarity)
 Fingerprint = tuple[int, int, int]
 
 
@@ -45,7 +45,7 @@ class Parsed:
     @classmethod
     def of(cls, fingerprint: Fingerprint, memory: Memory) -> "Parsed":
         text = memory.text()
-        return cls(tuple(fingerprint), memory, Profile.of(text), extract_references(text))
+        return cls(tuple(fingerprint), memory, Profile.of(text, memory), extract_references(text))
 
 
 def shard_of(path: str) -> str:
@@ -189,7 +189,8 @@ def _decode(path: str, raw: dict) -> Parsed:
                       signals=frozenset(raw["signals"]) if raw["signals"] else _EMPTY,
                       replaced=frozenset(raw["replaced"]) if raw["replaced"] else _EMPTY,
                       negated=frozenset(raw["negated"]) if raw["negated"] else _EMPTY,
-                      changed=frozenset(raw["changed"]) if raw["changed"] else _EMPTY)
+                      changed=frozenset(raw["changed"]) if raw["changed"] else _EMPTY,
+                      source=memory)  # its text is joined only if a negation needs it
     refs = _frozen(References, files=tuple(raw["files"]), symbols=tuple(raw["symbols"]))
     return _frozen(Parsed, fingerprint=tuple(raw["fp"]), memory=memory, profile=profile, refs=refs)
 

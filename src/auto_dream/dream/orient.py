@@ -26,7 +26,7 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
     state.fingerprints = scan.fingerprints
     for memory in scan.memories:
         parsed = scan.parsed.get(memory.path)
-        state.profiles[memory.path] = parsed.profile if parsed else Profile.of(memory.text())
+        state.profiles[memory.path] = parsed.profile if parsed else Profile.of(memory.text(), memory)
         if parsed:
             state.refs[memory.path] = parsed.refs
     state.word_ranks = word_ranks(Counter(w for profile in state.profiles.values() for w in profile.words))
