@@ -120,6 +120,23 @@ def test_contradiction_with_high_overlap_is_superseded_not_merged(root):
     assert "Never rebase feature branches" in live_text(root)
 
 
+def test_a_negation_that_does_not_negate_what_a_memory_says_supersedes_nothing(root):
+    older = ("Maria is swamped with exams and packing but is eager to explore Lisbon, taste the pastries, "
+             "and see the old tram lines with Ana.")
+    memory(root, "memories/project/20261001_lisbon.md", "Maria and Lisbon", older, "project")
+    add(root, "Maria has never been to Lisbon but is eager to see the famous tiles next spring.", "project", days_ago=3)
+    # in one dream: the later entry does not supersede the earlier one
+    add(root, "Omar has never tried sushi but plans to try it while in Osaka.", "project", days_ago=2)
+    add(root, "Lena shares a photo of a sushi platter she tried in Kyoto and tells Omar to try it in Osaka.",
+        "project", days_ago=1)
+    report = run(root)
+    assert "supersede" not in kinds(report) and report["stats"]["superseded"] == 0
+    assert report.get("skipped", []) == [] and archived(root) == {}
+    text = live_text(root)
+    for fact in (older, "Maria has never been to Lisbon", "Omar has never tried sushi", "sushi platter she tried"):
+        assert fact in text
+
+
 def test_contradiction_between_existing_memories_the_newer_wins(root):
     memory(root, "memories/feedback/20260901_a.md", "Package manager", "Use pnpm for installs", "feedback", days_ago=60)
     memory(root, "memories/feedback/20261101_b.md", "Package manager now",

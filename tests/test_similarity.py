@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from auto_dream.distill import new_memory_from_text
 from auto_dream.similarity import Profile, overlap, relation, significant_words
 
 DUPLICATE, CONTRADICTION = 0.6, 0.4  # the config defaults
@@ -101,6 +102,65 @@ def test_two_negated_statements_are_not_a_contradiction():
 def test_a_negation_about_something_else_is_not_a_contradiction():
     # the subjects share too little for a negation to oppose anything
     assert related("Never deploy on Fridays", "Deploy the billing service with the staging script") is None
+
+
+# A negation counts against a text that says what it negates. Word overlap alone made
+# these pairs, of the shapes that lost observations in the LoCoMo benchmark, contradictions.
+
+
+def memory_text(text: str) -> str:
+    """What a memory made of `text` holds: its shortened name, its description, its body."""
+    new = new_memory_from_text("project", text)
+    return "\n".join([new.name, new.description, new.body])
+
+
+def test_the_same_negation_on_both_sides_is_not_a_contradiction():
+    a = "Priya reminds Tom that practice pays off and urges him not to give up."
+    b = "Priya urges Tom to focus on the long race ahead, not give up, and offers to coach him."
+    assert related(a, b) is None
+    # as a memory: its name, shortened to "… not give…", still negates, it does not say "give"
+    assert memory_text(b).startswith("Priya urges Tom to focus on the long race ahead, not give…\n")
+    assert related(a, memory_text(b)) is None and related(memory_text(a), memory_text(b)) is None
+
+
+def test_a_negation_stops_at_but_and_takes_its_auxiliary_verb_along():
+    a = ("Maria is swamped with exams and packing but is eager to explore Lisbon, taste the pastries, "
+         "and see the old tram lines with Ana.")
+    b = "Maria has never been to Lisbon but is eager to see the famous tiles next spring."
+    assert overlap(significant_words(a), significant_words(b)) >= CONTRADICTION
+    assert related(a, b) is None
+    assert related("Ines can't have gluten.", "Ines is keen to bake the gluten-free bread from Leo's recipe.") \
+        != "contradiction"
+
+
+def test_negated_words_said_in_another_order_are_not_a_contradiction():
+    a = "Omar has never tried sushi but plans to try it while in Osaka."
+    b = "Lena shares a photo of a sushi platter she tried in Kyoto and tells Omar to try it in Osaka."
+    assert overlap(significant_words(a), significant_words(b)) >= CONTRADICTION
+    assert related(a, b) != "contradiction"
+
+
+def test_a_shortened_copy_of_a_negation_aims_at_nothing_on_its_own():
+    # the name keeps "did not get…": the whole statement, in the body, is about the final round
+    b = memory_text("Samuel and his older brother Tiago from Porto did not get into the final round "
+                    "of the chess open.")
+    assert b.startswith("Samuel and his older brother Tiago from Porto did not get…\n")
+    assert related("Samuel and Tiago from Porto will get new chess books.", b) != "contradiction"
+
+
+@pytest.mark.parametrize("said, negated", [
+    ("Maria has been to Lisbon twice", "Maria has never been to Lisbon"),
+    ("The release was deployed", "The release has not been deployed"),
+    ("Omar tried sushi in Osaka", "Omar has never tried sushi"),
+    ("Ines has gluten every morning", "Ines can't have gluten"),
+    ("Push directly to main for hotfixes", "Never push directly to main, even for hotfixes"),
+    ("Use the shared cache for builds", "Do not use the shared cache for builds, it is flaky"),
+    ("The staging server lives at staging.example.com", "We don't have a staging server anymore"),
+])
+def test_a_negation_of_what_the_other_text_says_is_still_a_contradiction(said, negated):
+    assert related(said, negated) == "contradiction"
+    assert related(memory_text(said), negated) == "contradiction"
+    assert related(said, memory_text(negated)) == "contradiction"
 
 
 # ---------------------------------------------------------------- relation: duplicates

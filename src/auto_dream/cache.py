@@ -40,7 +40,8 @@ from auto_dream.paths import FILE_MODE, StorePaths
 from auto_dream.similarity import Profile
 from auto_dream.staleness import References, extract_references
 
-VERSION = 3  # PRAGMA user_version of the file; any other value is a foreign cache
+VERSION = 4  # PRAGMA user_version of the file; any other value is a foreign cache
+# (4: `negated` holds what a negation's clause-bounded scope holds, similarity.Profile)
 FILE_NAME = "cache.sqlite3"
 Fingerprint = tuple[int, int, int]
 _CHUNK = 500  # host parameters per statement, well under SQLite's limit
@@ -76,7 +77,7 @@ class Parsed:
     @classmethod
     def of(cls, fingerprint: Fingerprint, memory: Memory) -> "Parsed":
         text = memory.text()
-        return cls(tuple(fingerprint), memory, Profile.of(text), extract_references(text))
+        return cls(tuple(fingerprint), memory, Profile.of(text, memory), extract_references(text))
 
 
 class _Stored:
@@ -203,8 +204,9 @@ class ParseCache:
         words, rest = self._read("SELECT words, profile FROM memory WHERE id = ?",
                                   self.entries[path].memory.__dict__["_id"])
         signals, replaced, negated, changed = json.loads(rest)
+        # its text is joined (and the body read) only if a negation needs it
         return Profile(frozenset(map(sys.intern, json.loads(words))), frozenset(signals), frozenset(replaced),
-                       frozenset(negated), frozenset(changed))
+                       frozenset(negated), frozenset(changed), source=self.entries[path].memory)
 
     def _read(self, sql: str, row_id: int) -> tuple:
         row = self._db.execute(sql, (row_id,)).fetchone() if self._db is not None else None

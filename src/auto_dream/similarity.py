@@ -2,7 +2,9 @@
 
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Protocol
 
 # The seed's stop words (seed 000), which include the negations: a negated statement
 # shares its significant words with the statement it negates.
@@ -41,13 +43,28 @@ _CHANGE = re.compile(
 _INSTEAD_OF = re.compile(r"\b(?:instead of|rather than)\s+((?:\S+\s*){1,3})", re.IGNORECASE)
 # A signal is about the words right after it: "Never rebase feature branches" negates
 # "rebase feature"; "Nate did not make it to the finals" says nothing against "Nate won his
-# first game tournament" although both name Nate and the game. It counts against a text
-# only when what it negates is in that text: all of its scope, or two words of it.
+# first game tournament" although both name Nate and the game. Its scope is the two
+# significant words after it in its clause (a comma, "but" or the end of the sentence ends
+# it: "not X but Y" says Y), with the auxiliary verbs among them ("never been to Boston"
+# negates "been … Boston", not every mention of Boston). It counts against a text that
+# says what it negates, itself, outside that text's own negations ("not give up" is not
+# against another "not give up"): two of its words in the same order, close together in
+# one sentence ("never tried ramen" is not against "a ramen bowl he tried"), or the one
+# word of a one-word scope (right after the same verb, if the scope has one: "never been to
+# Boston" is against "has been to Boston", not "is heading to Boston").
 # Chinese and Japanese scopes are read as character bigrams, which straddle the signal, so
 # they reach four bigrams and need two of them.
 SCOPE_WORDS = 2
 CJK_SCOPE_WORDS = 4
+PAIR_DISTANCE = 2  # "two words close together": at most one word between them
 _SENTENCE_END = re.compile(r"[\n.!?;…。！？；]")  # a scope never runs into the next sentence
+_CLAUSE_END = re.compile(r"[\n.!?;…。！？；,，、]|\b(?:but|however|although|though|whereas)\b"
+                         r"|但是|可是|而是|不过", re.IGNORECASE)  # nor into the next clause
+# Stop words that are the verb a negation applies to ("never been", "can't have"): part of
+# a scope, under one name per verb so that "has not been" meets "was".
+_AUXILIARY = {**dict.fromkeys(("am", "is", "are", "was", "were", "be", "been"), "be"),
+              **dict.fromkeys(("have", "has", "had"), "have"), **dict.fromkeys(("do", "does", "did"), "do")}
+_AUXILIARY_NAMES = frozenset(_AUXILIARY.values())
 
 
 def word_sequence(text: str) -> list[str]:
@@ -91,6 +108,113 @@ def _scope(text: str, pattern: re.Pattern, before: bool = False) -> frozenset[st
     return frozenset(scoped)
 
 
+def _tokens(text: str):
+    """(start, end, token, significant) over lower-cased `text`: the significant words of
+    word_sequence, in order, and the auxiliary verbs under their verb's name."""
+    for match in _TOKEN.finditer(text):
+        token, start = match.group(), match.start()
+        if _CJK_RUN.fullmatch(token):
+            if len(token) == 1:
+                yield start, start + 1, token, True
+            else:
+                for i in range(len(token) - 1):
+                    yield start + i, start + i + 2, token[i:i + 2], True
+        elif len(token) > 2 and token not in STOP_WORDS:
+            yield start, match.end(), token, True
+        elif token in _AUXILIARY:
+            yield start, match.end(), _AUXILIARY[token], False
+
+
+def _negations(text: str) -> list[tuple[tuple[str, ...], int, int, bool]]:
+    """Each negation of lower-cased `text`: (its scope, the start and end of the negated
+    span, whether the scope is whole).
+
+    A scope is the significant words the signal applies to, with the auxiliary verbs among
+    them. One cut short by an ellipsis is not whole: it comes from a shortened copy (a
+    memory's name, its description) whose whole statement is elsewhere, so it aims at
+    nothing, but what it holds is still negated, not said."""
+    found = []
+    for match in _NEGATION_BEFORE.finditer(text):
+        reach = CJK_SCOPE_WORDS if _CJK_RUN.search(match.group()) else SCOPE_WORDS
+        window = text[match.end():match.end() + 200]
+        cut = _CLAUSE_END.search(window)
+        scope, end, count = [], match.end(), 0
+        for _, token_end, token, significant in _tokens(window[:cut.start()] if cut else window):
+            if count == reach:
+                break
+            scope.append((token, significant))
+            count += significant
+            end = match.end() + token_end
+        while scope and not scope[-1][1]:
+            scope.pop()
+        if count:
+            whole = count == reach or cut is None or cut.group() != "…"
+            found.append((tuple(token for token, _ in scope), match.start(), end, whole))
+    for match in _NEGATION_AFTER.finditer(text):
+        window_start = max(0, match.start() - 200)
+        window = text[window_start:match.start()]
+        cuts = list(_CLAUSE_END.finditer(window))
+        clause_start = cuts[-1].end() if cuts else 0
+        tokens = list(_tokens(window[clause_start:]))
+        scope, start, count = [], match.start(), 0
+        for token_start, _, token, significant in reversed(tokens):
+            if count == CJK_SCOPE_WORDS:
+                break
+            scope.append((token, significant))
+            count += significant
+            start = window_start + clause_start + token_start
+        while scope and not scope[-1][1]:
+            scope.pop()
+        if count:
+            found.append((tuple(token for token, _ in reversed(scope)), start, match.end(), True))
+    return found
+
+
+@dataclass(frozen=True)
+class _Statements:
+    """What a text says, as opposed to what it negates: the significant words it says
+    (outside its own negations), the ordered pairs of them it says close together in one
+    sentence, and the pairs of an auxiliary verb and the significant word right after it."""
+
+    words: frozenset[str]
+    pairs: frozenset[tuple[str, str]]
+
+    @classmethod
+    def of(cls, text: str) -> "_Statements":
+        text = text.lower()
+        spans = [(start, end) for _, start, end, _ in _negations(text)]
+        words, pairs = set(), set()
+        offset = 0
+        for sentence in _SENTENCE_END.split(text):
+            said = [(token, significant, any(a <= offset + start < b for a, b in spans))
+                    for start, _, token, significant in _tokens(sentence)]
+            offset += len(sentence) + 1
+            for i, (token, significant, negated) in enumerate(said):
+                if negated:
+                    continue
+                if not significant:  # an auxiliary verb: with the word right after it
+                    later = said[i + 1] if i + 1 < len(said) else None
+                    if later and later[1] and not later[2]:
+                        pairs.add((token, later[0]))
+                    continue
+                words.add(token)
+                for later, later_significant, later_negated in said[i + 1:i + 1 + PAIR_DISTANCE]:
+                    if later_significant and not later_negated:
+                        pairs.add((token, later))
+        return cls(frozenset(words), frozenset(pairs))
+
+    def say(self, scope: tuple[str, ...]) -> bool:
+        """Whether this text says what `scope` negates: two of its significant words in that
+        order close together, or its one significant word (right after the same auxiliary
+        verb, when the scope has one before it: "never been to Boston" / "has been to Boston")."""
+        significant = [token for token in scope if token not in _AUXILIARY_NAMES]
+        if len(significant) > 1:
+            return any((a, b) in self.pairs for i, a in enumerate(significant) for b in significant[i + 1:])
+        word = significant[0]
+        at = scope.index(word)
+        return word in self.words and (at == 0 or (scope[at - 1], word) in self.pairs)
+
+
 def signals(text: str) -> frozenset[str]:
     """Which kinds of negation or change signal `text` carries (`instead of Y` aside)."""
     found = set()
@@ -106,26 +230,50 @@ def replaced_words(text: str) -> frozenset[str]:
     return frozenset().union(*(significant_words(m.group(1)) for m in _INSTEAD_OF.finditer(text)))
 
 
+class HasText(Protocol):
+    def text(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Profile:
-    """What the checks need of a text, computed once."""
+    """What the checks need of a text, computed once (what needs more of the text, when asked)."""
 
     words: frozenset[str]
     signals: frozenset[str] = frozenset()
     replaced: frozenset[str] = frozenset()
-    negated: frozenset[str] = frozenset()  # words within reach of a negation signal
+    negated: frozenset[str] = frozenset()  # the significant words within reach of a negation signal
     changed: frozenset[str] = frozenset()  # words within reach of a change signal
+    # The text itself, or what has it (a memory loaded from the parse cache is not joined
+    # into one text unless a negation needs it), and the texts merged into it.
+    source: "str | HasText" = field(default="", compare=False, repr=False)
+    merged: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @classmethod
-    def of(cls, text: str) -> "Profile":
-        negated = _scope(text, _NEGATION_BEFORE) | _scope(text, _NEGATION_AFTER, before=True)
+    def of(cls, text: str, source: "HasText | None" = None) -> "Profile":
+        """The profile of `text`; `source` (a memory whose text it is) keeps the text instead of it."""
+        negated = frozenset(token for scope, _, _, whole in _negations(text.lower()) if whole
+                            for token in scope if token not in _AUXILIARY_NAMES)
         changed = _scope(_INSTEAD_OF.sub(" ", text), _CHANGE)
-        return cls(significant_words(text), signals(text), replaced_words(text), negated, changed)
+        return cls(significant_words(text), signals(text), replaced_words(text), negated, changed,
+                   text if source is None else source)
+
+    @property
+    def text(self) -> str:
+        return self.source if isinstance(self.source, str) else self.source.text()
+
+    @cached_property
+    def _scopes(self) -> tuple[tuple[str, ...], ...]:
+        return tuple(scope for scope, _, _, whole in _negations(self.text.lower()) if whole)
+
+    @cached_property
+    def _statements(self) -> list[_Statements]:
+        return [_Statements.of(text) for text in (self.text, *self.merged)]
 
     def signals_against(self, other: "Profile") -> frozenset[str]:
-        """The signals this text aims at words the other text shares: those are what contradict."""
+        """The signals this text aims at what the other text says: those are what contradict."""
         found = set()
-        if _aimed(self.negated, other.words):
+        if self.negated & other.words and any(statements.say(scope) for scope in self._scopes
+                                              for statements in other._statements):
             found.add("negation")
         if _aimed(self.changed, other.words) or self.replaced & other.words:
             found.add("change")
@@ -133,11 +281,12 @@ class Profile:
 
     def merged_with(self, other: "Profile") -> "Profile":
         """The profile of a memory that gained `other`'s words; its signals stay its own."""
-        return Profile(self.words | other.words, self.signals, self.replaced, self.negated, self.changed)
+        return Profile(self.words | other.words, self.signals, self.replaced, self.negated, self.changed,
+                       self.source, (*self.merged, other.text, *other.merged))
 
 
 def _aimed(scope: frozenset[str], other_words: frozenset[str]) -> bool:
-    """Whether what a signal negates is in the other text: all of its scope, or two words of it."""
+    """Whether what a change signal is about is in the other text: all of its scope, or two words of it."""
     hit = len(scope & other_words)
     return hit > 0 and hit >= min(2, len(scope))
 

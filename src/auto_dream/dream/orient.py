@@ -26,7 +26,7 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
     def profile(path: str) -> Profile:
         parsed = scan.parsed.get(path)
         if parsed is None:
-            return Profile.of(state.memories[path].text())
+            return Profile.of(state.memories[path].text(), state.memories[path])
         return parsed.profile if parsed.profile is not None else cache.profile(path)
 
     state.profiles = Profiles(profile)
