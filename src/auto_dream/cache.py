@@ -205,8 +205,8 @@ class ParseCache:
                                   self.entries[path].memory.__dict__["_id"])
         signals, replaced, negated, changed = json.loads(rest)
         # its text is joined (and the body read) only if a negation needs it
-        return Profile(frozenset(map(sys.intern, json.loads(words))), frozenset(signals), frozenset(replaced),
-                       frozenset(negated), frozenset(changed), source=self.entries[path].memory)
+        return Profile(frozenset(map(sys.intern, json.loads(words))), _set(signals), _set(replaced), _set(negated),
+                       _set(changed), source=self.entries[path].memory)
 
     def _read(self, sql: str, row_id: int) -> tuple:
         row = self._db.execute(sql, (row_id,)).fetchone() if self._db is not None else None
@@ -359,6 +359,13 @@ class ParseCache:
         if self._db is not None:
             self._db.close()
             self._db = None
+
+
+_EMPTY = frozenset()
+
+
+def _set(items: list) -> frozenset:
+    return frozenset(items) if items else _EMPTY
 
 
 def _connect(file: Path, writable: bool) -> sqlite3.Connection:

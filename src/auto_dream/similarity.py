@@ -230,6 +230,9 @@ def replaced_words(text: str) -> frozenset[str]:
     return frozenset().union(*(significant_words(m.group(1)) for m in _INSTEAD_OF.finditer(text)))
 
 
+_EMPTY = frozenset()
+
+
 class HasText(Protocol):
     def text(self) -> str: ...
 
@@ -254,8 +257,9 @@ class Profile:
         negated = frozenset(token for scope, _, _, whole in _negations(text.lower()) if whole
                             for token in scope if token not in _AUXILIARY_NAMES)
         changed = _scope(_INSTEAD_OF.sub(" ", text), _CHANGE)
-        return cls(significant_words(text), signals(text), replaced_words(text), negated, changed,
-                   text if source is None else source)
+        # empty sets as the one shared empty set: 200 bytes each, four per profile, 100k profiles
+        return cls(significant_words(text), signals(text) or _EMPTY, replaced_words(text) or _EMPTY,
+                   negated or _EMPTY, changed or _EMPTY, text if source is None else source)
 
     @property
     def text(self) -> str:
