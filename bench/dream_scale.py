@@ -76,6 +76,7 @@ def incremental_run(result: dict, folder: Path) -> None:
     shutil.rmtree(root.parent, ignore_errors=True)
     clone(result["root"], root)
     add_entries(root, 100, seed=size + 1)
+    os.sync()  # the copy's writes go to disk now, not during the timed dream
     result["incremental"].append(timed_process("--root", str(root), "dream", "--json"))
     shutil.rmtree(root.parent, ignore_errors=True)
 

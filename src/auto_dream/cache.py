@@ -93,17 +93,23 @@ class _Stored:
         return instance.__dict__[self.name]
 
 
+class _Pinned:
+    """`pinned` as the cache row has it (a plain attribute: the index asks it of every memory),
+    or, for a copy made by dataclasses.replace, from the extra keys as Memory has it."""
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        return instance.extra.get("pinned") is True
+
+
 class CachedMemory(Memory):
     """A Memory from the cache: body, sources and extra keys are read when first used."""
 
     body = _Stored()
     sources = _Stored()
     extra = _Stored()
-
-    @property
-    def pinned(self) -> bool:
-        extra = self.__dict__.get("extra")
-        return self.__dict__["_pinned"] if extra is None else extra.get("pinned") is True
+    pinned = _Pinned()
 
     def __eq__(self, other):
         if isinstance(other, Memory):
@@ -160,7 +166,7 @@ class ParseCache:
             memory = new(CachedMemory)
             memory.__dict__.update(path=path, name=name, description=description, type=kind,
                                    mtime=datetime.fromisoformat(mtime), type_source=type_source, read_only=None,
-                                   _pinned=bool(pinned), _cache=self, _id=row_id)
+                                   pinned=bool(pinned), _cache=self, _id=row_id)
             if refs is None:
                 found = no_refs
             else:
