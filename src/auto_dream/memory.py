@@ -150,6 +150,9 @@ def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | N
 
 
 _YAML_HANDLER = frontmatter.YAMLHandler()
+# libyaml's parser when PyYAML has it (its wheels do): the same safe constructors, a fifth
+# of the time, and far less garbage per file, which a first dream over 100,000 files feels.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def split_frontmatter(text: str) -> tuple[dict | None, str] | str:
@@ -162,7 +165,7 @@ def split_frontmatter(text: str) -> tuple[dict | None, str] | str:
     except ValueError:
         return "frontmatter block is never closed with ---"
     try:
-        metadata = _YAML_HANDLER.load(block)
+        metadata = _YAML_HANDLER.load(block, Loader=_YAML_LOADER)
     except YAML_ERRORS as error:
         return f"broken YAML frontmatter: {_first_line(error)}"
     if metadata is None:

@@ -3,6 +3,7 @@
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from auto_dream.dream import bookkeeping
 from auto_dream.dream.plan import CreateMemory, Plan, RebuildIndex, RetireMemory, SkipEntries, UpdateMemory
@@ -78,18 +79,22 @@ def _archive_path(memory: Memory, taken: dict[str, TakenNames], state: DreamStat
     return f"archive/{memory.type}/{name}"
 
 
+def _rendered(memory: Memory) -> bytes:
+    return render_memory(memory).encode("utf-8")
+
+
 def file_changes(selected: Applied, plan: Plan, state: DreamState) -> list[FileChange]:
     """The final content of every path the run touches: writes first, then removals."""
-    writes: dict[str, bytes] = {}
+    writes: dict[str, bytes | Callable[[], bytes]] = {}  # memories are rendered when journaled and written
     removals: list[str] = []
     live = dict(state.memories)
     for action in selected.actions:
         match action:
             case CreateMemory(memory=memory):
-                writes[memory.path] = render_memory(memory).encode("utf-8")
+                writes[memory.path] = partial(_rendered, memory)
                 live[memory.path] = memory
             case UpdateMemory(after=memory):
-                writes[memory.path] = render_memory(memory).encode("utf-8")
+                writes[memory.path] = partial(_rendered, memory)
                 live[memory.path] = memory
     archive_names: dict[str, TakenNames] = {}
     for action in selected.actions:
@@ -100,7 +105,7 @@ def file_changes(selected: Applied, plan: Plan, state: DreamState) -> list[FileC
                      "archived_reason": action.reason, "archived_by_run": plan.run_id}
             if action.target:
                 extra["superseded_by"] = action.target
-            writes[archive] = render_memory(replace(memory, extra=extra)).encode("utf-8")
+            writes[archive] = partial(_rendered, replace(memory, extra=extra))
             writes.pop(memory.path, None)
             removals.append(memory.path)
             live.pop(memory.path, None)

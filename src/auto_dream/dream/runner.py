@@ -110,7 +110,7 @@ def _record(state: DreamState, plan: Plan, applied) -> None:
         for change in applied.changes:
             if change.path.startswith("memories/"):
                 cache.drop(change.path)
-                if change.content is not None and (seen := fingerprint(paths.root / change.path)):
+                if not change.removes and (seen := fingerprint(paths.root / change.path)):
                     parsed = read_memory(paths.root / change.path, paths.root, state.context.tz)
                     if isinstance(parsed, Memory):
                         cache.put(Parsed.of(seen, parsed))

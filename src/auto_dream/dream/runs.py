@@ -8,6 +8,7 @@ run byte for byte, and a run killed half-way is rolled back by the next dream or
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -35,7 +36,16 @@ def _read(path: Path) -> bytes | None:
 @dataclass(frozen=True)
 class FileChange:
     path: str  # relative to the root
-    content: bytes | None  # None: the file is removed
+    # None: the file is removed. A memory's bytes are rendered when needed (to hash them for
+    # the journal, then to write them): a run that archives 20,000 memories holds none of them.
+    content: bytes | Callable[[], bytes] | None
+
+    @property
+    def removes(self) -> bool:
+        return self.content is None
+
+    def data(self) -> bytes | None:
+        return self.content() if callable(self.content) else self.content
 
 
 def run_dir(paths: StorePaths, run_id: str) -> Path:
@@ -54,7 +64,7 @@ def write_journal(paths: StorePaths, run_id: str, changes: list[FileChange], sta
         if before is not None:
             write_atomic(folder / "pre" / f"{number:05d}", before)
         files.append({"path": change.path, "pre": f"{number:05d}" if before is not None else None,
-                      "pre_sha256": digest(before), "post_sha256": digest(change.content),
+                      "pre_sha256": digest(before), "post_sha256": digest(change.data()),
                       "mode": stat.st_mode & 0o777 if stat else None,
                       # a memory without an mtime: key takes its age from the file's time
                       "mtime_ns": stat.st_mtime_ns if stat else None})
@@ -89,10 +99,10 @@ def run_ids(paths: StorePaths) -> list[str]:
 
 def apply_change(paths: StorePaths, change: FileChange) -> None:
     target = paths.root / change.path
-    if change.content is None:
+    if change.removes:
         target.unlink(missing_ok=True)
     else:
-        write_atomic(target, change.content)
+        write_atomic(target, change.data())
 
 
 @dataclass(frozen=True)
