@@ -395,3 +395,27 @@ def test_a_memory_changed_after_orient_is_not_overwritten_and_its_entries_wait(t
     text = target.read_text(encoding="utf-8")
     assert "moves to eu-west in June" in text and "smoke test gate" in text
     assert json.loads(cli("--root", root, "check", "--json").out)["undistilled_entries"] == 0
+
+
+def test_a_run_recorded_without_a_status_file_is_still_found_by_undo_and_roll_back(template, tmp_path, cli):
+    """Runs of earlier versions have only journal.json: their status is read from it."""
+    root = copy_repo(template.repo, tmp_path / "repo")
+    assert cli("--root", root, "dream").code == 0
+    (run_folder,) = (root / ".state" / "runs").iterdir()
+    assert (run_folder / "status").read_text() == "done"
+    (run_folder / "status").unlink()
+    assert cli("--root", root, "undo").code == 0
+    assert files(root) == template.before
+    assert (run_folder / "status").read_text() == "undone"
+
+
+def test_a_status_file_that_lags_behind_its_journal_does_not_roll_back_a_finished_run(template, tmp_path, cli):
+    """Killed between journal.json and status: the journal decides."""
+    root = copy_repo(template.repo, tmp_path / "repo")
+    assert cli("--root", root, "dream").code == 0
+    after = files(root)
+    (run_folder,) = (root / ".state" / "runs").iterdir()
+    (run_folder / "status").write_text("applying")
+    assert cli("--root", root, "dream").code == 0
+    assert files(root) == after  # nothing rolled back, nothing new to do
+    assert cli("--root", root, "undo").code == 0 and files(root) == template.before

@@ -16,7 +16,7 @@ from auto_dream.dream.plan import Plan
 from auto_dream.dream.prune import prune
 from auto_dream.dream.report import build_report, render_markdown
 from auto_dream.dream.runs import APPLYING, Restored, last_done_run, read_journal, restore, roll_back_interrupted, \
-    run_dir, run_ids
+    run_dir, run_ids, run_status
 from auto_dream.dream.state import DreamOptions, DreamState
 from auto_dream.cache import Parsed
 from auto_dream.errors import StoreError
@@ -90,7 +90,8 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
 def _dry_run(context, now, run_id, options, distiller, if_due) -> DreamOutcome:
     """Plan and render; no lock, no recovery, not a byte written."""
     state = gather(orient(context, now, run_id, options))
-    if any(read_journal(context.paths, r).get("status") == APPLYING for r in run_ids(context.paths)):
+    if any(run_status(context.paths, r) == APPLYING and read_journal(context.paths, r).get("status") == APPLYING
+           for r in run_ids(context.paths)):
         state.warnings.insert(0, "an interrupted dream will be rolled back by the next real run")
     if if_due and (reason := _not_due(state)):
         return DreamOutcome(None, f"[DRY RUN] {reason}\n", not_due=reason, working_set=state)

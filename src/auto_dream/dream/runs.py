@@ -19,6 +19,7 @@ from auto_dream.memory import write_atomic
 from auto_dream.paths import FILE_MODE, StorePaths, make_dirs
 
 RUNS = "runs"
+STATUS = "status"  # a run folder's one-word status, beside its journal
 APPLYING, DONE, UNDONE, ROLLED_BACK = "applying", "done", "undone", "rolled_back"
 
 
@@ -71,6 +72,22 @@ def write_journal(paths: StorePaths, run_id: str, changes: list[FileChange], sta
     journal = {"run_id": run_id, "started": started.isoformat(timespec="seconds"), "status": APPLYING,
                "files": files}
     write_atomic(folder / "journal.json", json.dumps(journal, indent=1, ensure_ascii=False).encode())
+    write_atomic(folder / STATUS, APPLYING.encode())
+
+
+def run_status(paths: StorePaths, run_id: str) -> str | None:
+    """The run's status as its one-word `status` file has it, without parsing its journal.
+
+    The file is written after journal.json, so it may lag behind it, never lead: callers
+    confirm with read_journal before acting. A run recorded before the file existed is
+    read from its journal.
+    """
+    try:
+        return (run_dir(paths, run_id) / STATUS).read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return read_journal(paths, run_id).get("status")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def read_journal(paths: StorePaths, run_id: str) -> dict:
@@ -87,6 +104,7 @@ def set_status(paths: StorePaths, run_id: str, status: str, **fields: object) ->
     journal["status"] = status
     journal.update(fields)
     write_atomic(run_dir(paths, run_id) / "journal.json", json.dumps(journal, indent=1, ensure_ascii=False).encode())
+    write_atomic(run_dir(paths, run_id) / STATUS, status.encode())
 
 
 def run_ids(paths: StorePaths) -> list[str]:
@@ -170,8 +188,8 @@ def _remove_empty_folders(paths: StorePaths, folder: Path) -> None:
 def roll_back_interrupted(paths: StorePaths) -> tuple[list[Restored], list[str]]:
     """Reverse every run that was killed while applying; returns them, and warnings for the report."""
     rolled, warnings = [], []
-    for run_id in run_ids(paths):
-        if read_journal(paths, run_id).get("status") == APPLYING:
+    for run_id in run_ids(paths):  # a year of nightly runs: one small file each, not a journal
+        if run_status(paths, run_id) == APPLYING and read_journal(paths, run_id).get("status") == APPLYING:
             result = restore(paths, run_id, force=False, rolling_back=True)
             rolled.append(result)
             warnings.append(f"run {run_id} was interrupted while applying: rolled back "
@@ -183,6 +201,6 @@ def roll_back_interrupted(paths: StorePaths) -> tuple[list[Restored], list[str]]
 
 def last_done_run(paths: StorePaths) -> str | None:
     for run_id in reversed(run_ids(paths)):
-        if read_journal(paths, run_id).get("status") == DONE:
+        if run_status(paths, run_id) in (DONE, APPLYING, None) and read_journal(paths, run_id).get("status") == DONE:
             return run_id
     return None
