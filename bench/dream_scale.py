@@ -14,6 +14,7 @@ indexed search >= 20x faster than all-pairs at 10k with identical pairs.
 """
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -35,14 +36,32 @@ from auto_dream.store import scan_memories  # noqa: E402
 COMMAND = Path(sys.executable).parent / "auto-dream"
 
 
+# Linux counts a child's peak RSS from the moment it is forked, so a child of this process
+# (which builds the stores and grows with them) would report this process's size. Children
+# are started instead by a small launcher started first, and timed there.
+_LAUNCHER = """
+import json, os, subprocess, sys, time
+for line in sys.stdin:
+    argv = json.loads(line)
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    print(json.dumps([time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)]),
+          flush=True)
+"""
+_launcher: subprocess.Popen | None = None
+
+
 def timed_process(*argv: str) -> tuple[float, float, int]:
     """Wall seconds, peak RSS in MB, exit code of one whole `auto-dream` process."""
-    start = time.perf_counter()
-    process = subprocess.Popen([str(COMMAND), *argv], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return elapsed, usage.ru_maxrss / 1024, process.returncode
+    global _launcher
+    if _launcher is None:
+        _launcher = subprocess.Popen([sys.executable, "-c", _LAUNCHER], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+    _launcher.stdin.write(json.dumps([str(COMMAND), *argv]) + "\n")
+    _launcher.stdin.flush()
+    elapsed, peak_mb, code = json.loads(_launcher.stdout.readline())
+    return elapsed, peak_mb, code
 
 
 def full_run(size: int, folder: Path) -> dict:
@@ -109,6 +128,7 @@ def main() -> None:
     parser.add_argument("--threshold", type=float, default=0.4, help="the lower of the two overlap thresholds")
     parser.add_argument("--repeat", type=int, default=5, help="incremental dreams per size (median reported)")
     args = parser.parse_args()
+    timed_process("--version")  # starts the launcher while this process is still small
     folder = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:
         results = []
