@@ -249,8 +249,8 @@ class ParseCache:
             ranks.frombytes(blob)
         return self._rank_sets
 
-    def path_of(self, key: int) -> str:
-        return self._read("SELECT path FROM memory WHERE id = ?", key)[0]
+    def paths_of(self, keys) -> dict[int, str]:
+        return dict(self._select_in("SELECT id, path FROM memory WHERE id IN ({})", list(keys)))
 
     def _query(self, sql: str, values: tuple) -> list[tuple]:
         return self._db.execute(sql, values).fetchall() if self._db is not None else []

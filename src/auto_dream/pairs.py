@@ -138,8 +138,8 @@ class StoredPostings(Protocol):
     def rank_sets(self, keys: Iterable[Key]) -> Mapping[Key, Iterable[int]]:
         """The ranks of all the words of each record."""
 
-    def path_of(self, key: Key) -> Key:
-        """The record's name outside the index."""
+    def paths_of(self, keys: Iterable[Key]) -> Mapping[Key, Key]:
+        """The records' names outside the index."""
 
 
 def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, threshold: float,
@@ -174,11 +174,13 @@ def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, t
         return by_length[in_prefix, rank]
 
     longest = 1
-    candidates: dict[Key, list[Key]] = {}
+    accepted: dict[Key, list[Key]] = {}  # found by their shared words alone
+    unsure: dict[Key, list[Key]] = {}  # to be verified on all their words
     for probe, words in probes.items():
         size = len(words)
         needed = _needed(size, threshold)
         shared: dict[Key, int] = {}
+        length_of: dict[Key, int] = {}
         dropped: set[Key] = set()
         for place, word in enumerate(sorted(words, key=ranks.__getitem__)):
             if word in unseen:
@@ -188,6 +190,7 @@ def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, t
                 found, lengths = postings(False, ranks[word])
                 for key, length, position in found[bisect_left(lengths, size):]:
                     shared[key] = count = shared.get(key, 0) + 1
+                    length_of[key] = length
                     after = length - position - 1
                     if count + (left if left < after else after) < needed:
                         dropped.add(key)
@@ -198,22 +201,26 @@ def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, t
                     least = [_needed(n, threshold) if n else 0 for n in range(longest)]
                 for key, length, position in found[:bisect_left(lengths, size)]:
                     shared[key] = count = shared.get(key, 0) + 1
+                    length_of[key] = length
                     after = length - position - 1
                     if count + (left if left < after else after) < least[length]:
                         dropped.add(key)
-        candidates[probe] = [key for key in shared if key not in dropped]
-    rank_sets = stored.rank_sets({key for found in candidates.values() for key in found})
-    pairs = set()
-    for probe, found in candidates.items():
+        accepted[probe], unsure[probe] = [], []
+        for key, count in shared.items():
+            if key not in dropped:
+                # `count` shared words are a lower bound: enough of them settles it
+                (accepted if count / min(size, length_of[key]) >= threshold else unsure)[probe].append(key)
+    rank_sets = stored.rank_sets({key for found in unsure.values() for key in found})
+    for probe, found in unsure.items():
         probe_ranks = {ranks[word] for word in probes[probe]}
         for key in found:
             other = rank_sets[key]
             # the very test overlap() makes, on ranks: one rank per word
             if len(probe_ranks.intersection(other)) / min(len(probe_ranks), len(other)) >= threshold:
-                name = stored.path_of(key)
-                if name != probe and wanted(name):
-                    pairs.add((probe, name))
-    return pairs
+                accepted[probe].append(key)
+    names = stored.paths_of({key for found in accepted.values() for key in found})
+    return {(probe, names[key]) for probe, found in accepted.items() for key in found
+            if names[key] != probe and wanted(names[key])}
 
 
 _length = itemgetter(1)
