@@ -99,3 +99,14 @@ def test_a_save_that_fails_half_way_leaves_the_previous_cache(tmp_path, monkeypa
     except sqlite3.OperationalError:
         pass
     assert sorted(ParseCache.load(StorePaths(tmp_path)).entries) == ["memories/project/1.md", "memories/project/2.md"]
+
+
+def test_a_cache_that_cannot_be_written_is_left_as_it_was_and_the_dream_goes_on(tmp_path, monkeypatch):
+    (tmp_path / ".state").mkdir()
+    save(tmp_path, {1: "kafka billing invoice"})
+    cache = ParseCache.load(StorePaths(tmp_path), writable=True)
+    cache.put(parsed(2, "redis cache review"))
+    monkeypatch.setattr("auto_dream.cache._rank_new_words",
+                        lambda *a: (_ for _ in ()).throw(sqlite3.OperationalError("database is locked")))
+    assert cache.save() is False
+    assert sorted(ParseCache.load(StorePaths(tmp_path)).entries) == ["memories/project/1.md"]

@@ -271,21 +271,30 @@ class ParseCache:
 
     # ------------------------------------------------------------ saving
 
-    def save(self) -> None:
-        """Write what changed since the load in one transaction; a cache that cannot be
-        written is recreated, since it holds nothing that is not in the memory files."""
+    def save(self) -> bool:
+        """Write what changed since the load, in one transaction. The cache holds nothing that
+        is not in the memory files: one that is damaged is started afresh, and one that
+        cannot be written now (locked, disk full) is left as it was, which only means more
+        files are read next time. False when nothing could be saved."""
         if not self._puts and not self._drops and self.found:
-            return
+            return True
         self._close()
         try:
-            self._write()
-        except sqlite3.DatabaseError:
-            self._remove_file()
+            try:
+                self._write()
+            except sqlite3.OperationalError:
+                raise
+            except sqlite3.DatabaseError:  # damaged: start afresh with what this run read
+                self._remove_file()
+                self._drops.clear()
+                self._puts = {p: parsed for p, parsed in self.entries.items() if parsed.profile is not None}
+                self._write()
+        except (sqlite3.Error, OSError):
+            return False
+        finally:
+            self._puts.clear()
             self._drops.clear()
-            self._puts = {p: parsed for p, parsed in self.entries.items() if parsed.profile is not None}
-            self._write()
-        self._puts.clear()
-        self._drops.clear()
+        return True
 
     def _write(self) -> None:
         if self.file.exists() and not self._is_current():
