@@ -40,18 +40,24 @@ from auto_dream.paths import FILE_MODE, StorePaths
 from auto_dream.similarity import Profile
 from auto_dream.staleness import References, extract_references
 
-VERSION = 4  # PRAGMA user_version of the file; any other value is a foreign cache
-# (4: `negated` holds what a negation's clause-bounded scope holds, similarity.Profile)
+VERSION = 5  # PRAGMA user_version of the file; any other value is a foreign cache
+# (4: `negated` holds what a negation's clause-bounded scope holds, similarity.Profile;
+# 5: bodies and words in their own table)
 FILE_NAME = "cache.sqlite3"
 Fingerprint = tuple[int, int, int]
 _CHUNK = 500  # host parameters per statement, well under SQLite's limit
 
 _SCHEMA = """
+-- what every dream reads of every memory, apart from what it reads of a few: a scan of
+-- this table does not wade through bodies
 CREATE TABLE memory (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
     size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, ino INTEGER NOT NULL,
     name TEXT NOT NULL, description TEXT NOT NULL, type TEXT NOT NULL, mtime TEXT NOT NULL,
-    pinned INTEGER NOT NULL, type_source TEXT NOT NULL, refs TEXT,
+    pinned INTEGER NOT NULL, type_source TEXT NOT NULL, refs TEXT
+);
+CREATE TABLE memory_text (
+    id INTEGER PRIMARY KEY,
     body TEXT NOT NULL, sources TEXT NOT NULL, extra TEXT, words TEXT NOT NULL, profile TEXT NOT NULL,
     ranks BLOB NOT NULL -- the words' ranks, int32: what the pair search compares
 );
@@ -160,21 +166,25 @@ class ParseCache:
     def _load_rows(self) -> None:
         rows = self._db.execute("SELECT id, path, size, mtime_ns, ino, name, description, type, mtime, pinned, "
                                 "type_source, refs FROM memory")
-        new = object.__new__
+        # frozen dataclasses built without their generated __init__, which costs more than the row
+        new, set_dict = object.__new__, object.__setattr__
         no_refs = References((), ())
+        entries = self.entries
         for row_id, path, size, mtime_ns, ino, name, description, kind, mtime, pinned, type_source, refs in rows:
             memory = new(CachedMemory)
-            memory.__dict__.update(path=path, name=name, description=description, type=kind,
-                                   mtime=datetime.fromisoformat(mtime), type_source=type_source, read_only=None,
-                                   pinned=bool(pinned), _cache=self, _id=row_id)
+            set_dict(memory, "__dict__", {
+                "path": path, "name": name, "description": description, "type": kind,
+                "mtime": datetime.fromisoformat(mtime), "type_source": type_source, "read_only": None,
+                "pinned": pinned == 1, "_cache": self, "_id": row_id})
             if refs is None:
                 found = no_refs
             else:
                 files, symbols = json.loads(refs)
                 found = References(tuple(files), tuple(symbols))
             parsed = new(Parsed)
-            parsed.__dict__.update(fingerprint=(size, mtime_ns, ino), memory=memory, profile=None, refs=found)
-            self.entries[path] = parsed
+            set_dict(parsed, "__dict__", {"fingerprint": (size, mtime_ns, ino), "memory": memory, "profile": None,
+                                          "refs": found})
+            entries[path] = parsed
 
     def get(self, path: str, fingerprint: Fingerprint | None) -> Parsed | None:
         """The cached parse when the file's size and mtime are as cached (a copied store still hits)."""
@@ -200,14 +210,14 @@ class ParseCache:
     # ------------------------------------------------------------ reading parts on demand
 
     def _load_body(self, memory: CachedMemory) -> None:
-        row = self._read("SELECT body, sources, extra FROM memory WHERE id = ?", memory.__dict__["_id"])
+        row = self._read("SELECT body, sources, extra FROM memory_text WHERE id = ?", memory.__dict__["_id"])
         body, sources, extra = row
         memory.__dict__.update(body=body, sources=tuple(json.loads(sources)),
                                extra=_decode_value(json.loads(extra)) if extra else {})
 
     def profile(self, path: str) -> Profile:
         """The word profile of a memory the cache holds (entries[path].profile is None)."""
-        words, rest = self._read("SELECT words, profile FROM memory WHERE id = ?",
+        words, rest = self._read("SELECT words, profile FROM memory_text WHERE id = ?",
                                   self.entries[path].memory.__dict__["_id"])
         signals, replaced, negated, changed = json.loads(rest)
         # its text is joined (and the body read) only if a negation needs it
@@ -244,7 +254,7 @@ class ParseCache:
 
     def rank_sets(self, keys) -> dict[int, array]:
         wanted = [k for k in keys if k not in self._rank_sets]
-        for row_id, blob in self._select_in("SELECT id, ranks FROM memory WHERE id IN ({})", wanted):
+        for row_id, blob in self._select_in("SELECT id, ranks FROM memory_text WHERE id IN ({})", wanted):
             ranks = self._rank_sets[row_id] = array("i")
             ranks.frombytes(blob)
         return self._rank_sets
@@ -335,7 +345,8 @@ class ParseCache:
         puts = [p for p in self._puts.values() if _cacheable(p)]
         removed = []  # (row id, its words) of the rows that go or are replaced
         for path in sorted(self._drops | set(self._puts)):
-            row = db.execute("SELECT id, words FROM memory WHERE path = ?", (path,)).fetchone()
+            row = db.execute("SELECT memory.id, words FROM memory JOIN memory_text USING (id) WHERE path = ?",
+                             (path,)).fetchone()
             if row is not None:
                 removed.append((row[0], json.loads(row[1])))
         ranks = _word_ranks(db, {w for _, words in removed for w in words} | {w for p in puts for w in p.profile.words})
@@ -345,22 +356,25 @@ class ParseCache:
                            [(rank, (size - position) / size, row_id)
                             for position, rank in enumerate(sorted(ranks[word] for word in words))])
             db.execute("DELETE FROM memory WHERE id = ?", (row_id,))
+            db.execute("DELETE FROM memory_text WHERE id = ?", (row_id,))
         _rank_new_words(db, [p.profile.words for p in puts], ranks)
         for parsed in puts:
             memory, profile = parsed.memory, parsed.profile
             refs = parsed.refs
             row_id = db.execute(
                 "INSERT INTO memory (path, size, mtime_ns, ino, name, description, type, mtime, pinned, type_source, "
-                "refs, body, sources, extra, words, profile, ranks) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "refs) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (memory.path, *parsed.fingerprint, memory.name, memory.description, memory.type,
                  memory.mtime.isoformat(), int(memory.pinned), memory.type_source,
-                 json.dumps([refs.files, refs.symbols]) if refs.files or refs.symbols else None,
-                 memory.body, json.dumps(memory.sources),
+                 json.dumps([refs.files, refs.symbols]) if refs.files or refs.symbols else None)).lastrowid
+            db.execute(
+                "INSERT INTO memory_text (id, body, sources, extra, words, profile, ranks) VALUES (?,?,?,?,?,?,?)",
+                (row_id, memory.body, json.dumps(memory.sources),
                  json.dumps(_encode_value(memory.extra)) if memory.extra else None,
                  json.dumps(sorted(profile.words)),
                  json.dumps([sorted(profile.signals), sorted(profile.replaced), sorted(profile.negated),
                              sorted(profile.changed)]),
-                 array("i", sorted(ranks[word] for word in profile.words)).tobytes())).lastrowid
+                 array("i", sorted(ranks[word] for word in profile.words)).tobytes()))
             size = len(profile.words)
             db.executemany("INSERT INTO posting (rank, reach, memory, size, position) VALUES (?,?,?,?,?)",
                            [(rank, (size - position) / size, row_id, size, position)
