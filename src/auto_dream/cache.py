@@ -177,13 +177,13 @@ class ParseCache:
                 "mtime": datetime.fromisoformat(mtime), "type_source": type_source, "read_only": None,
                 "pinned": pinned == 1, "_cache": self, "_id": row_id})
             if refs is None:
-                found = no_refs
+                cited = no_refs
             else:
                 files, symbols = json.loads(refs)
-                found = References(tuple(files), tuple(symbols))
+                cited = References(tuple(files), tuple(symbols))
             parsed = new(Parsed)
             set_dict(parsed, "__dict__", {"fingerprint": (size, mtime_ns, ino), "memory": memory, "profile": None,
-                                          "refs": found})
+                                          "refs": cited})
             entries[path] = parsed
 
     def get(self, path: str, fingerprint: Fingerprint | None) -> Parsed | None:
@@ -191,7 +191,7 @@ class ParseCache:
         hit = self.entries.get(path)
         if hit is None or fingerprint is None:
             return None
-        return hit if hit.fingerprint[:2] == tuple(fingerprint[:2]) else None
+        return hit if hit.fingerprint[0] == fingerprint[0] and hit.fingerprint[1] == fingerprint[1] else None
 
     def put(self, parsed: Parsed) -> None:
         self.entries[parsed.memory.path] = parsed
@@ -265,19 +265,8 @@ class ParseCache:
     def _query(self, sql: str, values: tuple) -> list[tuple]:
         return self._db.execute(sql, values).fetchall() if self._db is not None else []
 
-    @property
-    def indexed(self) -> bool:
-        """Whether the pair index can answer for the memories the cache holds."""
-        return self._db is not None and self.found
-
     def _select_in(self, sql: str, values: list) -> list[tuple]:
-        rows = []
-        if self._db is None:
-            return rows
-        for start in range(0, len(values), _CHUNK):
-            chunk = values[start:start + _CHUNK]
-            rows.extend(self._db.execute(sql.format(",".join("?" * len(chunk))), chunk))
-        return rows
+        return _select_in(self._db, sql, values) if self._db is not None else []
 
     # ------------------------------------------------------------ saving
 
@@ -290,16 +279,18 @@ class ParseCache:
             return True
         self._close()
         try:
+            self._write()
+        except sqlite3.OperationalError:  # locked, disk full: not now
+            return False
+        except sqlite3.DatabaseError:  # damaged: start afresh with what this run read
+            self._remove_file()
+            self._drops.clear()
+            self._puts = {p: parsed for p, parsed in self.entries.items() if parsed.profile is not None}
             try:
                 self._write()
-            except sqlite3.OperationalError:
-                raise
-            except sqlite3.DatabaseError:  # damaged: start afresh with what this run read
-                self._remove_file()
-                self._drops.clear()
-                self._puts = {p: parsed for p, parsed in self.entries.items() if parsed.profile is not None}
-                self._write()
-        except (sqlite3.Error, OSError):
+            except (sqlite3.Error, OSError):
+                return False
+        except OSError:
             return False
         finally:
             self._puts.clear()
@@ -349,7 +340,8 @@ class ParseCache:
                              (path,)).fetchone()
             if row is not None:
                 removed.append((row[0], json.loads(row[1])))
-        ranks = _word_ranks(db, {w for _, words in removed for w in words} | {w for p in puts for w in p.profile.words})
+        ranks = dict(_select_in(db, "SELECT word, rank FROM word WHERE word IN ({})",
+                                list({w for _, words in removed for w in words} | {w for p in puts for w in p.profile.words})))
         for row_id, words in removed:
             size = len(words)
             db.executemany("DELETE FROM posting WHERE rank = ? AND reach = ? AND memory = ?",
@@ -410,13 +402,13 @@ def _cacheable(parsed: Parsed) -> bool:
     return parsed.profile is not None and memory.read_only is None and _encode_value(memory.extra) is not _UNSUPPORTED
 
 
-def _word_ranks(db: sqlite3.Connection, words: set[str]) -> dict[str, int]:
-    words = list(words)
-    ranks = {}
-    for start in range(0, len(words), _CHUNK):
-        chunk = words[start:start + _CHUNK]
-        ranks.update(db.execute(f"SELECT word, rank FROM word WHERE word IN ({','.join('?' * len(chunk))})", chunk))
-    return ranks
+def _select_in(db: sqlite3.Connection, sql: str, values: list) -> list[tuple]:
+    """`sql` with its `IN ({})` filled for `values`, a chunk of them per statement."""
+    rows = []
+    for start in range(0, len(values), _CHUNK):
+        chunk = values[start:start + _CHUNK]
+        rows.extend(db.execute(sql.format(",".join("?" * len(chunk))), chunk))
+    return rows
 
 
 def _rank_new_words(db: sqlite3.Connection, word_sets: list[frozenset[str]], ranks: dict[str, int]) -> None:

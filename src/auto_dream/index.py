@@ -85,11 +85,12 @@ def build_index(memories: list[Memory], header_template: str, limits: IndexLimit
 
 def _first_by_priority(memories: list[Memory], count: int) -> list[Memory]:
     """sorted(memories, key=_priority)[:count], without a priority key for every memory of a big store."""
-    pinned = [m for m in memories if m.pinned]
+    pinned, others = [], []
+    for memory in memories:
+        (pinned if memory.pinned else others).append(memory)
     if len(memories) <= count or len(pinned) >= count:
         return sorted(pinned if len(pinned) >= count else memories, key=_priority)[:count]
     # the newest unpinned ones; every memory as new as the last of them may tie with it
-    others = [m for m in memories if not m.pinned]
     cutoff = heapq.nlargest(count - len(pinned), (m.mtime for m in others))[-1]
     return sorted([*pinned, *(m for m in others if m.mtime >= cutoff)], key=_priority)[:count]
 

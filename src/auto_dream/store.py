@@ -86,12 +86,10 @@ def scan_memories(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
     folder_name = "archive" if archived else "memories"
     files, odd_folders = walk_memory_files(paths.root / folder_name, folder_name)
     scan = MemoryScan(memories=[], unreadable=[])
-    cached = cache.entries if cache is not None else {}
     memories, parsed_by_path, unchanged, fingerprints = scan.memories, scan.parsed, scan.unchanged, scan.fingerprints
     for relative, seen in files:
-        hit = cached.get(relative)
-        if hit is not None and hit.fingerprint[0] == seen[0] and hit.fingerprint[1] == seen[1]:
-            # size and mtime as cached (not the inode: a copied store still hits)
+        hit = cache.get(relative, seen) if cache is not None else None
+        if hit is not None:
             memories.append(hit.memory)
             parsed_by_path[relative] = hit
             unchanged.add(relative)

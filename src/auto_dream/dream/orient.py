@@ -35,8 +35,7 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
     else:  # new or changed since the last dream saved the cache, and what a budget deferred
         state.changed = set(state.memories) - scan.unchanged
         state.changed |= bookkeeping.read_recheck(context.paths) & set(state.memories)
-        if cache.indexed:
-            state.stored = scan.unchanged - state.changed
+        state.stored = scan.unchanged - state.changed  # the cache's pair index answers for these
     state.distilled_ids = bookkeeping.read_distilled_ids(context.paths)
     state.repo = find_repo(context.paths.root, context.config.repo)
     for bad in scan.unreadable:

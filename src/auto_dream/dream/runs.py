@@ -200,7 +200,7 @@ def roll_back_interrupted(paths: StorePaths) -> tuple[list[Restored], list[str]]
 
 
 def last_done_run(paths: StorePaths) -> str | None:
-    for run_id in reversed(run_ids(paths)):
+    for run_id in reversed(run_ids(paths)):  # "applying" may be a status file lagging behind a done journal
         if run_status(paths, run_id) in (DONE, APPLYING, None) and read_journal(paths, run_id).get("status") == DONE:
             return run_id
     return None
