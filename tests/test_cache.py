@@ -23,10 +23,16 @@ thresholds = st.sampled_from([0.4, 0.6, 0.25, 0.5, 1.0, 0.33])
 WHEN = datetime(2026, 11, 1, 9, 30, tzinfo=timezone.utc)
 
 
+def aims(key) -> bool:
+    return key % 3 == 0
+
+
 def parsed(key, text: str, size: int = 100) -> Parsed:
     memory = Memory(path=f"memories/project/{key}.md", name=f"note {key}", description="", type="project",
                     mtime=WHEN, body=text, sources=("a1b2c3d4e5f6",))
-    return Parsed((size, 1_000 + size, 7), memory, Profile(significant_words(text)), Parsed.of((0, 0, 0), memory).refs)
+    words = significant_words(text)
+    profile = Profile(words, negated=frozenset(sorted(words)[:1]) if aims(key) else frozenset())
+    return Parsed((size, 1_000 + size, 7), memory, profile, Parsed.of((0, 0, 0), memory).refs)
 
 
 def save(root: Path, store: dict) -> ParseCache:
@@ -53,6 +59,8 @@ def test_the_stored_index_finds_exactly_the_all_pairs_answer_after_any_update(fi
                     for a, b in reference_pairs({**stored, **asked}, threshold)
                     if a.startswith("probe") != b.startswith("probe")}
         assert stored_pairs(asked, cache, threshold) == expected
+        aiming = {f"memories/project/{k}.md" for k in second if aims(k) and significant_words(second[k])}
+        assert stored_pairs(asked, cache, threshold, aiming_only=True) == {p for p in expected if p[1] in aiming}
 
 
 def test_a_cached_memory_reads_back_every_field_and_its_body_only_when_used(tmp_path):

@@ -55,3 +55,21 @@ def test_across_only_leaves_out_exactly_the_probe_to_probe_pairs(store, threshol
     probes = data.draw(st.lists(st.sampled_from(sorted(pool)), unique=True) if pool else st.just([]))
     expected = {(a, b) for a, b in reference_pairs(pool, threshold) if (a in probes) != (b in probes)}
     assert indexed_pairs(probes, pool, threshold, across_only=True) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(store=stores, low=thresholds, high=thresholds, across_only=st.booleans(), data=st.data())
+def test_relatable_pairs_are_those_at_the_low_threshold_with_a_side_that_aims_and_the_rest_at_the_high(
+        store, low, high, across_only, data):
+    from auto_dream.dream.nearby import relatable_pairs
+
+    pool = {key: significant_words(text) for key, text in store.items()}
+    keys = sorted(pool)
+    probes = data.draw(st.lists(st.sampled_from(keys), unique=True) if keys else st.just([]))
+    aiming = set(data.draw(st.lists(st.sampled_from(keys), unique=True) if keys else st.just([])))
+    touching = {(a, b) for a, b in reference_pairs(pool, min(low, high))
+                if ((a in probes) != (b in probes) if across_only else (a in probes or b in probes))}
+    expected = {(a, b) for a, b in touching
+                if overlap(pool[a], pool[b]) >= max(low, high) or a in aiming or b in aiming}
+    assert relatable_pairs(probes, pool, aiming.__contains__, min(low, high), max(low, high),
+                           across_only=across_only) == expected

@@ -40,9 +40,9 @@ from auto_dream.paths import FILE_MODE, StorePaths
 from auto_dream.similarity import Profile
 from auto_dream.staleness import References, extract_references
 
-VERSION = 5  # PRAGMA user_version of the file; any other value is a foreign cache
+VERSION = 6  # PRAGMA user_version of the file; any other value is a foreign cache
 # (4: `negated` holds what a negation's clause-bounded scope holds, similarity.Profile;
-# 5: bodies and words in their own table)
+# 5: bodies and words in their own table; 6: postings say whether their memory aims)
 FILE_NAME = "cache.sqlite3"
 Fingerprint = tuple[int, int, int]
 _CHUNK = 500  # host parameters per statement, well under SQLite's limit
@@ -63,10 +63,11 @@ CREATE TABLE memory_text (
 );
 CREATE TABLE word (word TEXT PRIMARY KEY, rank INTEGER NOT NULL UNIQUE) WITHOUT ROWID;
 -- A memory of `size` words holds the word at `position` in rank order. reach = (size - position)
--- / size: the word is in the memory's prefix at threshold t when reach >= t
+-- / size: the word is in the memory's prefix at threshold t when reach >= t. aims: the memory
+-- carries a negation or change scope (Profile.aims), so it can contradict at the lower threshold
 CREATE TABLE posting (
     rank INTEGER NOT NULL, reach REAL NOT NULL, memory INTEGER NOT NULL, size INTEGER NOT NULL,
-    position INTEGER NOT NULL, PRIMARY KEY (rank, reach, memory)
+    position INTEGER NOT NULL, aims INTEGER NOT NULL, PRIMARY KEY (rank, reach, memory)
 ) WITHOUT ROWID;
 """
 
@@ -139,8 +140,8 @@ class ParseCache:
         self._puts: dict[str, Parsed] = {}
         self._drops: set[str] = set()
         # what the pair search has read this run: the two searches of a dream ask much the same
-        self._holders: dict[int, list] = {}
-        self._prefix_holders: dict[tuple[int, float], list] = {}
+        self._holders: dict[tuple[int, bool], list] = {}
+        self._prefix_holders: dict[tuple[int, float, bool], list] = {}
         self._rank_sets: dict[int, array] = {}
 
     @classmethod
@@ -239,17 +240,20 @@ class ParseCache:
         rows = self._query("SELECT min(rank) FROM word", ())
         return rows[0][0] if rows and rows[0][0] is not None else 0
 
-    def holders(self, rank: int) -> list[tuple[int, int, int]]:
-        if rank not in self._holders:
-            self._holders[rank] = self._query("SELECT memory, size, position FROM posting WHERE rank = ?", (rank,))
-        return self._holders[rank]
+    def holders(self, rank: int, aiming_only: bool = False) -> list[tuple[int, int, int]]:
+        key = (rank, aiming_only)
+        if key not in self._holders:
+            self._holders[key] = self._query("SELECT memory, size, position FROM posting WHERE rank = ? AND aims >= ?",
+                                             (rank, int(aiming_only)))
+        return self._holders[key]
 
-    def prefix_holders(self, rank: int, threshold: float) -> list[tuple[int, int, int]]:
-        key = (rank, threshold)
+    def prefix_holders(self, rank: int, threshold: float, aiming_only: bool = False) -> list[tuple[int, int, int]]:
+        key = (rank, threshold, aiming_only)
         if key not in self._prefix_holders:
             # 1e-6 below: a float that rounds the wrong way can only lengthen a prefix
             self._prefix_holders[key] = self._query(
-                "SELECT memory, size, position FROM posting WHERE rank = ? AND reach >= ?", (rank, threshold - 1e-6))
+                "SELECT memory, size, position FROM posting WHERE rank = ? AND reach >= ? AND aims >= ?",
+                (rank, threshold - 1e-6, int(aiming_only)))
         return self._prefix_holders[key]
 
     def rank_sets(self, keys) -> dict[int, array]:
@@ -367,9 +371,9 @@ class ParseCache:
                  json.dumps([sorted(profile.signals), sorted(profile.replaced), sorted(profile.negated),
                              sorted(profile.changed)]),
                  array("i", sorted(ranks[word] for word in profile.words)).tobytes()))
-            size = len(profile.words)
-            db.executemany("INSERT INTO posting (rank, reach, memory, size, position) VALUES (?,?,?,?,?)",
-                           [(rank, (size - position) / size, row_id, size, position)
+            size, aims = len(profile.words), int(profile.aims)
+            db.executemany("INSERT INTO posting (rank, reach, memory, size, position, aims) VALUES (?,?,?,?,?,?)",
+                           [(rank, (size - position) / size, row_id, size, position, aims)
                             for position, rank in enumerate(sorted(ranks[word] for word in profile.words))])
 
     def _remove_file(self) -> None:

@@ -95,11 +95,14 @@ class DistillRequest:
     tz: tzinfo | None  # the store's timezone, in which entry times are written
     # For each entry id, the memories whose overlap with it reaches a threshold: dream's pair
     # index (dream.nearby); None: searched here over `profiles`.
-    nearby: Callable[[float], dict[str, set[str]]] | None = None
+    nearby: Callable[[float, float | None], dict[str, set[str]]] | None = None
 
-    def neighbours(self, threshold: float) -> dict[str, set[str]]:
+    def neighbours(self, threshold: float, aimless_threshold: float | None = None) -> dict[str, set[str]]:
+        """For each entry id, the memories whose overlap with it reaches `threshold`. With
+        `aimless_threshold`, a pair in which neither side can aim a signal (Profile.aims, so
+        no contradiction) must reach that one instead: it may be left out below it."""
         if self.nearby is not None:
-            return self.nearby(threshold)
+            return self.nearby(threshold, aimless_threshold)
         return entry_candidates(self.entries, self.profiles, threshold)
 
 
@@ -199,7 +202,8 @@ class DeterministicDistiller:
     def distill(self, request: DistillRequest) -> DistillResult:
         memories, thresholds = request.memories, request.thresholds
         live = ChainMap({}, request.profiles)  # merges change profiles here, never in the request
-        nearby = request.neighbours(min(thresholds.duplicate, thresholds.contradiction))
+        # a pair without a signal is at most a duplicate: below that threshold it is nothing
+        nearby = request.neighbours(min(thresholds.duplicate, thresholds.contradiction), thresholds.duplicate)
         retired: set[str] = set()
         grown: set[str] = set()  # memories this batch merged into: their words changed, check them always
         pending: list[_Pending] = []

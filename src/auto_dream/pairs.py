@@ -129,10 +129,10 @@ class StoredPostings(Protocol):
     def lowest_rank(self) -> int:
         """A rank no stored word has below it (0 for an empty index)."""
 
-    def holders(self, rank: int) -> list[tuple[Key, int, int]]:
-        """The postings of every stored record holding the word."""
+    def holders(self, rank: int, aiming_only: bool = False) -> list[tuple[Key, int, int]]:
+        """The postings of every stored record holding the word (`aiming_only`: of those that aim)."""
 
-    def prefix_holders(self, rank: int, threshold: float) -> list[tuple[Key, int, int]]:
+    def prefix_holders(self, rank: int, threshold: float, aiming_only: bool = False) -> list[tuple[Key, int, int]]:
         """The postings of the records with the word in their prefix at `threshold` (or a little beyond)."""
 
     def rank_sets(self, keys: Iterable[Key]) -> Mapping[Key, Iterable[int]]:
@@ -143,8 +143,10 @@ class StoredPostings(Protocol):
 
 
 def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, threshold: float,
-                 wanted: Callable[[Key], bool] = lambda name: True) -> set[tuple[Key, Key]]:
-    """Every (probe, record) with overlap ≥ threshold, record a stored one whose name is `wanted`.
+                 wanted: Callable[[Key], bool] = lambda name: True,
+                 aiming_only: bool = False) -> set[tuple[Key, Key]]:
+    """Every (probe, record) with overlap ≥ threshold, record a stored one whose name is
+    `wanted` (and, with `aiming_only`, that can aim a signal: similarity.Profile.aims).
 
     Two lookups, as in indexed_pairs: a record at least as large as the probe holds a word
     of the probe's prefix; a smaller one has a word of the probe in its own stored prefix.
@@ -168,7 +170,8 @@ def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, t
     def postings(in_prefix: bool, rank: int) -> tuple[list, list[int]]:
         """A word's postings by record length, and the lengths, to take only the larger or the smaller."""
         if (in_prefix, rank) not in by_length:
-            found = stored.prefix_holders(rank, threshold) if in_prefix else stored.holders(rank)
+            found = stored.prefix_holders(rank, threshold, aiming_only) if in_prefix \
+                else stored.holders(rank, aiming_only)
             found = sorted(found, key=_length)
             by_length[in_prefix, rank] = found, [length for _, length, _ in found]
         return by_length[in_prefix, rank]

@@ -265,6 +265,12 @@ class Profile:
     def text(self) -> str:
         return self.source if isinstance(self.source, str) else self.source.text()
 
+    @property
+    def aims(self) -> bool:
+        """Whether this text can aim a signal at another (signals_against): without a negation
+        or change scope on either side, two texts can be duplicates, never a contradiction."""
+        return bool(self.negated or self.changed or self.replaced)
+
     @cached_property
     def _scopes(self) -> tuple[tuple[str, ...], ...]:
         return tuple(scope for scope, _, _, whole in _negations(self.text.lower()) if whole)

@@ -20,10 +20,9 @@ def consolidate(state: DreamState, distiller: Distiller) -> DreamState:
     if state.new_entries:
         config = state.context.config
         thresholds = Thresholds(config.duplicate_overlap, config.contradiction_overlap)
-        result = distiller.distill(DistillRequest(state.new_entries, dict(state.live), state.profiles, thresholds,
-                                                  state.context.tz,
-                                                  lambda threshold: entry_neighbours(state, state.new_entries,
-                                                                                     threshold)))
+        result = distiller.distill(DistillRequest(
+            state.new_entries, dict(state.live), state.profiles, thresholds, state.context.tz,
+            lambda threshold, aimless=None: entry_neighbours(state, state.new_entries, threshold, aimless)))
         state.usage = result.usage
         state.warnings.extend(result.notes)
         for operation in result.operations:
@@ -118,9 +117,9 @@ class _Run:
         changed = (state.changed | set(self.created) | set(self.updates)) & set(state.live)
         if not changed:
             return
-        threshold = min(config.duplicate_overlap, config.contradiction_overlap)
         pairs = []
-        for a, b in sorted(memory_pairs(state, changed, threshold)):
+        thresholds = Thresholds(config.duplicate_overlap, config.contradiction_overlap)
+        for a, b in sorted(memory_pairs(state, changed, thresholds)):
             found = relation(state.profiles[a], state.profiles[b], config.duplicate_overlap,
                              config.contradiction_overlap)
             if found:
