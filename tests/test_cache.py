@@ -86,11 +86,11 @@ def test_readers_never_create_the_cache_and_a_damaged_one_is_a_miss_then_rewritt
     assert not (tmp_path / ".state" / FILE_NAME).exists()
     (tmp_path / ".state" / FILE_NAME).write_bytes(b"not a database at all" * 100)
     cache = ParseCache.load(StorePaths(tmp_path), writable=True)
-    assert not cache.found and cache.entries == {}
+    assert not cache.found and cache.rows == {}
     cache.put(parsed(1, "kafka billing invoice"))
     cache.save()
     again = ParseCache.load(StorePaths(tmp_path))
-    assert again.found and list(again.entries) == ["memories/project/1.md"]
+    assert again.found and list(again.rows) == ["memories/project/1.md"]
     assert (tmp_path / ".state" / FILE_NAME).stat().st_mode & 0o777 == 0o600
 
 
@@ -106,7 +106,7 @@ def test_a_save_that_fails_half_way_leaves_the_previous_cache(tmp_path, monkeypa
         cache._write()
     except sqlite3.OperationalError:
         pass
-    assert sorted(ParseCache.load(StorePaths(tmp_path)).entries) == ["memories/project/1.md", "memories/project/2.md"]
+    assert sorted(ParseCache.load(StorePaths(tmp_path)).rows) == ["memories/project/1.md", "memories/project/2.md"]
 
 
 def test_a_cache_that_cannot_be_written_is_left_as_it_was_and_the_dream_goes_on(tmp_path, monkeypatch):
@@ -117,4 +117,4 @@ def test_a_cache_that_cannot_be_written_is_left_as_it_was_and_the_dream_goes_on(
     monkeypatch.setattr("auto_dream.cache._rank_new_words",
                         lambda *a: (_ for _ in ()).throw(sqlite3.OperationalError("database is locked")))
     assert cache.save() is False
-    assert sorted(ParseCache.load(StorePaths(tmp_path)).entries) == ["memories/project/1.md"]
+    assert sorted(ParseCache.load(StorePaths(tmp_path)).rows) == ["memories/project/1.md"]

@@ -115,7 +115,7 @@ def test_sections_are_in_design_order_and_present_even_when_empty():
 def test_empty_store_has_every_heading_and_no_entries():
     result = index([])
     assert [line for line in result.text.splitlines() if line.startswith("## ")] == HEADINGS
-    assert entry_lines(result.text) == [] and result.listed == [] and result.omitted == []
+    assert entry_lines(result.text) == [] and result.listed == [] and result.omitted == 0
     assert result.text.startswith("# MEMORY.md - Long-term Memory\n")
 
 
@@ -258,9 +258,9 @@ def test_300_memories_fit_in_200_lines_and_the_oldest_are_counted():
     assert len(result.text.splitlines()) <= 200
     listed = entry_lines(result.text)
     assert len(listed) == len(result.listed)
-    assert more_count(result.text) == len(result.omitted) == 300 - len(listed) > 0
-    oldest = {m.path for m in sorted(memories, key=lambda m: m.mtime)[: len(result.omitted)]}
-    assert set(result.omitted) == oldest
+    assert more_count(result.text) == result.omitted == 300 - len(listed) > 0
+    oldest = {m.path for m in sorted(memories, key=lambda m: m.mtime)[: result.omitted]}
+    assert {m.path for m in memories} - set(result.listed) == oldest
     assert memories[0].path in result.listed  # the newest
     assert result.warnings and "auto-dream list" in result.warnings[0]
 
@@ -272,7 +272,7 @@ def test_cjk_descriptions_are_shortened_to_fit_the_byte_cap_before_anything_is_l
     assert full.byte_count > 25_000  # without shortening it would not fit
     result = index(memories)
     assert result.byte_count == len(result.text.encode("utf-8")) <= 25_000
-    assert result.omitted == [] and result.warnings == []
+    assert result.omitted == 0 and result.warnings == []
     assert more_count(result.text) == 0
     assert len(result.listed) == 190
     described = entries(result.text)
@@ -283,7 +283,7 @@ def test_english_descriptions_are_shortened_before_anything_is_left_out():
     memories = [memory(i, MEMORY_TYPES[i % 4], description=LONG_WORDS) for i in range(150)]
     result = index(memories)
     assert result.byte_count <= 25_000
-    assert result.omitted == [] and result.warnings == []
+    assert result.omitted == 0 and result.warnings == []
     assert len(entry_lines(result.text)) == 150
     assert all(d.endswith("…") for _, _, d in entries(result.text))
 
@@ -298,12 +298,12 @@ def test_when_shortening_is_not_enough_the_oldest_are_left_out_and_counted():
     assert len(result.text.splitlines()) <= 200
     assert all(len(line) <= 150 for line in entry_lines(result.text))
     assert result.omitted, "this case needs omission"
-    oldest = {m.path for m in sorted(memories, key=lambda m: m.mtime)[: len(result.omitted)]}
-    assert set(result.omitted) == oldest
+    oldest = {m.path for m in sorted(memories, key=lambda m: m.mtime)[: result.omitted]}
+    assert {m.path for m in memories} - set(result.listed) == oldest
     assert memories[0].type == "reference" and memories[0].path in result.listed  # newest, in the last section
     assert len(result.listed) + more_count(result.text) == 150
-    assert more_count(result.text) == len(result.omitted)
-    assert result.warnings and str(len(result.omitted)) in result.warnings[0]
+    assert more_count(result.text) == result.omitted
+    assert result.warnings and str(result.omitted) in result.warnings[0]
 
 
 def test_the_newest_memory_is_listed_even_with_tight_limits():
@@ -434,4 +434,4 @@ def test_the_listed_memories_are_the_first_by_priority_even_among_ties_and_pins(
     # the header and four section titles take 6 lines, the "more" line one: the cap is reached exactly
     assert len(listed) == (len(memories) if len(memories) <= cap + 1 else cap)
     assert listed == {m.path for m in expected[:len(listed)]}
-    assert set(result.omitted) == {m.path for m in expected[len(listed):]}
+    assert result.omitted == len(expected) - len(listed)

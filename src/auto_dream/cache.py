@@ -5,11 +5,13 @@ what was read from it. When size and mtime are as cached the file is not read ag
 counts as unchanged since the last dream, which is what makes a dream incremental.
 
 It is one SQLite file (the standard library's sqlite3) because a run at 100,000 memories
-must read only part of it: everything the index and the staleness check need of every
-memory (name, description, type, mtime, pinned, references) is loaded at once, while a
-memory's body, sources, extra keys and word profile are read only when a run touches it
-(`CachedMemory`). JSON would have to be decoded whole; pickle is never used, since a store
-may sit in a shared repository and loading it must not run code.
+must read only part of it: what it loads of every memory is its path, size and mtime, to
+tell what changed. The rest is read when a run asks for it: a memory's name, type and
+dates (`memories`), its body, sources and extra keys when they are used (`CachedMemory`),
+its word profile for the pair checks, the newest memories for MEMORY.md (`top_paths`), the
+ones that cite files for the staleness check (`cited`). JSON would have to be decoded
+whole; pickle is never used, since a store may sit in a shared repository and loading it
+must not run code.
 
 The same file is the pair index (pairs.stored_pairs): each memory's significant words as
 postings, each with how far into the memory's *prefix* the word lies, so changed memories
@@ -40,9 +42,10 @@ from auto_dream.paths import FILE_MODE, StorePaths
 from auto_dream.similarity import Profile
 from auto_dream.staleness import References, extract_references
 
-VERSION = 6  # PRAGMA user_version of the file; any other value is a foreign cache
+VERSION = 7  # PRAGMA user_version of the file; any other value is a foreign cache
 # (4: `negated` holds what a negation's clause-bounded scope holds, similarity.Profile;
-# 5: bodies and words in their own table; 6: postings say whether their memory aims)
+# 5: bodies and words in their own table; 6: postings say whether their memory aims;
+# 7: mtimes as numbers too, indexed, for the newest first)
 FILE_NAME = "cache.sqlite3"
 Fingerprint = tuple[int, int, int]
 _CHUNK = 500  # host parameters per statement, well under SQLite's limit
@@ -54,8 +57,11 @@ CREATE TABLE memory (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
     size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, ino INTEGER NOT NULL,
     name TEXT NOT NULL, description TEXT NOT NULL, type TEXT NOT NULL, mtime TEXT NOT NULL,
+    stamp REAL NOT NULL, -- mtime as POSIX seconds: the order of MEMORY.md
     pinned INTEGER NOT NULL, type_source TEXT NOT NULL, refs TEXT
 );
+CREATE INDEX memory_newest ON memory (pinned, stamp);
+CREATE INDEX memory_cited ON memory (id) WHERE refs IS NOT NULL;
 CREATE TABLE memory_text (
     id INTEGER PRIMARY KEY,
     body TEXT NOT NULL, sources TEXT NOT NULL, extra TEXT, words TEXT NOT NULL, profile TEXT NOT NULL,
@@ -126,6 +132,16 @@ class CachedMemory(Memory):
     __hash__ = None
 
 
+class _Text:
+    """The text of a cached memory for its word profile, read only if a negation check needs it."""
+
+    def __init__(self, cache: "ParseCache", path: str):
+        self.cache, self.path = cache, path
+
+    def text(self) -> str:
+        return self.cache.parsed([self.path])[self.path].memory.text()
+
+
 def _fields(memory: Memory) -> tuple:
     return (memory.path, memory.name, memory.description, memory.type, memory.mtime, memory.body,
             memory.sources, memory.type_source, memory.read_only)
@@ -134,7 +150,7 @@ def _fields(memory: Memory) -> tuple:
 class ParseCache:
     def __init__(self, file: Path):
         self.file = file
-        self.entries: dict[str, Parsed] = {}
+        self.rows: dict[str, tuple[int, int, int]] = {}  # path -> (row id, size, mtime_ns), as loaded
         self.found = False  # a readable cache file of this version was there
         self._db: sqlite3.Connection | None = None
         self._puts: dict[str, Parsed] = {}
@@ -156,21 +172,39 @@ class ParseCache:
             if cache._db.execute("PRAGMA user_version").fetchone()[0] != VERSION:
                 cache._close()
                 return cache
-            with _no_gc():  # a hundred thousand new objects, no cycles: collecting is pure cost
-                cache._load_rows()
+            with _no_gc():  # a hundred thousand new tuples, no cycles: collecting is pure cost
+                cache.rows = {path: (row_id, size, mtime_ns) for path, row_id, size, mtime_ns
+                              in cache._db.execute("SELECT path, id, size, mtime_ns FROM memory")}
             cache.found = True
         except sqlite3.Error:
-            cache.entries.clear()
+            cache.rows = {}
             cache._close()
         return cache
 
-    def _load_rows(self) -> None:
-        rows = self._db.execute("SELECT id, path, size, mtime_ns, ino, name, description, type, mtime, pinned, "
-                                "type_source, refs FROM memory")
+    def is_current(self, path: str, fingerprint: Fingerprint | None) -> bool:
+        """Whether the file's size and mtime are as cached (a copied store, another inode, still is)."""
+        row = self.rows.get(path)
+        return row is not None and fingerprint is not None and row[1] == fingerprint[0] and row[2] == fingerprint[1]
+
+    def get(self, path: str, fingerprint: Fingerprint | None) -> Parsed | None:
+        """The cached parse of one file when it is current, else None."""
+        return self.parsed([path]).get(path) if self.is_current(path, fingerprint) else None
+
+    def parsed(self, paths: list[str] | None = None) -> dict[str, Parsed]:
+        """The cached parses of `paths` (None: of every cached memory), without bodies."""
+        columns = "id, path, size, mtime_ns, ino, name, description, type, mtime, pinned, type_source, refs"
+        with _no_gc():  # a hundred thousand new objects, no cycles: collecting is pure cost
+            if paths is None:
+                rows = self._query(f"SELECT {columns} FROM memory", ())
+            else:
+                rows = self._select_in(f"SELECT {columns} FROM memory WHERE path IN ({{}})", list(paths))
+            return self._parsed_rows(rows)
+
+    def _parsed_rows(self, rows: list[tuple]) -> dict[str, Parsed]:
         # frozen dataclasses built without their generated __init__, which costs more than the row
         new, set_dict = object.__new__, object.__setattr__
         no_refs = References((), ())
-        entries = self.entries
+        entries = {}
         for row_id, path, size, mtime_ns, ino, name, description, kind, mtime, pinned, type_source, refs in rows:
             memory = new(CachedMemory)
             set_dict(memory, "__dict__", {
@@ -186,26 +220,44 @@ class ParseCache:
             set_dict(parsed, "__dict__", {"fingerprint": (size, mtime_ns, ino), "memory": memory, "profile": None,
                                           "refs": cited})
             entries[path] = parsed
+        return entries
 
-    def get(self, path: str, fingerprint: Fingerprint | None) -> Parsed | None:
-        """The cached parse when the file's size and mtime are as cached (a copied store still hits)."""
-        hit = self.entries.get(path)
-        if hit is None or fingerprint is None:
-            return None
-        return hit if hit.fingerprint[0] == fingerprint[0] and hit.fingerprint[1] == fingerprint[1] else None
+    def top_paths(self, count: int, pinned_first: bool = True) -> list[str]:
+        """At least the first `count` cached memories in MEMORY.md's order (every pinned one,
+        then the newest, with every one as new as the last; `pinned_first` False: the newest
+        of all), maybe more: the caller sorts them."""
+        if count <= 0:
+            return []
+        newest = "SELECT path FROM memory WHERE pinned = ? ORDER BY stamp DESC LIMIT ?"
+        if not pinned_first:
+            return [p for (p,) in (*self._query(newest, (1, count)), *self._query(newest, (0, count)))]
+        pinned = [p for (p,) in self._query("SELECT path FROM memory WHERE pinned = 1", ())]
+        last = self._query("SELECT stamp FROM memory WHERE pinned = 0 ORDER BY stamp DESC LIMIT 1 OFFSET ?",
+                           (count - 1,))
+        if not last:  # fewer than `count`: all of them
+            return [*pinned, *(p for (p,) in self._query("SELECT path FROM memory WHERE pinned = 0", ()))]
+        ties = self._query("SELECT path FROM memory WHERE pinned = 0 AND stamp >= ?", (last[0][0],))
+        return [*pinned, *(p for (p,) in ties)]
+
+    def cited(self) -> dict[str, References]:
+        """The references of the cached memories that cite a file or symbol."""
+        found = {}
+        for path, refs in self._query("SELECT path, refs FROM memory WHERE refs IS NOT NULL", ()):
+            files, symbols = json.loads(refs)
+            found[path] = References(tuple(files), tuple(symbols))
+        return found
 
     def put(self, parsed: Parsed) -> None:
-        self.entries[parsed.memory.path] = parsed
         self._puts[parsed.memory.path] = parsed
         self._drops.discard(parsed.memory.path)
 
     def drop(self, path: str) -> None:
-        if self.entries.pop(path, None) is not None:
-            self._puts.pop(path, None)
+        self._puts.pop(path, None)
+        if path in self.rows:
             self._drops.add(path)
 
     def keep_only(self, paths: set[str]) -> None:
-        for path in [p for p in self.entries if p not in paths]:
+        for path in [p for p in (*self.rows, *self._puts) if p not in paths]:
             self.drop(path)
 
     # ------------------------------------------------------------ reading parts on demand
@@ -217,13 +269,12 @@ class ParseCache:
                                extra=_decode_value(json.loads(extra)) if extra else {})
 
     def profile(self, path: str) -> Profile:
-        """The word profile of a memory the cache holds (entries[path].profile is None)."""
-        words, rest = self._read("SELECT words, profile FROM memory_text WHERE id = ?",
-                                  self.entries[path].memory.__dict__["_id"])
+        """The word profile of a memory the cache holds as it is on disk."""
+        words, rest = self._read("SELECT words, profile FROM memory_text WHERE id = ?", self.rows[path][0])
         signals, replaced, negated, changed = json.loads(rest)
         # its text is joined (and the body read) only if a negation needs it
         return Profile(frozenset(map(sys.intern, json.loads(words))), _set(signals), _set(replaced), _set(negated),
-                       _set(changed), source=self.entries[path].memory)
+                       _set(changed), source=_Text(self, path))
 
     def _read(self, sql: str, row_id: int) -> tuple:
         row = self._db.execute(sql, (row_id,)).fetchone() if self._db is not None else None
@@ -288,8 +339,7 @@ class ParseCache:
             return False
         except sqlite3.DatabaseError:  # damaged: start afresh with what this run read
             self._remove_file()
-            self._drops.clear()
-            self._puts = {p: parsed for p, parsed in self.entries.items() if parsed.profile is not None}
+            self._drops.clear()  # what this run read is saved again, the rest is read again next time
             try:
                 self._write()
             except (sqlite3.Error, OSError):
@@ -358,10 +408,10 @@ class ParseCache:
             memory, profile = parsed.memory, parsed.profile
             refs = parsed.refs
             row_id = db.execute(
-                "INSERT INTO memory (path, size, mtime_ns, ino, name, description, type, mtime, pinned, type_source, "
-                "refs) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO memory (path, size, mtime_ns, ino, name, description, type, mtime, stamp, pinned, "
+                "type_source, refs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (memory.path, *parsed.fingerprint, memory.name, memory.description, memory.type,
-                 memory.mtime.isoformat(), int(memory.pinned), memory.type_source,
+                 memory.mtime.isoformat(), memory.mtime.timestamp(), int(memory.pinned), memory.type_source,
                  json.dumps([refs.files, refs.symbols]) if refs.files or refs.symbols else None)).lastrowid
             db.execute(
                 "INSERT INTO memory_text (id, body, sources, extra, words, profile, ranks) VALUES (?,?,?,?,?,?,?)",

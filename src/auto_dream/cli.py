@@ -220,7 +220,7 @@ def build_index_command(ctx: typer.Context) -> None:
     result = built.result
     verb = "wrote" if built.changed else "MEMORY.md already up to date:"
     stdout.print(f"{verb} {len(result.listed)} memories listed"
-                 + (f", {len(result.omitted)} counted in the 'more' line" if result.omitted else "")
+                 + (f", {result.omitted} counted in the 'more' line" if result.omitted else "")
                  + f"; {result.line_count} lines, {result.byte_count:,} bytes", markup=False)
 
 

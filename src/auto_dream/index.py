@@ -3,8 +3,9 @@
 import heapq
 import re
 from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from typing import Protocol
 from urllib.parse import quote
-from datetime import tzinfo
 
 from auto_dream import MEMORY_TYPES
 from auto_dream.memory import Memory
@@ -26,7 +27,7 @@ class IndexLimits:
 class IndexResult:
     text: str
     listed: list[str]  # memory paths, in file order
-    omitted: list[str]  # memory paths left out, lowest priority last
+    omitted: int  # memories left out, counted in the last line
     warnings: list[str]
 
     @property
@@ -38,17 +39,46 @@ class IndexResult:
         return len(self.text.encode("utf-8"))
 
 
-def build_index(memories: list[Memory], header_template: str, limits: IndexLimits,
+class IndexSource(Protocol):
+    """Memories as the index needs them, where a list of them would be too many to make (dream.views)."""
+
+    def __len__(self) -> int: ...
+
+    def newest(self) -> datetime | None:
+        """The latest mtime."""
+
+    def first_by_priority(self, count: int) -> list[Memory]:
+        """sorted(memories, key=_priority)[:count]."""
+
+
+class _Listed:
+    def __init__(self, memories: list[Memory]):
+        self.memories = memories
+
+    def __len__(self) -> int:
+        return len(self.memories)
+
+    def newest(self) -> datetime | None:
+        return max((m.mtime for m in self.memories), default=None)
+
+    def first_by_priority(self, count: int) -> list[Memory]:
+        return first_by_priority(self.memories, count)
+
+
+def build_index(memories: list[Memory] | IndexSource, header_template: str, limits: IndexLimits,
                 tz: tzinfo | None) -> IndexResult:
     """The text of MEMORY.md for `memories`. Pure: the same memories give the same bytes."""
-    last_updated = max((m.mtime for m in memories), default=None)
+    if isinstance(memories, list):
+        memories = _Listed(memories)
+    last_updated = memories.newest()
     stamp = last_updated.astimezone(tz).strftime("%Y-%m-%d %H:%M") if last_updated else "never"
     header = header_template.replace("{last_updated}", stamp).rstrip("\n") + "\n\n"
     # no more than the line cap can ever be listed: only those need sorting and their lines built
-    kept = _first_by_priority(memories, max(limits.max_lines - len(MEMORY_TYPES) - header.count("\n"), 0))
+    kept = memories.first_by_priority(max(limits.max_lines - len(MEMORY_TYPES) - header.count("\n"), 0))
     lines = {m.path: _entry_line(m, limits.line_chars) for m in kept}
+    total = len(memories)
     while True:
-        omitted = len(memories) - len(kept)
+        omitted = total - len(kept)
         fixed = [header, *(f"## {t.upper()}\n" for t in MEMORY_TYPES)]
         if omitted:
             fixed.append(_more_line(omitted) + "\n")
@@ -70,20 +100,19 @@ def build_index(memories: list[Memory], header_template: str, limits: IndexLimit
         for memory in sorted((m for m in kept if m.type == memory_type), key=_priority):
             text += entries[memory.path].render() + "\n"
             listed.append(memory.path)
-    kept_paths = {m.path for m in kept}
-    omitted_paths = [m.path for m in memories if m.path not in kept_paths]
+    omitted = total - len(listed)
     warnings = []
-    if omitted_paths:
-        text += _more_line(len(omitted_paths)) + "\n"
+    if omitted:
+        text += _more_line(omitted) + "\n"
         warnings.append(
-            f"MEMORY.md lists {len(listed)} of {len(memories)} memories: the {len(omitted_paths)} oldest "
+            f"MEMORY.md lists {len(listed)} of {total} memories: the {omitted} oldest "
             f"are left out to stay within {limits.max_lines} lines and {limits.max_bytes:,} bytes "
             "(`auto-dream list` shows them all)"
         )
-    return IndexResult(text=text, listed=listed, omitted=omitted_paths, warnings=warnings)
+    return IndexResult(text=text, listed=listed, omitted=omitted, warnings=warnings)
 
 
-def _first_by_priority(memories: list[Memory], count: int) -> list[Memory]:
+def first_by_priority(memories: list[Memory], count: int) -> list[Memory]:
     """sorted(memories, key=_priority)[:count], without a priority key for every memory of a big store."""
     pinned, others = [], []
     for memory in memories:

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 
 from auto_dream import MEMORY_TYPES
 from auto_dream.context import StoreContext
-from auto_dream.index import IndexLimits, IndexResult, build_index
+from auto_dream.index import IndexLimits, IndexResult, IndexSource, build_index
 from auto_dream.journal import LogProblem, read_all_entries
 from auto_dream.memory import Memory, Unreadable, write_atomic
 from auto_dream.dream.bookkeeping import read_distilled_ids, read_last_dream
@@ -77,7 +77,7 @@ def index_limits(context: StoreContext) -> IndexLimits:
     return IndexLimits(config.index_max_lines, config.index_max_bytes, config.index_line_chars)
 
 
-def render_index(context: StoreContext, memories: list[Memory]) -> IndexResult:
+def render_index(context: StoreContext, memories: list[Memory] | IndexSource) -> IndexResult:
     header = load_template("MEMORY_header.md", context.paths.templates)
     return build_index(memories, header, index_limits(context), context.tz)
 

@@ -9,6 +9,7 @@ from auto_dream.dream import bookkeeping
 from auto_dream.dream.plan import CreateMemory, Plan, RebuildIndex, RetireMemory, SkipEntries, UpdateMemory
 from auto_dream.dream.runs import DONE, FileChange, apply_change, set_status, write_journal
 from auto_dream.dream.state import DreamState
+from auto_dream.dream.views import LiveView
 from auto_dream.index import IndexResult
 from auto_dream.memory import Memory, TakenNames, render_memory
 from auto_dream.status import render_index
@@ -22,7 +23,7 @@ class Applied:
     actions: list = field(default_factory=list)  # what was carried out
     skipped: list[str] = field(default_factory=list)  # warnings: actions left out and why
     changes: list[FileChange] = field(default_factory=list)
-    live: dict[str, Memory] = field(default_factory=dict)  # the memories after the run
+    live: LiveView | None = None  # the memories after the run
     distilled_entry_ids: tuple[str, ...] = ()  # entries this run recorded as distilled
     index: IndexResult | None = None  # MEMORY.md after the run
 
@@ -87,7 +88,7 @@ def file_changes(selected: Applied, plan: Plan, state: DreamState) -> list[FileC
     """The final content of every path the run touches: writes first, then removals."""
     writes: dict[str, bytes | Callable[[], bytes]] = {}  # memories are rendered when journaled and written
     removals: list[str] = []
-    live = dict(state.memories)
+    live = LiveView(state.memories)
     for action in selected.actions:
         match action:
             case CreateMemory(memory=memory):
@@ -116,11 +117,10 @@ def file_changes(selected: Applied, plan: Plan, state: DreamState) -> list[FileC
         distilled = bookkeeping.distilled_path(state.context.paths)
         writes[state.context.paths.relative(distilled)] = bookkeeping.distilled_with(
             state.context.paths, tuple(dict.fromkeys(accounted)))
-    if state.index is not None and live.keys() == state.live.keys() \
-            and all(memory is state.live[path] for path, memory in live.items()):
+    if state.index is not None and live.same_as(state.live):
         index = state.index  # nothing was dropped since prune planned the index
     else:
-        index = render_index(state.context, list(live.values()))
+        index = render_index(state.context, live)
     selected.live, selected.index = live, index
     data = index.text.encode("utf-8")
     try:
@@ -130,7 +130,7 @@ def file_changes(selected: Applied, plan: Plan, state: DreamState) -> list[FileC
     if data != current:
         writes["MEMORY.md"] = data
         if not any(isinstance(a, RebuildIndex) for a in selected.actions):
-            selected.actions.append(RebuildIndex(index.text, len(index.listed), len(index.omitted)))
+            selected.actions.append(RebuildIndex(index.text, len(index.listed), index.omitted))
     else:
         selected.actions = [a for a in selected.actions if not isinstance(a, RebuildIndex)]
     # writes in plan order (memories, archive copies, record, index), then removals

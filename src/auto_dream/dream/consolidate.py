@@ -8,6 +8,7 @@ from auto_dream.distill import (Create, DistillRequest, Distiller, MergeInto, Ne
                                 Thresholds, guess_type, new_memory_from_text)
 from auto_dream.dream.plan import CreateMemory, SkipEntries, UpdateMemory
 from auto_dream.dream.state import DreamState
+from auto_dream.dream.views import LiveView
 from auto_dream.journal import aware
 from auto_dream.memory import Memory, TakenNames, memory_file_name
 from auto_dream.dream.nearby import entry_neighbours, memory_pairs
@@ -15,13 +16,13 @@ from auto_dream.similarity import Profile, overlap, relation
 
 
 def consolidate(state: DreamState, distiller: Distiller) -> DreamState:
-    state.live = dict(state.memories)
+    state.live = LiveView(state.memories)
     run = _Run(state)
     if state.new_entries:
         config = state.context.config
         thresholds = Thresholds(config.duplicate_overlap, config.contradiction_overlap)
         result = distiller.distill(DistillRequest(
-            state.new_entries, dict(state.live), state.profiles, thresholds, state.context.tz,
+            state.new_entries, state.live.copy(), state.profiles, thresholds, state.context.tz,
             lambda threshold, aimless=None: entry_neighbours(state, state.new_entries, threshold, aimless)))
         state.usage = result.usage
         state.warnings.extend(result.notes)
@@ -114,7 +115,7 @@ class _Run:
     def check_memory_pairs(self) -> None:
         state = self.state
         config = state.context.config
-        changed = (state.changed | set(self.created) | set(self.updates)) & set(state.live)
+        changed = {p for p in (*state.changed, *self.created, *self.updates) if p in state.live}
         if not changed:
             return
         pairs = []

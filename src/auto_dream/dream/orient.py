@@ -8,7 +8,8 @@ from auto_dream.dream.state import DreamOptions, DreamState, Profiles
 from auto_dream.similarity import Profile
 from auto_dream.staleness import find_repo
 from auto_dream.cache import ParseCache
-from auto_dream.store import scan_memories
+from auto_dream.dream.views import StoreView
+from auto_dream.store import scan_store
 
 
 READ_ONLY_NAMED = 20
@@ -16,31 +17,32 @@ READ_ONLY_NAMED = 20
 
 def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOptions) -> DreamState:
     cache = ParseCache.load(context.paths, writable=not options.dry_run)
-    scan = scan_memories(context.paths, context.tz, cache=cache)
+    scan = scan_store(context.paths, context.tz, cache=cache)
     state = DreamState(context=context, now=now, run_id=run_id, options=options, cache=cache)
-    state.memories = {m.path: m for m in scan.memories}
+    state.memories = StoreView(scan, cache)  # the cached memories are loaded when asked for
     state.unreadable = scan.unreadable
     state.fingerprints = scan.fingerprints
-    state.refs = {path: parsed.refs for path, parsed in scan.parsed.items()}
 
     def profile(path: str) -> Profile:
         parsed = scan.parsed.get(path)
-        if parsed is None:
-            return Profile.of(state.memories[path].text(), state.memories[path])
-        return parsed.profile if parsed.profile is not None else cache.profile(path)
+        if parsed is not None:
+            return parsed.profile
+        if path in scan.unchanged:
+            return cache.profile(path)
+        return Profile.of(state.memories[path].text(), state.memories[path])
 
     state.profiles = Profiles(profile)
     if options.full or not cache.found:  # --full, or the first dream: every memory against every other
-        state.changed = set(state.memories)
+        state.changed = set(scan.paths)
     else:  # new or changed since the last dream saved the cache, and what a budget deferred
-        state.changed = set(state.memories) - scan.unchanged
-        state.changed |= bookkeeping.read_recheck(context.paths) & set(state.memories)
+        state.changed = set(scan.read)
+        state.changed |= {p for p in bookkeeping.read_recheck(context.paths) if p in state.memories}
         state.stored = scan.unchanged - state.changed  # the cache's pair index answers for these
     state.distilled_ids = bookkeeping.read_distilled_ids(context.paths)
     state.repo = find_repo(context.paths.root, context.config.repo)
     for bad in scan.unreadable:
         state.warnings.append(f"{bad.path}: {bad.reason} (left untouched)")
-    read_only = [m for m in scan.memories if m.read_only]
+    read_only = [m for m in scan.read.values() if m.read_only]  # a cached memory never is
     for memory in read_only[:READ_ONLY_NAMED]:
         state.warnings.append(f"{memory.path}: read, but never rewritten: {memory.read_only}")
     if len(read_only) > READ_ONLY_NAMED:  # a Claude Code store may hold hundreds without frontmatter

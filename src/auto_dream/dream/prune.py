@@ -59,14 +59,9 @@ def _consulted(memory: Memory, terms: set[str]) -> bool:
 
 def prune(state: DreamState) -> DreamState:
     # A memory that cites no file or symbol is evergreen: only the others are looked at.
-    cited = []
-    for path, memory in state.live.items():
-        refs = state.refs.get(path) if memory is state.memories.get(path) else None
-        if refs is None:
-            refs = extract_references(memory.text())
-        if refs.files or refs.symbols:
-            cited.append((memory, refs))
-    cited.sort(key=lambda pair: pair[0].path)
+    references = state.live.references()
+    state.live.load(references)
+    cited = [(state.live[path], references[path]) for path in sorted(references)]
     staleness = assess_staleness([m for m, _ in cited], state.repo, state.context.paths.root,
                                  {m.path: refs for m, refs in cited})
     counts = {"evergreen": len(state.live) - len(cited), "partially_stale": 0}
@@ -87,12 +82,12 @@ def prune(state: DreamState) -> DreamState:
                 state.retire(memory, "archive", None, "fully stale: every referenced file and symbol is gone ("
                              + ", ".join(result.missing_refs) + ")")
     state.counts = counts
-    index = state.index = render_index(state.context, list(state.live.values()))
+    index = state.index = render_index(state.context, state.live)
     try:
         current = state.context.paths.index.read_bytes()
     except OSError:
         current = None
     if current != index.text.encode("utf-8"):
-        state.actions.append(RebuildIndex(index.text, len(index.listed), len(index.omitted)))
+        state.actions.append(RebuildIndex(index.text, len(index.listed), index.omitted))
     state.warnings.extend(index.warnings)
     return state

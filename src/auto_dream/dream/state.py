@@ -1,5 +1,6 @@
 """What the phases share: the store as orient found it, and what gather added."""
 
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -12,7 +13,6 @@ from auto_dream.journal import Entry, LogProblem
 from auto_dream.memory import Memory, Unreadable
 from auto_dream.similarity import Profile
 from auto_dream.cache import Fingerprint, ParseCache
-from auto_dream.staleness import References
 
 
 class Profiles(dict):
@@ -42,7 +42,7 @@ class DreamState:
     now: datetime  # aware
     run_id: str
     options: DreamOptions
-    memories: dict[str, Memory] = field(default_factory=dict)  # live, by path
+    memories: Mapping[str, Memory] = field(default_factory=dict)  # as orient found them, by path (views.StoreView)
     unreadable: list[Unreadable] = field(default_factory=list)
     fingerprints: dict[str, Fingerprint] = field(default_factory=dict)  # as orient saw them
     changed: set[str] = field(default_factory=set)  # new or changed since the last dream
@@ -55,13 +55,12 @@ class DreamState:
     profiles: dict[str, Profile] = field(default_factory=dict)  # by path; orient's fills itself on first use
     stored: set[str] = field(default_factory=set)  # unchanged memories the cache's pair index answers for
     stored_matches: dict = field(default_factory=dict)  # (words, threshold) -> stored paths: dream.nearby
-    refs: dict[str, References] = field(default_factory=dict)  # file and symbol references, by path
     cache: ParseCache | None = None
     consulted_terms: set[str] = field(default_factory=set)
     repo: Path | None = None
     warnings: list[str] = field(default_factory=list)
     # consolidate and prune build these:
-    live: dict[str, Memory] = field(default_factory=dict)  # memories that survive the plan
+    live: MutableMapping[str, Memory] = field(default_factory=dict)  # what survives the plan (views.LiveView)
     actions: list[Action] = field(default_factory=list)
     deferred: list[RetireMemory] = field(default_factory=list)
     flagged: list[tuple[str, list[str]]] = field(default_factory=list)

@@ -1,0 +1,175 @@
+"""The memories a dream works on, as mappings that do not make a Memory of every file.
+
+A nightly dream over 100,000 memories touches a few hundred of them. `StoreView` is the
+store as orient found it: the memories read from their files this run, and the ones the
+parse cache holds as they are on disk, loaded from the cache the first time they are asked
+for. `LiveView` is the store as the plan leaves it: the view, less what is retired, with
+what is created or updated. What needs every memory asks the views, not a loop over them:
+MEMORY.md needs the first ~190 by priority (`first_by_priority`, `newest`), the staleness
+check the memories that cite a file or symbol (`references`).
+"""
+
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from datetime import datetime
+
+from auto_dream.cache import ParseCache
+from auto_dream.index import first_by_priority
+from auto_dream.memory import Memory
+from auto_dream.staleness import References, extract_references
+from auto_dream.store import StoreScan
+
+
+class StoreView(Mapping[str, Memory]):
+    """Every memory of the store by path, in path order."""
+
+    def __init__(self, scan: StoreScan, cache: ParseCache | None):
+        self._paths = scan.paths
+        self._read = scan.read
+        self._read_refs = {path: parsed.refs for path, parsed in scan.parsed.items()}
+        self._cached = scan.unchanged  # what the cache answers for
+        self._cache = cache
+        self._loaded: dict[str, Memory] = {}
+
+    def __getitem__(self, path: str) -> Memory:
+        memory = self._read.get(path) or self._loaded.get(path)
+        if memory is None:
+            if path not in self._cached:
+                raise KeyError(path)
+            self.load([path])
+            memory = self._loaded[path]
+        return memory
+
+    def __contains__(self, path) -> bool:
+        return path in self._read or path in self._cached
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def values(self) -> list[Memory]:
+        self.load(self._cached)
+        return [self[path] for path in self._paths]
+
+    def items(self) -> list[tuple[str, Memory]]:
+        return list(zip(self._paths, self.values()))
+
+    def load(self, paths: Iterable[str]) -> None:
+        """Read these memories from the cache in one go (rather than one query each)."""
+        wanted = [p for p in paths if p in self._cached and p not in self._loaded]
+        if not wanted:
+            return
+        bulk = len(wanted) > len(self._cache.rows) // 2
+        parsed = self._cache.parsed(None if bulk else wanted)
+        self._loaded.update((path, parsed[path].memory) for path in wanted)
+
+    def first(self, count: int, excluding: set[str] = frozenset(), newest: bool = False) -> list[Memory]:
+        """At least the first `count` memories outside `excluding` in MEMORY.md's order (or the
+        newest, with `newest`), perhaps more: the caller sorts. Every memory read this run is
+        among them; of the cached ones, only those the cache ranks first."""
+        found = [memory for path, memory in self._read.items() if path not in excluding]
+        if self._cached and count > 0:
+            # rows the cache holds that are not current (a file changed or gone) are skipped too
+            slack = len(excluding) + len(self._cache.rows) - len(self._cached)
+            paths = [p for p in self._cache.top_paths(count + slack, pinned_first=not newest)
+                     if p in self._cached and p not in excluding]
+            self.load(paths)
+            found += [self._loaded[path] for path in paths]
+        return found
+
+    def references(self, excluding: set[str] = frozenset()) -> dict[str, References]:
+        """The file and symbol references of every memory outside `excluding` that cites any."""
+        found = {path: refs for path, refs in self._read_refs.items()
+                 if (refs.files or refs.symbols) and path not in excluding}
+        for path in self._read:
+            if path not in self._read_refs and path not in excluding:  # read without a cache
+                refs = extract_references(self._read[path].text())
+                if refs.files or refs.symbols:
+                    found[path] = refs
+        if self._cached:
+            found.update((path, refs) for path, refs in self._cache.cited().items()
+                         if path in self._cached and path not in excluding)
+        return found
+
+    def first_by_priority(self, count: int) -> list[Memory]:
+        return first_by_priority(self.first(count), count)
+
+    def newest(self) -> datetime | None:
+        return max((m.mtime for m in self.first(1, newest=True)), default=None)
+
+
+class LiveView(MutableMapping[str, Memory]):
+    """The store as a plan leaves it: `base` less what is removed, with what is set."""
+
+    def __init__(self, base: StoreView):
+        self.base = base
+        self.changed: dict[str, Memory] = {}  # created or updated, by path
+        self.gone: set[str] = set()  # paths of the base that are retired
+
+    def __getitem__(self, path: str) -> Memory:
+        if path in self.gone:
+            raise KeyError(path)
+        memory = self.changed.get(path)
+        return memory if memory is not None else self.base[path]
+
+    def __setitem__(self, path: str, memory: Memory) -> None:
+        self.changed[path] = memory
+        self.gone.discard(path)
+
+    def __delitem__(self, path: str) -> None:
+        if path not in self:
+            raise KeyError(path)
+        self.changed.pop(path, None)
+        if path in self.base:
+            self.gone.add(path)
+
+    def __contains__(self, path) -> bool:
+        return path not in self.gone and (path in self.changed or path in self.base)
+
+    def __iter__(self) -> Iterator[str]:
+        gone = self.gone
+        yield from (path for path in self.base if path not in gone)
+        yield from (path for path in self.changed if path not in self.base)
+
+    def __len__(self) -> int:
+        return (len(self.base) - sum(1 for path in self.gone if path in self.base)
+                + sum(1 for path in self.changed if path not in self.base))
+
+    def values(self) -> list[Memory]:
+        self.base.load(self.base._cached)
+        return [self[path] for path in self]
+
+    def items(self) -> list[tuple[str, Memory]]:
+        return list(zip(self, self.values()))
+
+    def copy(self) -> "LiveView":
+        copy = LiveView(self.base)
+        copy.changed, copy.gone = dict(self.changed), set(self.gone)
+        return copy
+
+    def same_as(self, other: "LiveView") -> bool:
+        """The same memories, as the same objects."""
+        return (self.base is other.base and self.gone == other.gone and self.changed.keys() == other.changed.keys()
+                and all(memory is other.changed[path] for path, memory in self.changed.items()))
+
+    def load(self, paths: Iterable[str]) -> None:
+        self.base.load(p for p in paths if p not in self.changed)
+
+    def _excluded(self) -> set[str]:
+        return self.gone | self.changed.keys()
+
+    def first_by_priority(self, count: int) -> list[Memory]:
+        return first_by_priority([*self.base.first(count, self._excluded()), *self.changed.values()], count)
+
+    def newest(self) -> datetime | None:
+        candidates = [*self.base.first(1, self._excluded(), newest=True), *self.changed.values()]
+        return max((m.mtime for m in candidates), default=None)
+
+    def references(self) -> dict[str, References]:
+        found = self.base.references(self._excluded())
+        for path, memory in self.changed.items():
+            refs = extract_references(memory.text())
+            if refs.files or refs.symbols:
+                found[path] = refs
+        return found
