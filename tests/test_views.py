@@ -1,0 +1,85 @@
+"""dream's views of the store answer as a list of every memory would, however the files and the plan changed."""
+
+import os
+import tempfile
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auto_dream import MEMORY_TYPES
+from auto_dream.cache import ParseCache
+from auto_dream.dream.views import LiveView, StoreView
+from auto_dream.index import IndexLimits, build_index, first_by_priority
+from auto_dream.memory import Memory, render_memory
+from auto_dream.paths import StorePaths
+from auto_dream.staleness import extract_references
+from auto_dream.store import scan_memories, scan_store
+
+BASE = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
+# (hours after BASE: from few values, many ties, or many values; pinned; type; cites a file)
+shapes = st.tuples(st.one_of(st.integers(0, 3), st.integers(0, 200)), st.booleans(), st.sampled_from(MEMORY_TYPES),
+                   st.booleans())
+stores = st.dictionaries(st.integers(0, 40), shapes, max_size=30)
+
+
+def make(key: int, shape, version: int = 0) -> Memory:
+    hours, pinned, kind, cites = shape
+    body = f"Note {key} version {version}." + (" See `src/app/main.py` for it." if cites else "")
+    return Memory(path=f"memories/{kind}/{key:03d}.md", name=f"note {key}", description=f"about {key}", type=kind,
+                  mtime=BASE + timedelta(hours=hours), body=body, extra={"pinned": True} if pinned else {})
+
+
+def write(root: Path, memory: Memory, stamp: int) -> None:
+    file = root / memory.path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(render_memory(memory), encoding="utf-8")
+    os.utime(file, ns=(stamp, stamp))  # a size-and-mtime change the cache must notice
+
+
+@settings(max_examples=150, deadline=None)
+@given(first=stores, second=stores, data=st.data())
+def test_views_answer_as_the_list_of_all_live_memories_would(first, second, data):
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        paths = StorePaths(root)
+        (root / ".state").mkdir()
+        for key, shape in first.items():
+            write(root, make(key, shape), 1_000_000_000 + key)
+        cache = ParseCache.load(paths, writable=True)
+        scan_memories(paths, None, cache=cache)
+        cache.save()
+        # then the files change under the cache: some gone, some rewritten, some new, some as they were
+        for key, shape in first.items():
+            if key not in second:
+                (root / make(key, shape).path).unlink()
+        for key, shape in second.items():
+            if first.get(key) != shape:
+                if key in first:
+                    (root / make(key, first[key]).path).unlink()
+                write(root, make(key, shape, version=1), 2_000_000_000 + key)
+        cache = ParseCache.load(paths)
+        view = StoreView(scan_store(paths, None, cache=cache), cache)
+        on_disk = {m.path: m for m in scan_memories(paths, None).memories}
+        assert list(view) == sorted(on_disk) and len(view) == len(on_disk)
+        assert {p: view[p] for p in view} == on_disk
+        # and a plan retires some, updates some, creates some
+        live, expected = LiveView(view), dict(on_disk)
+        for path in data.draw(st.lists(st.sampled_from(sorted(on_disk)), unique=True) if on_disk else st.just([])):
+            del live[path]
+            del expected[path]
+        for key, shape in data.draw(st.dictionaries(st.integers(0, 60), shapes, max_size=8)).items():
+            memory = make(key, shape, version=2)
+            live[memory.path] = expected[memory.path] = memory
+        assert set(live) == set(expected) and len(live) == len(expected)
+        assert all(p in live for p in expected) and all(p not in live for p in on_disk.keys() - expected.keys())
+        everything = list(expected.values())
+        for count in (0, 1, 3, data.draw(st.integers(0, len(everything) + 2)), len(everything)):
+            assert live.first_by_priority(count) == first_by_priority(everything, count)
+            assert view.first_by_priority(count) == first_by_priority(list(on_disk.values()), count)
+        assert live.newest() == max((m.mtime for m in everything), default=None)
+        cited = {m.path: refs for m in everything if (refs := extract_references(m.text())).files or refs.symbols}
+        assert live.references() == cited
+        limits = IndexLimits(max_lines=12)
+        assert build_index(live, "# Memory\n", limits, None) == build_index(everything, "# Memory\n", limits, None)
