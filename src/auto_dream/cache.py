@@ -34,6 +34,7 @@ from array import array
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from datetime import date, datetime
 from pathlib import Path
 
@@ -150,7 +151,7 @@ def _fields(memory: Memory) -> tuple:
 class ParseCache:
     def __init__(self, file: Path):
         self.file = file
-        self.rows: dict[str, tuple[int, int, int]] = {}  # path -> (row id, size, mtime_ns), as loaded
+        self.rows: dict[str, tuple[str, int, int, int]] = {}  # path -> (path, row id, size, mtime_ns), as loaded
         self.found = False  # a readable cache file of this version was there
         self._db: sqlite3.Connection | None = None
         self._puts: dict[str, Parsed] = {}
@@ -173,8 +174,8 @@ class ParseCache:
                 cache._close()
                 return cache
             with _no_gc():  # a hundred thousand new tuples, no cycles: collecting is pure cost
-                cache.rows = {path: (row_id, size, mtime_ns) for path, row_id, size, mtime_ns
-                              in cache._db.execute("SELECT path, id, size, mtime_ns FROM memory")}
+                rows = cache._db.execute("SELECT path, id, size, mtime_ns FROM memory").fetchall()
+                cache.rows = dict(zip(map(itemgetter(0), rows), rows))  # no Python code per row
             cache.found = True
         except sqlite3.Error:
             cache.rows = {}
@@ -184,7 +185,7 @@ class ParseCache:
     def is_current(self, path: str, fingerprint: Fingerprint | None) -> bool:
         """Whether the file's size and mtime are as cached (a copied store, another inode, still is)."""
         row = self.rows.get(path)
-        return row is not None and fingerprint is not None and row[1] == fingerprint[0] and row[2] == fingerprint[1]
+        return row is not None and fingerprint is not None and row[2] == fingerprint[0] and row[3] == fingerprint[1]
 
     def get(self, path: str, fingerprint: Fingerprint | None) -> Parsed | None:
         """The cached parse of one file when it is current, else None."""
@@ -270,7 +271,7 @@ class ParseCache:
 
     def profile(self, path: str) -> Profile:
         """The word profile of a memory the cache holds as it is on disk."""
-        words, rest = self._read("SELECT words, profile FROM memory_text WHERE id = ?", self.rows[path][0])
+        words, rest = self._read("SELECT words, profile FROM memory_text WHERE id = ?", self.rows[path][1])
         signals, replaced, negated, changed = json.loads(rest)
         # its text is joined (and the body read) only if a negation needs it
         return Profile(frozenset(map(sys.intern, json.loads(words))), _set(signals), _set(replaced), _set(negated),
