@@ -60,7 +60,8 @@ def test_views_answer_as_the_list_of_all_live_memories_would(first, second, data
                     (root / make(key, first[key]).path).unlink()
                 write(root, make(key, shape, version=1), 2_000_000_000 + key)
         cache = ParseCache.load(paths)
-        view = StoreView(scan_store(paths, None, cache=cache), cache)
+        scan = scan_store(paths, None, cache=cache)
+        view = StoreView(scan, cache)
         on_disk = {m.path: m for m in scan_memories(paths, None).memories}
         assert list(view) == sorted(on_disk) and len(view) == len(on_disk)
         assert {p: view[p] for p in view} == on_disk
@@ -72,7 +73,10 @@ def test_views_answer_as_the_list_of_all_live_memories_would(first, second, data
         for key, shape in data.draw(st.dictionaries(st.integers(0, 60), shapes, max_size=8)).items():
             memory = make(key, shape, version=2)
             live[memory.path] = expected[memory.path] = memory
-        assert set(live) == set(expected) and len(live) == len(expected)
+        assert set(live) == set(expected) == live.path_set() and len(live) == len(expected)
+        stored = set(data.draw(st.lists(st.sampled_from(sorted(scan.unchanged)), unique=True)
+                               if scan.unchanged else st.just([])))  # what the cache's index answers for
+        assert sorted(live.outside(stored)) == sorted(set(expected) - stored)
         assert all(p in live for p in expected) and all(p not in live for p in on_disk.keys() - expected.keys())
         everything = list(expected.values())
         for count in (0, 1, 3, data.draw(st.integers(0, len(everything) + 2)), len(everything)):

@@ -27,7 +27,7 @@ def memory_pairs(state: DreamState, probes: Iterable[str], thresholds: Threshold
     live, profiles = state.live, state.profiles
     probes = [p for p in sorted(set(probes)) if p in live]
     stored = state.stored - set(probes)
-    fresh = [p for p in live if p not in stored]
+    fresh = live.outside(stored)
     aims = {p: profiles[p].aims for p in probes}
     found = set()
     for kind in {live[p].type for p in probes}:
@@ -48,7 +48,7 @@ def entry_neighbours(state: DreamState, entries: list[Entry], threshold: float,
     live, stored = state.live, state.stored
     profiles = {entry.id: Profile.of(entry.text) for entry in entries}
     words = {entry_id: profile.words for entry_id, profile in profiles.items()}
-    pool: dict = {("memory", p): state.profiles[p].words for p in live if p not in stored}
+    pool: dict = {("memory", p): state.profiles[p].words for p in live.outside(stored)}
     pool.update({("entry", entry_id): entry_words for entry_id, entry_words in words.items()})
 
     def aims(key) -> bool:

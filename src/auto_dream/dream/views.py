@@ -55,6 +55,11 @@ class StoreView(Mapping[str, Memory]):
     def items(self) -> list[tuple[str, Memory]]:
         return list(zip(self._paths, self.values()))
 
+    def outside(self, paths: set[str]) -> list[str]:
+        """The paths of the view that are not in `paths`, a set of cached ones, in no set order:
+        what is left once the cache's index answers for `paths`, without a walk over the store."""
+        return [*self._read, *(self._cached - paths)]
+
     def load(self, paths: Iterable[str]) -> None:
         """Read these memories from the cache in one go (rather than one query each)."""
         wanted = [p for p in paths if p in self._cached and p not in self._loaded]
@@ -142,6 +147,14 @@ class LiveView(MutableMapping[str, Memory]):
 
     def items(self) -> list[tuple[str, Memory]]:
         return list(zip(self, self.values()))
+
+    def outside(self, paths: set[str]) -> list[str]:
+        """The live paths not in `paths`, a set of cached ones (StoreView.outside)."""
+        gone, base = self.gone, self.base
+        return [*(p for p in base.outside(paths) if p not in gone), *(p for p in self.changed if p not in base)]
+
+    def path_set(self) -> set[str]:
+        return (set(self.base) - self.gone) | self.changed.keys()
 
     def copy(self) -> "LiveView":
         copy = LiveView(self.base)
