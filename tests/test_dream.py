@@ -161,6 +161,27 @@ def test_duplicate_memories_merge_into_the_newer_carrying_sources(root):
     assert ("merge", "memories/project/20260901_a.md") in [(a["kind"], a["path"]) for a in report["actions"]]
 
 
+def test_a_memory_that_absorbs_several_duplicates_in_one_run_keeps_every_detail_and_words_that_match_its_text(root):
+    from auto_dream.dream.consolidate import consolidate
+    from auto_dream.dream.gather import gather
+    from auto_dream.dream.orient import orient
+    from auto_dream.similarity import significant_words
+
+    base = "Deploys happen every Tuesday afternoon from the release branch"
+    details = ["Rollbacks need two approvals", "Hotfixes skip the staging soak", "Release notes go to the wiki"]
+    for n, detail in enumerate(details):
+        memory(root, f"memories/project/2026090{n}_old{n}.md", f"Deploy day {n}", f"{base}\n\n{detail}", "project",
+               days_ago=60 - n)
+    memory(root, "memories/project/20261101_new.md", "Deploy schedule", base, "project", days_ago=20)
+    state = gather(orient(open_context(root), NOW, "0001-test", DreamOptions()))
+    consolidate(state, DeterministicDistiller())
+    survivor = state.live["memories/project/20261101_new.md"]
+    assert all(detail in survivor.body for detail in details)
+    # the words it was compared with after each merge are the words of its text
+    assert state.profiles.words(survivor.path) == significant_words(survivor.text())
+    assert state.profiles[survivor.path].words == significant_words(survivor.text())
+
+
 def test_unrelated_memories_sharing_a_few_words_are_left_alone(root):
     memory(root, "memories/user/20261001_ja.md", "Japanese", "The user is learning Japanese", "user")
     memory(root, "memories/user/20261002_piano.md", "Piano", "The user is learning the piano", "user")

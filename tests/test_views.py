@@ -60,6 +60,7 @@ def test_views_answer_as_the_list_of_all_live_memories_would(first, second, data
                     (root / make(key, first[key]).path).unlink()
                 write(root, make(key, shape, version=1), 2_000_000_000 + key)
         cache = ParseCache.load(paths)
+        first_paths = {make(key, shape).path for key, shape in first.items()}
         scan = scan_store(paths, None, cache=cache)
         view = StoreView(scan, cache)
         on_disk = {m.path: m for m in scan_memories(paths, None).memories}
@@ -77,6 +78,8 @@ def test_views_answer_as_the_list_of_all_live_memories_would(first, second, data
         stored = set(data.draw(st.lists(st.sampled_from(sorted(scan.unchanged)), unique=True)
                                if scan.unchanged else st.just([])))  # what the cache's index answers for
         assert sorted(live.outside(stored)) == sorted(set(expected) - stored)
+        asked = set(data.draw(st.lists(st.sampled_from(sorted({*on_disk, *first_paths, *expected, "memories/x.md"})))))
+        assert live.missing(asked) == asked - set(expected)
         assert all(p in live for p in expected) and all(p not in live for p in on_disk.keys() - expected.keys())
         everything = list(expected.values())
         for count in (0, 1, 3, data.draw(st.integers(0, len(everything) + 2)), len(everything)):

@@ -257,6 +257,10 @@ class ParseCache:
         if path in self.rows:
             self._drops.add(path)
 
+    def paths(self) -> set[str]:
+        """The memories the cache will hold once saved, as it stands."""
+        return (self.rows.keys() - self._drops) | self._puts.keys()
+
     def keep_only(self, paths: set[str]) -> None:
         for path in [p for p in (*self.rows, *self._puts) if p not in paths]:
             self.drop(path)

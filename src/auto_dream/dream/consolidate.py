@@ -12,7 +12,7 @@ from auto_dream.dream.views import LiveView
 from auto_dream.journal import aware
 from auto_dream.memory import Memory, TakenNames, memory_file_name
 from auto_dream.dream.nearby import entry_neighbours, memory_pairs
-from auto_dream.similarity import Profile, overlap, relation
+from auto_dream.similarity import Profile, overlap, relation, significant_words
 
 
 def consolidate(state: DreamState, distiller: Distiller) -> DreamState:
@@ -94,10 +94,10 @@ class _Run:
                      entry_ids=tuple(sources), reason=reason)
 
     def _update(self, current: Memory, *, body: str, sources, mtime, entry_ids=(), merged_path=None,
-                reason: str) -> None:
+                reason: str, words: frozenset[str] | None = None) -> None:
         updated = replace(current, body=body, sources=tuple(sources), mtime=mtime)
         self.state.live[current.path] = updated
-        self.state.profiles[current.path] = Profile.of(updated.text())
+        self.state.profiles.rewritten(updated, words)
         if current.path in self.created:
             old = self.created[current.path]
             self.created[current.path] = CreateMemory(updated, old.entry_ids + tuple(entry_ids), old.reason)
@@ -148,30 +148,37 @@ class _Run:
     def _carry_unretracted(self, older: Memory, newer: Memory) -> None:
         """A superseded memory's other facts (not the retracted statement, nor its Why/How) live on."""
         config = self.state.context.config
-        successor = self.state.profiles[newer.path]
-        kept = []
+        successor = self.state.profiles.words(newer.path)
+        kept, kept_words = [], []
         for paragraph in (p.strip() for p in older.body.split("\n\n")):
-            profile = Profile.of(paragraph)
             if not paragraph or paragraph.startswith(("**Why:**", "**How to apply:**")):
                 continue
+            words = significant_words(paragraph)  # the words alone: a full profile reads every signal
             # the retracted statement is the one about what the successor says
-            if overlap(profile.words, successor.words) >= config.contradiction_overlap \
-                    or profile.words <= successor.words or paragraph == older.body.strip():
+            if overlap(words, successor) >= config.contradiction_overlap \
+                    or words <= successor or paragraph == older.body.strip():
                 continue
             kept.append(paragraph)
+            kept_words.append(words)
         if kept:
+            # paragraphs never share a word across their blank line: the words of the whole are the union
             self._update(newer, body="\n\n".join([newer.body.strip(), *kept]), sources=newer.sources,
-                         mtime=newer.mtime, merged_path=older.path,
+                         mtime=newer.mtime, merged_path=older.path, words=successor.union(*kept_words),
                          reason=f"kept the facts of {older.path} that it does not retract")
 
     def _carry(self, older: Memory, newer: Memory) -> None:
         """The older duplicate's distinct paragraphs and sources go into the survivor: lose no data."""
-        known = self.state.profiles[newer.path].words
-        extra = [p.strip() for p in older.body.split("\n\n")
-                 if p.strip() and not Profile.of(p).words <= known and p.strip() not in newer.body]
+        known = self.state.profiles.words(newer.path)
+        extra, extra_words = [], []
+        for paragraph in (p.strip() for p in older.body.split("\n\n")):
+            if paragraph and paragraph not in newer.body and not (words := significant_words(paragraph)) <= known:
+                extra.append(paragraph)
+                extra_words.append(words)
         body = "\n\n".join([newer.body.strip(), *extra]) if extra else newer.body
+        # paragraphs never share a word across their blank line: the words of the whole are the union
         self._update(newer, body=body, sources=_union(newer.sources, older.sources), mtime=newer.mtime,
-                     merged_path=older.path, reason=f"carried in the details of {older.path}")
+                     merged_path=older.path, words=known.union(*extra_words),
+                     reason=f"carried in the details of {older.path}")
 
     # -------------------------------------------------------- the actions
 

@@ -116,7 +116,8 @@ def _record(state: DreamState, plan: Plan, applied) -> None:
                     if isinstance(parsed, Memory):
                         cache.put(Parsed.of(seen, parsed))
         if applied.changes:
-            cache.keep_only(applied.live.path_set())
+            for path in applied.live.missing(cache.paths()):
+                cache.drop(path)
         cache.save()
     distilled = state.distilled_ids | set(applied.distilled_entry_ids)
     done = dict(state.logs_done)

@@ -22,10 +22,30 @@ class Profiles(dict):
     def __init__(self, make):
         super().__init__()
         self._make = make
+        self._rewritten: dict[str, Memory] = {}
+        self._words: dict[str, frozenset[str]] = {}  # of rewritten memories, when known
 
     def __missing__(self, path: str) -> Profile:
-        profile = self[path] = self._make(path)
+        memory = self._rewritten.pop(path, None)
+        self._words.pop(path, None)
+        profile = self[path] = Profile.of(memory.text()) if memory is not None else self._make(path)
         return profile
+
+    def words(self, path: str) -> frozenset[str]:
+        """The memory's significant words, without a whole profile when they are known."""
+        known = self._words.get(path)
+        return known if known is not None and path not in self else self[path].words
+
+    def rewritten(self, memory: Memory, words: frozenset[str] | None = None) -> None:
+        """The memory's text changed (to have `words`, if known): its profile is made again
+        when it is next asked for. A memory that absorbs twenty duplicates in a run is then
+        profiled once, not twenty times, or not at all."""
+        self.pop(memory.path, None)
+        self._rewritten[memory.path] = memory
+        if words is not None:
+            self._words[memory.path] = words
+        else:
+            self._words.pop(memory.path, None)
 
 
 @dataclass(frozen=True)

@@ -156,6 +156,11 @@ class LiveView(MutableMapping[str, Memory]):
     def path_set(self) -> set[str]:
         return (set(self.base) - self.gone) | self.changed.keys()
 
+    def missing(self, paths: set[str]) -> set[str]:
+        """Those of `paths` that are not live: set operations, not a walk over the store."""
+        base = self.base
+        return (paths - base._cached - base._read.keys() - self.changed.keys()) | (paths & self.gone)
+
     def copy(self) -> "LiveView":
         copy = LiveView(self.base)
         copy.changed, copy.gone = dict(self.changed), set(self.gone)
