@@ -1,6 +1,7 @@
 """Finding the memory files of a store and reading them all."""
 
 import os
+from operator import itemgetter
 from stat import S_ISDIR
 from dataclasses import dataclass, field
 from datetime import tzinfo
@@ -26,7 +27,7 @@ class MemoryScan:
 class StoreScan:
     """What a dream knows of memories/ before it reads any memory the parse cache holds."""
 
-    paths: list[str]  # every memory file, in path order
+    paths: list[str]  # every memory file, in no particular order (sorting 100,000 costs a tenth of a second)
     read: dict[str, Memory]  # the memories read from their files this time, by path
     unchanged: set[str]  # the others: the cache holds them as they are on disk
     unreadable: list[Unreadable]
@@ -42,12 +43,14 @@ def fingerprint(path: Path) -> Fingerprint | None:
     return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
-def walk_memory_files(folder: Path, relative: str):
-    """(path relative to the root, fingerprint) of every `*.md` under `folder`, in path order,
-    and the folders named like one. Dot-files and dot-folders are skipped.
+def walk_memory_files(folder: Path, relative: str, ordered: bool = True):
+    """(path relative to the root, fingerprint) of every `*.md` under `folder` (in path order
+    if `ordered`), and the folders named like one. Dot-files and dot-folders are skipped.
 
-    os.scandir hands back each entry's lstat with its name: at 100,000 memories this walk
-    is a few hundred milliseconds, where pathlib and relpath per file cost seconds.
+    os.scandir hands back each entry's lstat with its name, and, listing an open folder,
+    stats each name relative to it rather than resolving the whole path again: at 100,000
+    memories this walk is a few hundred milliseconds, where pathlib and relpath per file
+    cost seconds.
     """
     files, odd_folders = [], []
     if not folder.is_dir():
@@ -57,33 +60,44 @@ def walk_memory_files(folder: Path, relative: str):
         current, prefix = pending.pop()
         prefix += "/"
         try:
-            listing = os.scandir(current)
+            handle = os.open(current, _FOLDER_FLAGS) if _SCANDIR_FD else current
         except OSError:
             continue
-        with listing:
-            for entry in listing:
-                name = entry.name
-                if name[0] == ".":
-                    continue
-                if name.endswith(".md"):  # one lstat tells a memory file from a folder named like one
+        try:
+            with os.scandir(handle) as listing:
+                for entry in listing:
+                    name = entry.name
+                    if name[0] == ".":
+                        continue
+                    if name.endswith(".md"):  # one lstat tells a memory file from a folder named like one
+                        try:
+                            stat = entry.stat(follow_symlinks=False)
+                        except OSError:
+                            continue
+                        if S_ISDIR(stat.st_mode):
+                            pending.append((f"{current}/{name}", prefix + name))
+                            odd_folders.append(prefix + name)
+                        else:  # the fingerprint, not the stat result: a fifth of the memory at 100,000 files
+                            files.append((prefix + name, (stat.st_size, stat.st_mtime_ns, stat.st_ino)))
+                        continue
                     try:
-                        stat = entry.stat(follow_symlinks=False)
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append((f"{current}/{name}", prefix + name))
                     except OSError:
                         continue
-                    if S_ISDIR(stat.st_mode):
-                        pending.append((entry.path, prefix + name))
-                        odd_folders.append(prefix + name)
-                    else:  # the fingerprint, not the stat result: a fifth of the memory at 100,000 files
-                        files.append((prefix + name, (stat.st_size, stat.st_mtime_ns, stat.st_ino)))
-                    continue
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        pending.append((entry.path, prefix + name))
-                except OSError:
-                    continue
-    files.sort()  # by path: paths are unique, the fingerprints are never compared
+        except OSError:
+            continue
+        finally:
+            if _SCANDIR_FD:
+                os.close(handle)
+    if ordered:
+        files.sort(key=itemgetter(0))  # strings compared as strings: twice as fast as the pairs
     odd_folders.sort()
     return files, odd_folders
+
+
+_SCANDIR_FD = os.scandir in os.supports_fd
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 
 
 def scan_store(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
@@ -92,29 +106,25 @@ def scan_store(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
     are only named; the rest are read (and, with a cache, parsed for it: the caller decides
     whether to save it). Files that are not memories are reported."""
     folder_name = "archive" if archived else "memories"
-    files, odd_folders = walk_memory_files(paths.root / folder_name, folder_name)
+    files, odd_folders = walk_memory_files(paths.root / folder_name, folder_name, ordered=False)
+    fingerprints = dict(files)
     rows = cache.rows if cache is not None else {}
-    # a comprehension, not a loop of calls: this runs for every file of the store
+    # a comprehension and set operations, not a loop of calls: this runs for every file of the store
     unchanged = {path for path, (size, mtime_ns, _) in files
                  if (row := rows.get(path)) is not None and row[2] == size and row[3] == mtime_ns}
     read, parsed_by_path, unreadable = {}, {}, []
-    for relative, seen in files:
-        if relative in unchanged:
-            continue
+    for relative in sorted(fingerprints.keys() - unchanged):
         parsed = read_memory(paths.root / relative, paths.root, tz)
         if isinstance(parsed, Memory):
             read[relative] = parsed
             if cache is not None:
-                parsed_by_path[relative] = Parsed.of(seen, parsed)
+                parsed_by_path[relative] = Parsed.of(fingerprints[relative], parsed)
                 cache.put(parsed_by_path[relative])
         else:
             unreadable.append(parsed)
-    fingerprints = dict(files)
-    for bad in unreadable:
-        fingerprints.pop(bad.path, None)
-    in_order = list(fingerprints) if unreadable else [path for path, _ in files]
+            del fingerprints[parsed.path]
     unreadable.extend(Unreadable(p, "a folder named like a memory file") for p in odd_folders)
-    return StoreScan(paths=in_order, read=read, unchanged=unchanged, unreadable=unreadable,
+    return StoreScan(paths=list(fingerprints), read=read, unchanged=unchanged, unreadable=unreadable,
                      fingerprints=fingerprints, parsed=parsed_by_path)
 
 
@@ -130,6 +140,6 @@ def scan_memories(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
     if scan.unchanged:
         hits = cache.parsed(None if len(scan.unchanged) > len(cache.rows) // 2 else list(scan.unchanged))
         parsed.update((path, hits[path]) for path in scan.unchanged)
-    memories = [scan.read[p] if p in scan.read else parsed[p].memory for p in scan.paths]
+    memories = [scan.read[p] if p in scan.read else parsed[p].memory for p in sorted(scan.paths)]
     return MemoryScan(memories=memories, unreadable=scan.unreadable, fingerprints=scan.fingerprints,
                       parsed=parsed, unchanged=scan.unchanged)

@@ -23,7 +23,8 @@ class StoreView(Mapping[str, Memory]):
     """Every memory of the store by path, in path order."""
 
     def __init__(self, scan: StoreScan, cache: ParseCache | None):
-        self._paths = scan.paths
+        self._paths = scan.paths  # sorted when first walked (a nightly dream never does)
+        self._sorted = False
         self._read = scan.read
         self._read_refs = {path: parsed.refs for path, parsed in scan.parsed.items()}
         self._cached = scan.unchanged  # what the cache answers for
@@ -43,6 +44,9 @@ class StoreView(Mapping[str, Memory]):
         return path in self._read or path in self._cached
 
     def __iter__(self) -> Iterator[str]:
+        if not self._sorted:
+            self._paths.sort()
+            self._sorted = True
         return iter(self._paths)
 
     def __len__(self) -> int:
@@ -50,10 +54,10 @@ class StoreView(Mapping[str, Memory]):
 
     def values(self) -> list[Memory]:
         self.load(self._cached)
-        return [self[path] for path in self._paths]
+        return [self[path] for path in self]
 
     def items(self) -> list[tuple[str, Memory]]:
-        return list(zip(self._paths, self.values()))
+        return list(zip(self, self.values()))
 
     def outside(self, paths: set[str]) -> list[str]:
         """The paths of the view that are not in `paths`, a set of cached ones, in no set order:
