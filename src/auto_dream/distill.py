@@ -89,7 +89,7 @@ class DistillResult:
 @dataclass(frozen=True)
 class DistillRequest:
     entries: list[Entry]  # new entries, oldest first
-    memories: dict[str, Memory]  # live memories by path
+    memories: Mapping[str, Memory]  # live memories by path (in a dream, a view that loads them when asked)
     profiles: Mapping[str, Profile]  # their word profiles (read, never changed)
     thresholds: Thresholds
     tz: tzinfo | None  # the store's timezone, in which entry times are written
