@@ -237,7 +237,9 @@ def _self_join(pool: Mapping[Key, frozenset[str]], prefix, threshold: float) -> 
         words = pool[key]
         candidates = {k for w in words for k in by_prefix.get(w, ())}  # smaller or equal: their prefix decides
         for other in candidates:
-            if _reaches(words, pool[other], threshold):
+            other_words = pool[other]
+            # overlap() inlined, the very same float test: `other` is the smaller (or as large)
+            if len(words.intersection(other_words)) / len(other_words) >= threshold:
                 found.add(_ordered(key, other))
         for word in prefix(key):
             by_prefix.setdefault(word, []).append(key)
