@@ -33,7 +33,9 @@ import sys
 from array import array
 from collections import Counter
 from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import groupby
 from operator import itemgetter
 from datetime import date, datetime
 from pathlib import Path
@@ -43,10 +45,11 @@ from auto_dream.paths import FILE_MODE, StorePaths
 from auto_dream.similarity import Profile
 from auto_dream.staleness import References, extract_references
 
-VERSION = 7  # PRAGMA user_version of the file; any other value is a foreign cache
+VERSION = 8  # PRAGMA user_version of the file; any other value is a foreign cache
 # (4: `negated` holds what a negation's clause-bounded scope holds, similarity.Profile;
 # 5: bodies and words in their own table; 6: postings say whether their memory aims;
-# 7: mtimes as numbers too, indexed, for the newest first)
+# 7: mtimes as numbers too, indexed, for the newest first; 8: word ranks in their own table,
+# the aiming postings indexed apart)
 FILE_NAME = "cache.sqlite3"
 Fingerprint = tuple[int, int, int]
 _CHUNK = 500  # host parameters per statement, well under SQLite's limit
@@ -65,9 +68,11 @@ CREATE INDEX memory_newest ON memory (pinned, stamp);
 CREATE INDEX memory_cited ON memory (id) WHERE refs IS NOT NULL;
 CREATE TABLE memory_text (
     id INTEGER PRIMARY KEY,
-    body TEXT NOT NULL, sources TEXT NOT NULL, extra TEXT, words TEXT NOT NULL, profile TEXT NOT NULL,
-    ranks BLOB NOT NULL -- the words' ranks, int32: what the pair search compares
+    body TEXT NOT NULL, sources TEXT NOT NULL, extra TEXT, words TEXT NOT NULL, profile TEXT NOT NULL
 );
+-- the words' ranks, int32: what the pair search compares, for thousands of candidates a run,
+-- in small rows of their own
+CREATE TABLE memory_ranks (id INTEGER PRIMARY KEY, ranks BLOB NOT NULL);
 CREATE TABLE word (word TEXT PRIMARY KEY, rank INTEGER NOT NULL UNIQUE) WITHOUT ROWID;
 -- A memory of `size` words holds the word at `position` in rank order. reach = (size - position)
 -- / size: the word is in the memory's prefix at threshold t when reach >= t. aims: the memory
@@ -76,6 +81,8 @@ CREATE TABLE posting (
     rank INTEGER NOT NULL, reach REAL NOT NULL, memory INTEGER NOT NULL, size INTEGER NOT NULL,
     position INTEGER NOT NULL, aims INTEGER NOT NULL, PRIMARY KEY (rank, reach, memory)
 ) WITHOUT ROWID;
+-- the few memories that aim, for the contradiction search, without a walk through every posting
+CREATE INDEX posting_aiming ON posting (rank, reach, memory, size, position) WHERE aims = 1;
 """
 
 
@@ -157,8 +164,7 @@ class ParseCache:
         self._puts: dict[str, Parsed] = {}
         self._drops: set[str] = set()
         # what the pair search has read this run: the two searches of a dream ask much the same
-        self._holders: dict[tuple[int, bool], list] = {}
-        self._prefix_holders: dict[tuple[int, float, bool], list] = {}
+        self._postings_read: dict[tuple[int, float | None, bool], list] = {}
         self._rank_sets: dict[int, array] = {}
 
     @classmethod
@@ -296,25 +302,32 @@ class ParseCache:
         rows = self._query("SELECT min(rank) FROM word", ())
         return rows[0][0] if rows and rows[0][0] is not None else 0
 
-    def holders(self, rank: int, aiming_only: bool = False) -> list[tuple[int, int, int]]:
-        key = (rank, aiming_only)
-        if key not in self._holders:
-            self._holders[key] = self._query("SELECT memory, size, position FROM posting WHERE rank = ? AND aims >= ?",
-                                             (rank, int(aiming_only)))
-        return self._holders[key]
+    def holders(self, ranks: Iterable[int], aiming_only: bool = False) -> dict[int, list[tuple[int, int, int, int]]]:
+        return self._postings(ranks, None, aiming_only)
 
-    def prefix_holders(self, rank: int, threshold: float, aiming_only: bool = False) -> list[tuple[int, int, int]]:
-        key = (rank, threshold, aiming_only)
-        if key not in self._prefix_holders:
+    def prefix_holders(self, ranks: Iterable[int], threshold: float,
+                       aiming_only: bool = False) -> dict[int, list[tuple[int, int, int, int]]]:
+        return self._postings(ranks, threshold, aiming_only)
+
+    def _postings(self, ranks: Iterable[int], threshold: float | None, aiming_only: bool) -> dict:
+        """Postings (rank, memory, size, position) by rank, smallest memory first: one query for
+        many words, each asked once a run."""
+        ranks, memo = list(dict.fromkeys(ranks)), self._postings_read
+        wanted = [rank for rank in ranks if (rank, threshold, aiming_only) not in memo]
+        if wanted:
             # 1e-6 below: a float that rounds the wrong way can only lengthen a prefix
-            self._prefix_holders[key] = self._query(
-                "SELECT memory, size, position FROM posting WHERE rank = ? AND reach >= ? AND aims >= ?",
-                (rank, threshold - 1e-6, int(aiming_only)))
-        return self._prefix_holders[key]
+            sql = ("SELECT rank, memory, size, position FROM posting"
+                   + (" INDEXED BY posting_aiming" if aiming_only else "") + " WHERE rank IN ({})"
+                   + ("" if threshold is None else f" AND reach >= {threshold - 1e-6!r}")
+                   + (" AND aims = 1" if aiming_only else "") + " ORDER BY rank, size")
+            memo.update(((rank, threshold, aiming_only), []) for rank in wanted)
+            for rank, rows in groupby(self._select_in(sql, wanted), key=itemgetter(0)):
+                memo[rank, threshold, aiming_only] = list(rows)
+        return {rank: memo[rank, threshold, aiming_only] for rank in ranks}
 
     def rank_sets(self, keys) -> dict[int, array]:
         wanted = [k for k in keys if k not in self._rank_sets]
-        for row_id, blob in self._select_in("SELECT id, ranks FROM memory_text WHERE id IN ({})", wanted):
+        for row_id, blob in self._select_in("SELECT id, ranks FROM memory_ranks WHERE id IN ({})", wanted):
             ranks = self._rank_sets[row_id] = array("i")
             ranks.frombytes(blob)
         return self._rank_sets
@@ -408,6 +421,7 @@ class ParseCache:
                             for position, rank in enumerate(sorted(ranks[word] for word in words))])
             db.execute("DELETE FROM memory WHERE id = ?", (row_id,))
             db.execute("DELETE FROM memory_text WHERE id = ?", (row_id,))
+            db.execute("DELETE FROM memory_ranks WHERE id = ?", (row_id,))
         _rank_new_words(db, [p.profile.words for p in puts], ranks)
         for parsed in puts:
             memory, profile = parsed.memory, parsed.profile
@@ -419,13 +433,14 @@ class ParseCache:
                  memory.mtime.isoformat(), memory.mtime.timestamp(), int(memory.pinned), memory.type_source,
                  json.dumps([refs.files, refs.symbols]) if refs.files or refs.symbols else None)).lastrowid
             db.execute(
-                "INSERT INTO memory_text (id, body, sources, extra, words, profile, ranks) VALUES (?,?,?,?,?,?,?)",
+                "INSERT INTO memory_text (id, body, sources, extra, words, profile) VALUES (?,?,?,?,?,?)",
                 (row_id, memory.body, json.dumps(memory.sources),
                  json.dumps(_encode_value(memory.extra)) if memory.extra else None,
                  json.dumps(sorted(profile.words)),
                  json.dumps([sorted(profile.signals), sorted(profile.replaced), sorted(profile.negated),
-                             sorted(profile.changed)]),
-                 array("i", sorted(ranks[word] for word in profile.words)).tobytes()))
+                             sorted(profile.changed)])))
+            db.execute("INSERT INTO memory_ranks (id, ranks) VALUES (?, ?)",
+                       (row_id, array("i", sorted(ranks[word] for word in profile.words)).tobytes()))
             size, aims = len(profile.words), int(profile.aims)
             db.executemany("INSERT INTO posting (rank, reach, memory, size, position, aims) VALUES (?,?,?,?,?,?)",
                            [(rank, (size - position) / size, row_id, size, position, aims)
