@@ -45,11 +45,11 @@ from auto_dream.paths import FILE_MODE, StorePaths
 from auto_dream.similarity import Profile
 from auto_dream.staleness import References, extract_references
 
-VERSION = 8  # PRAGMA user_version of the file; any other value is a foreign cache
+VERSION = 9  # PRAGMA user_version of the file; any other value is a foreign cache
 # (4: `negated` holds what a negation's clause-bounded scope holds, similarity.Profile;
 # 5: bodies and words in their own table; 6: postings say whether their memory aims;
 # 7: mtimes as numbers too, indexed, for the newest first; 8: word ranks in their own table,
-# the aiming postings indexed apart)
+# the aiming postings indexed apart; 9: what every run loads of every memory, in an index)
 FILE_NAME = "cache.sqlite3"
 Fingerprint = tuple[int, int, int]
 _CHUNK = 500  # host parameters per statement, well under SQLite's limit
@@ -65,6 +65,8 @@ CREATE TABLE memory (
     pinned INTEGER NOT NULL, type_source TEXT NOT NULL, refs TEXT
 );
 CREATE INDEX memory_newest ON memory (pinned, stamp);
+-- what every run reads of every memory, to tell what changed: scanned without the rest of the rows
+CREATE INDEX memory_seen ON memory (path, size, mtime_ns);
 CREATE INDEX memory_cited ON memory (id) WHERE refs IS NOT NULL;
 CREATE TABLE memory_text (
     id INTEGER PRIMARY KEY,
