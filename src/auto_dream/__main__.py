@@ -72,8 +72,14 @@ def main() -> None:
     found = quick_append_arguments(sys.argv[1:])
     if found is not None:
         sys.exit(run_quick_append(found))
+    import gc
+
     from auto_dream.cli import run
 
+    # A command is a short batch job with few reference cycles. Collecting would walk every
+    # object it made — a dream over 100,000 memories leaves a million, and turning the
+    # collector back on after it cost a third of a second — and os._exit ends the process.
+    gc.disable()
     code = run(sys.argv[1:])
     # A dream over a big store leaves a million small objects (cli.kept_until_exit) that
     # Python would free one by one on the way out; the operating system takes them back

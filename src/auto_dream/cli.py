@@ -247,14 +247,17 @@ def dream_command(
     import gc
 
     # A dream is a short batch job that builds many objects and few cycles: the collector
-    # would spend seconds re-scanning a large store's memories.
+    # would spend seconds re-scanning a large store's memories. (The command line keeps it
+    # off to the end, see __main__; a caller in the same process gets it back.)
     context = _context(ctx)
     options = DreamOptions(dry_run=dry_run, propose=propose, full=full, budget=budget)
+    collecting = gc.isenabled()
     gc.disable()
     try:
         outcome = dream(context, _now(), options, _distiller(context, llm), if_due=if_due, step_hook=_crash_hook())
     finally:
-        gc.enable()
+        if collecting:
+            gc.enable()
     global kept_until_exit
     kept_until_exit = outcome.working_set  # __main__ exits without freeing it
     if outcome.report is None:
