@@ -32,12 +32,12 @@ import sqlite3
 import sys
 from array import array
 from collections import Counter
-from contextlib import contextmanager
 from collections.abc import Iterable
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date, datetime
 from itertools import groupby
 from operator import itemgetter
-from datetime import date, datetime
 from pathlib import Path
 
 from auto_dream.memory import Memory
