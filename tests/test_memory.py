@@ -8,9 +8,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auto_dream.memory import (
     Memory,
+    TakenNames,
     Unreadable,
     memory_file_name,
     parse_memory,
@@ -349,6 +352,30 @@ def test_memory_file_name_adds_a_suffix_on_collision():
 def test_memory_file_name_collisions_ignore_case():
     # macOS and Windows file systems are case-blind: Goal.md and goal.md are one file.
     assert memory_file_name("Goal", date(2026, 3, 12), {"20260312_GOAL.md"}) == "20260312_Goal_2.md"
+
+
+@settings(max_examples=300, deadline=None)
+@given(existing=st.lists(st.text(alphabet="20261_ßSsKkİi\u212a.md", max_size=14), max_size=30),
+       asked=st.lists(st.text(alphabet="20261_ßSsKkİi\u212a.md", max_size=14), max_size=10))
+def test_taken_names_agree_with_folding_every_name(existing, asked):
+    # TakenNames folds lazily, only the names that share the asked name's date; it must answer
+    # as a set of every name folded would, whatever is added between the questions
+    taken, plain = TakenNames(existing), {name.casefold() for name in existing}
+    for name in asked:
+        assert (name in taken) == (name.casefold() in plain)
+        taken.add(name)
+        plain.add(name.casefold())
+        assert name.upper() in taken and name.casefold() in taken
+
+
+def test_memory_file_name_collisions_ignore_case_across_a_busy_folder():
+    existing = [f"202603{day:02}_goal.md" for day in range(1, 29)] + ["20260312_\u212aEY.md", "20260312_STRASSE.md"]
+    taken = TakenNames(existing)
+    assert memory_file_name("Goal", date(2026, 3, 12), taken) == "20260312_Goal_2.md"
+    assert memory_file_name("key", date(2026, 3, 12), taken) == "20260312_key_2.md"  # KELVIN SIGN folds to k
+    assert memory_file_name("straße", date(2026, 3, 12), taken) == "20260312_straße_2.md"
+    taken.add("20260329_Goal.md")
+    assert memory_file_name("GOAL", date(2026, 3, 29), taken) == "20260329_GOAL_2.md"
 
 
 # ---------------------------------------------------------------- broken files

@@ -1,17 +1,15 @@
 """Finding the memory files of a store and reading them all."""
 
 import os
-from operator import itemgetter
-from stat import S_ISDIR
 from dataclasses import dataclass, field
 from datetime import tzinfo
+from operator import itemgetter
 from pathlib import Path
+from stat import S_ISDIR
 
 from auto_dream.cache import Fingerprint, ParseCache, Parsed
 from auto_dream.memory import Memory, Unreadable, read_memory
 from auto_dream.paths import StorePaths
-
-
 
 
 @dataclass(frozen=True)
