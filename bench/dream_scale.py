@@ -9,9 +9,10 @@ then, on a copy of that store, 100 new log entries and a plain `auto-dream dream
 nightly, incremental run), repeated --repeat times with the sizes taking turns; the median
 is reported.
 Every dream is a separate process run from compiled bytecode, as an installed tool is (see
-start_launcher). Peak RSS is the child's own maximum resident set (wait4). Targets: incremental 100 entries
-into 100k memories <= 2 s and <= 3x the same into 1k; peak RSS <= 500 MB at 100k; the
-indexed search >= 20x faster than all-pairs at 10k with identical pairs.
+start_launcher). Peak RSS is the child's own maximum resident set (wait4). Targets:
+incremental 100 entries into 100k memories <= 2 s and <= 3x the same into 1k; peak RSS
+<= 500 MB at 100k; the indexed search >= 20x faster than all-pairs at 10k with identical
+pairs.
 """
 
 import argparse
