@@ -3,7 +3,8 @@
 import json
 import subprocess
 import sys
-from datetime import datetime
+from collections.abc import Mapping
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from conftest import run_installed, tree_hash
@@ -13,8 +14,11 @@ from fake_anthropic import (FakeAnthropic, answer, batch_of, error, grouped, mal
 from auto_dream.config import Config
 from auto_dream.dream.bookkeeping import read_distilled_ids
 from auto_dream.journal import Entry, append_entry, read_all_entries
-from auto_dream.llm import Batch, validate
+from auto_dream.distill import DistillRequest, Thresholds
+from auto_dream.llm import OVERVIEW_MEMORIES, AnthropicDistiller, Batch, CandidateFinder, batch_document, validate
+from auto_dream.memory import Memory
 from auto_dream.paths import StorePaths, ensure_store
+from auto_dream.similarity import Profile
 from auto_dream.store import scan_memories
 
 FAKE_KEY = "sk-ant-fake-0123456789-never-written"
@@ -271,6 +275,47 @@ def test_append_never_imports_the_sdk(tmp_path):
 
 
 # ---------------------------------------------------------------- validation
+
+
+class CountingMapping(Mapping):
+    """A store's memories that count how often the whole store is gone through."""
+
+    def __init__(self, memories):
+        self.memories, self.walks = memories, 0
+
+    def __getitem__(self, path):
+        return self.memories[path]
+
+    def __iter__(self):
+        self.walks += 1
+        return iter(self.memories)
+
+    def __len__(self):
+        return len(self.memories)
+
+
+def test_each_batch_shows_the_newest_other_memories_and_the_store_is_gone_through_once():
+    # more memories than the overview holds, three to a day (ties keep the store's order);
+    # every entry repeats some, so each batch leaves its candidates out of the overview
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    memories = {}
+    for i in range(OVERVIEW_MEMORIES + 60):
+        path = f"memories/project/2026_m{i:03}.md"
+        memories[path] = Memory(path=path, name=f"Memory {i}", description="d", type="project",
+                                mtime=start + timedelta(days=i // 3), body=f"release train wagon{i} leaves platform")
+    entries = [Entry(datetime(2026, 11, 20, 10, 0, s), f"release train wagon{150 + s % 10} leaves platform",
+                     "project") for s in range(12)]
+    store = CountingMapping(memories)
+    request = DistillRequest(entries, store, {p: Profile.of(m.text()) for p, m in memories.items()}, Thresholds(), None)
+    finder = CandidateFinder(request)
+    batches = [AnthropicDistiller._batch(n, entries[i:i + 4], finder, request) for n, i in enumerate(range(0, 12, 4), 1)]
+    for batch in batches:
+        candidates = set(batch.candidates.values())
+        assert candidates & {p for p, m in memories.items() if m.mtime >= start + timedelta(days=50)}
+        expected = sorted((m for p, m in memories.items() if p not in candidates), key=lambda m: m.mtime,
+                          reverse=True)[:OVERVIEW_MEMORIES]
+        assert batch_document(batch, request)["memories"] == [{"name": m.name, "type": m.type} for m in expected]
+    assert store.walks == 1
 
 
 def test_validation_lists_every_problem():

@@ -9,6 +9,7 @@ distilled by the deterministic distiller instead. Nothing in an answer becomes a
 names go through the same slug rule as every memory.
 """
 
+import heapq
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from auto_dream import MEMORY_TYPES
 from auto_dream.distill import (Create, DeterministicDistiller, DistillRequest, DistillResult, LlmUsage, MergeInto,
                                 NewMemory, Operation, Skip, Supersede)
 from auto_dream.journal import Entry
+from auto_dream.memory import Memory
 from auto_dream.similarity import Profile, overlap
 from auto_dream.templates import load_template
 
@@ -87,6 +89,7 @@ class Batch:
     entries: dict[str, Entry]  # short id -> entry
     candidates: dict[str, str] = field(default_factory=dict)  # short id -> memory path
     frozen: set[str] = field(default_factory=set)  # candidate ids that cannot be superseded
+    overview: list[Memory] = field(default_factory=list)  # the newest other memories, newest first
 
 
 def make_batches(entries: list[Entry], size: int) -> list[list[Entry]]:
@@ -111,6 +114,18 @@ class CandidateFinder:
     def __init__(self, request: DistillRequest):
         self.request = request
         self.nearby = request.neighbours(CANDIDATE_OVERLAP)
+        self._newest: list[tuple[str, Memory]] | None = None
+
+    def newest(self, count: int, leaving_out: set[str]) -> list[Memory]:
+        """The `count` newest memories whose paths are not in `leaving_out`, newest first.
+
+        The store is gone through once a run, not once a batch: the newest `count` plus as
+        many as any batch leaves out are kept (heapq.nlargest orders as a stable sort with
+        reverse=True does, so ties keep the store's order)."""
+        wanted = count + len(leaving_out)
+        if self._newest is None or len(self._newest) < min(wanted, len(self.request.memories)):
+            self._newest = heapq.nlargest(wanted, self.request.memories.items(), key=_mtime_of_item)
+        return [memory for path, memory in self._newest if path not in leaving_out][:count]
 
     def for_entry(self, entry: Entry) -> list[str]:
         words = Profile.of(entry.text).words
@@ -123,11 +138,12 @@ class CandidateFinder:
         return [path for _, path in sorted(scored, reverse=True)[:CANDIDATES_PER_ENTRY]]
 
 
+def _mtime_of_item(item: tuple[str, Memory]):
+    return item[1].mtime
+
+
 def batch_document(batch: Batch, request: DistillRequest) -> dict:
     memories = request.memories
-    candidate_paths = set(batch.candidates.values())
-    others = sorted((m for p, m in memories.items() if p not in candidate_paths), key=lambda m: m.mtime,
-                    reverse=True)[:OVERVIEW_MEMORIES]
     return {
         "entries": [{"id": short, "at": f"{e.at:%Y-%m-%d %H:%M:%S}", "type": e.type, "text": e.text}
                     for short, e in batch.entries.items()],
@@ -135,7 +151,7 @@ def batch_document(batch: Batch, request: DistillRequest) -> dict:
                         "description": memories[path].description,
                         "body": memories[path].body[:CANDIDATE_BODY_CHARS], "pinned": memories[path].pinned}
                        for short, path in batch.candidates.items()],
-        "memories": [{"name": m.name, "type": m.type} for m in others],
+        "memories": [{"name": m.name, "type": m.type} for m in batch.overview],
     }
 
 
@@ -269,6 +285,7 @@ class AnthropicDistiller:
             paths.update(dict.fromkeys(finder.for_entry(entry)))
         batch.candidates = {f"m{i}": p for i, p in enumerate(paths, 1)}
         batch.frozen = {short for short, p in batch.candidates.items() if request.memories[p].pinned}
+        batch.overview = finder.newest(OVERVIEW_MEMORIES, set(paths))
         return batch
 
     def _ask(self, batch: Batch, request: DistillRequest, usage: LlmUsage) -> tuple[list | None, str]:
