@@ -12,9 +12,9 @@ from fake_anthropic import (FakeAnthropic, answer, batch_of, error, grouped, mal
                             text_only, timeout)
 
 from auto_dream.config import Config
+from auto_dream.distill import DistillRequest, Thresholds
 from auto_dream.dream.bookkeeping import read_distilled_ids
 from auto_dream.journal import Entry, append_entry, read_all_entries
-from auto_dream.distill import DistillRequest, Thresholds
 from auto_dream.llm import OVERVIEW_MEMORIES, AnthropicDistiller, Batch, CandidateFinder, batch_document, validate
 from auto_dream.memory import Memory
 from auto_dream.paths import StorePaths, ensure_store
@@ -274,7 +274,7 @@ def test_append_never_imports_the_sdk(tmp_path):
     assert done.returncode == 0, done.stderr
 
 
-# ---------------------------------------------------------------- validation
+# ---------------------------------------------------------------- what a batch shows
 
 
 class CountingMapping(Mapping):
@@ -316,6 +316,9 @@ def test_each_batch_shows_the_newest_other_memories_and_the_store_is_gone_throug
                           reverse=True)[:OVERVIEW_MEMORIES]
         assert batch_document(batch, request)["memories"] == [{"name": m.name, "type": m.type} for m in expected]
     assert store.walks == 1
+
+
+# ---------------------------------------------------------------- validation
 
 
 def test_validation_lists_every_problem():
