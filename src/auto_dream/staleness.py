@@ -4,6 +4,11 @@ Only references that can be checked count: a path rooted outside the repository 
 `$`, a URL) or whose first folder is not a top-level folder of the repository is
 UNVERIFIABLE, and a memory with no verifiable reference is EVERGREEN however many paths it
 names (OrchestKit's dream flagged 11 of 11 live memories as stale for want of this rule).
+
+Of 12 FULLY_STALE verdicts on real Claude Code folders, 9 were false: a Claude Code tool
+named in backticks, globs and templates, `./` paths, library calls, and references the
+memory itself says are missing. Each rule below that keeps such a reference from counting
+names its real case.
 """
 
 import os
@@ -16,14 +21,43 @@ EVERGREEN, FRESH, PARTIALLY_STALE, FULLY_STALE = "EVERGREEN", "FRESH", "PARTIALL
 _EXTENSIONS = ("py|pyi|ts|tsx|js|jsx|mjs|cjs|json|md|yaml|yml|sh|toml|go|rs|java|kt|rb|c|h|cc|cpp|hpp|"
                "cs|css|scss|html|sql|txt|cfg|ini|vue|svelte|swift|lock|xml|proto|tf")
 _URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+# `{}<>*?…` before a path mean it is the tail of a template: `{date}-notes/plan.md` is not `-notes/plan.md`
 _PATH = re.compile(
-    rf"(?<![\w/.~$@-])([~$/]?[\w.@~$-]*(?:/[\w.@-]+)+\.(?:{_EXTENSIONS}))(?::\d+(?:[:-]\d+)?)?(?![\w/])")
+    rf"(?<![\w/.~$@{{}}<>*?…-])([~$/]?[\w.@~$-]*(?:/[\w.@-]+)+\.(?:{_EXTENSIONS}))(?::\d+(?:[:,-]\d+)*)?(?![\w/])")
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
-_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{2,})\(\)")
-_DEFINITION = re.compile(r"\b(?:def|class|function|func|fn)\s+([A-Za-z_][A-Za-z0-9_]{2,})")
+# a call of a bare name: `handle_request()`; not `vi.resetModules()` or `Vec::new()` (see _METHOD_CALL)
+_CALL = re.compile(r"(?<![\w.:$])([A-Za-z_][A-Za-z0-9_]{2,})\(\)")
+# a call on an object: `vi.resetModules()`, `z.string().url()`, `.trim()`, `Vec::with_capacity()`
+_METHOD_CALL = re.compile(r"(?:\.|::)([A-Za-z_][A-Za-z0-9_]{2,})\(\)")
+# the first name of the object chain a method is called on: `vi` in `vi.`, `otf_api` in `otf_api.api.utils.`
+_RECEIVER = re.compile(r"([A-Za-z_$][\w$]*)(?:(?:\.|::)[A-Za-z_$][\w$]*)*$")
+_DEFINITION = re.compile(r"\b(def|class|function|func|fn)\s+([A-Za-z_][A-Za-z0-9_]{2,})([(<])?")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _CAMEL = re.compile(r"[a-z0-9][A-Z]|^[A-Z][a-z0-9]+[A-Z]")
-_LINE_SUFFIX = re.compile(r":\d+(?:[:-]\d+)?$")
+# `:120`, `:12-30`, `:3:7`, and the list `:129,169` (orchestkit: `src/stop/handoff-writer.ts:129,169`)
+_LINE_SUFFIX = re.compile(r":\d+(?:[:,-]\d+)*$")
+# Glob and template syntax: application-pipeline's `.claude/plans/{date}-session-handoff-{id}.md`,
+# orchestkit's `src/hooks/src/<category>/<name>.ts` and `docs/site/__tests__/*.test.ts`,
+# recommendarr's `src/shared/schemas/<name>.ts`; `[id]` too, though Next.js names real folders so
+# (hands off unless certain).
+_TEMPLATE_SYNTAX = re.compile(r"[*?{}<>\[\]…]|\.\.\.")
+# An upper-case placeholder word standing for a name: application-pipeline's `scripts/FILENAME.py`,
+# `tests/test_FILE.py`, `materials/resumes/batch-NN/`. Case-sensitive, and only whole words between
+# separators, so README.md, SKILL.md or CLAUDE.md are untouched.
+_PLACEHOLDER_WORD = re.compile(
+    r"(?<![A-Za-z0-9])(?:FILE(?:NAME)?|NAME|N{1,2}|X{2,}|YYYY(?:-?MM(?:-?DD)?)?)(?![A-Za-z0-9])")
+# The memory says the reference is absent, before it: "No `X` invariant", "there is no `X`", "missing `X`"
+_ABSENT_BEFORE = re.compile(r"\b(?:no|missing)\b[\s*_:`'\"(]*$", re.IGNORECASE)
+# ... or after it: "`X` was removed", "`X` has been deleted", "`X` is gone", "`X` was renamed"
+_GONE_PASSIVE = (r"(?:is|are|was|were|has\s+been|have\s+been|had\s+been)\s+[*_]*(?:still\s+|now\s+|already\s+|also\s+)?"
+                 r"(?:gone|removed|deleted|renamed)\b")
+# "`X` does not exist", "`X` doesn't exist", "`X` no longer exists"
+_NOT_EXIST = r"(?:(?:does|do|did)\s*(?:not|n't)|no\s+longer)\s+exists?\b"
+# "`X` is STILL MISSING", "`X` removed in #960", "`X` missing from hooks.json"; not "`X` is missing a
+# null check" (X is there, the check is not): the clause ends or a place follows
+_MISSING = (r"(?:(?:is|are|was|were)\s+)?[*_]*(?:still\s+)?(?:missing|absent|removed|deleted)[*_]*"
+            r"(?=\s*(?:$|[^\w\s`]|(?:from|in|on|here|there|now|yet|upstream|entirely)\b))")
+_ABSENT_AFTER = re.compile(rf"^[`'\"*_)\]]*\s*(?:{_GONE_PASSIVE}|{_NOT_EXIST}|{_MISSING})", re.IGNORECASE)
 _SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", ".tox", ".mypy_cache",
               ".pytest_cache", "target", ".hypothesis"}
 MAX_SCANNED_FILE = 2_000_000
@@ -33,32 +67,116 @@ MAX_SCANNED_FILE = 2_000_000
 class References:
     files: tuple[str, ...]
     symbols: tuple[str, ...]
+    # The symbols that are only named: a bare word in backticks (`AskUserQuestion`, a Claude Code tool)
+    # or a method called on an object the memory does not show as this repository's (`vi.resetModules()`).
+    # Found in the repository they confirm the memory; missing they prove nothing. A subset of `symbols`;
+    # None when not known (references kept by a cache that does not store it): every symbol is then taken
+    # as only named, since a tool name counted as missing gets a memory archived, a missed symbol does not.
+    named_only: tuple[str, ...] | None = None
+
+    def __post_init__(self):
+        if self.named_only is None and not self.symbols:  # no symbol, nothing unknown
+            object.__setattr__(self, "named_only", ())
+
+
+def is_template(ref: str) -> bool:
+    """A glob, a template or a placeholder (`tests/__pycache__/*`, `src/shared/schemas/<name>.ts`,
+    `scripts/FILENAME.py`): it stands for files, it names none."""
+    return bool(_TEMPLATE_SYNTAX.search(ref) or _PLACEHOLDER_WORD.search(ref))
+
+
+def is_relative_to_a_working_folder(ref: str) -> bool:
+    """`./bin/bump-version.sh` (orchestkit), `./fixtures.ts` (recommendarr), `../shared/x.ts`: relative to
+    a folder the memory does not name, not to the repository's root."""
+    return any(part in (".", "..") for part in ref.split("/"))
+
+
+def names_a_symbol(token: str) -> bool:
+    """A code-shaped word alone in backticks (`retry_budget`, `SessionStore`): a name, only named. It may be
+    this repository's or not: orchestkit's `AskUserQuestion` is a Claude Code tool, its `ValidateOCI` the
+    MCP registry's Go code. References.named_only: it confirms a memory, its absence proves nothing."""
+    return bool(_IDENTIFIER.fullmatch(token) and ("_" in token.strip("_") or _CAMEL.search(token)))
+
+
+def is_said_absent(text: str, start: int, end: int) -> bool:
+    """Whether the memory says the reference at text[start:end] is absent ("there is no `X`", "`X` was
+    removed"): a memory recording that something is missing cannot be made stale by its absence."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    before = text[max(line_start, start - 40):start]
+    after = text[end:line_end if line_end >= 0 else len(text)][:60]
+    return bool(_ABSENT_BEFORE.search(before) or _ABSENT_AFTER.match(after))
+
+
+def is_code_definition(keyword: str, name: str, opens: str | None) -> bool:
+    """`def parse_config`, `class RequestRouter`, `function handler(`, not prose: "a first-class
+    citizen" (application-pipeline), "a Linaria `css` class instead" (recommendarr), "fn over".
+    The name has a code shape (snake_case, camelCase, a capital after `class`) or opens its arguments."""
+    return bool(opens or "_" in name or _CAMEL.search(name) or (keyword == "class" and name[0].isupper()))
+
+
+def receiver_is_this_repos(text: str, call_start: int, repo_names: set[str]) -> bool:
+    """Whether a method call's object is one the memory shows as this repository's: a class or function
+    it defines (`RequestRouter.route_all()` beside `class RequestRouter`) or a folder of a path it
+    cites (otf-api: `otf_api.api.utils.validate_identifier()` beside `src/otf_api`). `vi` in
+    `vi.resetModules()` is vitest's, `z` in `z.string().url()` is zod's: neither is."""
+    receiver = _RECEIVER.search(text[max(0, call_start - 200):call_start])
+    return receiver is not None and receiver.group(1) in repo_names
+
+
+def folder_names(paths) -> set[str]:
+    """The folders of the repository paths a memory cites (`src/otf_api/api/client.py`: src, otf_api, api).
+    Not file names: recommendarr's `schema.optional()` calls zod on a variable, beside `src/server/schema.ts`."""
+    names = set()
+    for path in paths:
+        if not path.startswith(("~", "/", "$")) and not is_template(path):
+            parts = path.rstrip("/").split("/")
+            names.update(parts[:-1] if "." in parts[-1] and not path.endswith("/") else parts)
+    return names
 
 
 def extract_references(text: str) -> References:
-    """File paths (a trailing `:line` is not part of the path) and code symbols named in `text`."""
+    """File paths (a trailing `:line` is not part of the path) and code symbols named in `text`.
+
+    A reference the memory says is absent is left out. Symbols shown defined or called are
+    `symbols`; those only named are `named_only` too (see References)."""
     text = _URL.sub(" ", text)
     files: dict[str, None] = {}
-    symbols: dict[str, None] = {}
+    shown: dict[str, None] = {}
+    named: dict[str, None] = {}
+    absent: set[str] = set()
+
+    def add(found: dict[str, None], ref: str, match: re.Match, group: int = 0) -> None:
+        if is_said_absent(text, match.start(group), match.end(group)):
+            absent.add(ref)
+        found[ref] = None
+
     for match in _PATH.finditer(text):
-        files[match.group(1)] = None
+        add(files, match.group(1), match)
     for match in _BACKTICKED.finditer(text):
         token = _LINE_SUFFIX.sub("", match.group(1).strip())
         if "/" in token and " " not in token:
-            files[token] = None
-        elif token.endswith("()") and _IDENTIFIER.fullmatch(token[:-2].rsplit(".", 1)[-1]):
-            symbols[token[:-2].rsplit(".", 1)[-1]] = None
-        elif _IDENTIFIER.fullmatch(token) and ("_" in token.strip("_") or _CAMEL.search(token)):
-            symbols[token] = None
-    for pattern in (_CALL, _DEFINITION):
-        for match in pattern.finditer(text):
-            symbols[match.group(1)] = None
-    return References(tuple(files), tuple(symbols))
+            add(files, token, match)
+        elif names_a_symbol(token):
+            add(named, token, match)
+    definitions = set()
+    for match in _DEFINITION.finditer(text):
+        if is_code_definition(*match.group(1, 2, 3)):
+            definitions.add(match.group(2))
+            add(shown, match.group(2), match, 2)
+    for match in _CALL.finditer(text):
+        add(shown, match.group(1), match)
+    repo_names = definitions | folder_names(files)
+    for match in _METHOD_CALL.finditer(text):
+        add(shown if receiver_is_this_repos(text, match.start(), repo_names) else named, match.group(1), match)
+    symbols = [s for s in {**named, **shown} if s not in absent]
+    return References(tuple(f for f in files if f not in absent), tuple(symbols),
+                      tuple(s for s in symbols if s not in shown))
 
 
 def is_verifiable(ref: str, repo: Path | None) -> bool:
-    """REPO_RELATIVE (checkable here) or UNVERIFIABLE (rooted elsewhere: never counts)."""
-    if repo is None or ref.startswith(("~", "/", "$")) or ".." in ref.split("/"):
+    """REPO_RELATIVE (checkable here) or UNVERIFIABLE (rooted elsewhere, or standing for files: never counts)."""
+    if repo is None or ref.startswith(("~", "/", "$")) or is_relative_to_a_working_folder(ref) or is_template(ref):
         return False
     first = ref.split("/", 1)[0]
     return "/" in ref and (repo / first).is_dir()
@@ -114,11 +232,16 @@ class RepoIndex:
 
 
 def classify(refs: References, repo_index: RepoIndex, found_symbols: set[str]) -> Staleness:
-    """EVERGREEN (nothing verifiable), FRESH, PARTIALLY_STALE or FULLY_STALE (every ref and symbol gone)."""
+    """EVERGREEN (nothing verifiable), FRESH, PARTIALLY_STALE or FULLY_STALE (every ref and symbol gone).
+
+    A symbol only named (References.named_only) counts when the repository has it, and is
+    unverifiable when it does not."""
     repo = repo_index.repo
     verifiable = [f for f in refs.files if is_verifiable(f, repo)]
     unverifiable = [f for f in refs.files if not is_verifiable(f, repo)]
-    symbols = list(refs.symbols) if repo is not None else []
+    named_only = set(refs.symbols if refs.named_only is None else refs.named_only)
+    symbols = [s for s in refs.symbols if s in found_symbols or s not in named_only] if repo is not None else []
+    unverifiable += [s for s in refs.symbols if s not in symbols]
     if not verifiable and not symbols:
         return Staleness(EVERGREEN, [], unverifiable)
     missing = [f for f in verifiable if not repo_index.file_exists(f)]
