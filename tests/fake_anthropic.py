@@ -71,6 +71,17 @@ def answer(operations: dict | Callable[[dict], dict]) -> Callable[[dict], Reply]
     return reply
 
 
+def decide(decisions: dict | Callable[[dict], dict]) -> Callable[[dict], Reply]:
+    """A 200 with a record_decisions tool call (the review of pairs); may be computed from the batch."""
+
+    def reply(request: dict) -> Reply:
+        tool_input = decisions(batch_of(request)) if callable(decisions) else decisions
+        return Reply(200, message(request, [{"type": "tool_use", "id": "toolu_02", "name": "record_decisions",
+                                              "input": tool_input}]))
+
+    return reply
+
+
 def error(status: int, message: str = "simulated failure", headers: dict | None = None) -> Callable[[dict], Reply]:
     body = {"type": "error", "error": {"type": ERROR_TYPES.get(status, "api_error"), "message": message}}
     return lambda request: Reply(status, body, {"retry-after-ms": "10", **(headers or {})})

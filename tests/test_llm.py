@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from conftest import run_installed, tree_hash
-from fake_anthropic import (FakeAnthropic, answer, batch_of, error, grouped, malformed, one_memory_per_entry,
+from fake_anthropic import (FakeAnthropic, answer, batch_of, decide, error, grouped, malformed, one_memory_per_entry,
                             text_only, timeout)
 
 from auto_dream.config import Config
@@ -337,3 +337,73 @@ def test_validation_lists_every_problem():
     assert errors == [] and ok[0].memory == "memories/project/x.md" and ok[0].sources == (
         Entry(at, "one").id, Entry(at, "two").id)
     assert validate("nonsense", batch)[1] == ["the answer must be an object with an `operations` list"]
+
+
+# ---------------------------------------------------------------- the review of uncertain pairs
+
+
+@pytest.fixture
+def review_store(tmp_path):
+    """Two memories the judge leaves for review (one word swapped), and no new entries."""
+    root = tmp_path / "review" / ".auto-dream"
+    ensure_store(root)
+    for name, editor, day in (("a", "VS Code", "2026-10-01"), ("b", "Neovim", "2026-11-01")):
+        path = root / "memories" / "user" / f"2026_{name}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\nname: Editor {name}\ndescription: The user's main editor\ntype: user\n"
+                        f"mtime: {day}T10:00:00+00:00\n---\nThe user's main editor is {editor} for every project.\n")
+    return root
+
+
+def test_a_pair_left_for_review_goes_to_claude_and_its_supersede_is_carried_out(review_store, fake):
+    fake.default = decide(lambda batch: {"decisions": [
+        {"pair": p["id"], "decision": "supersede", "retire": "a", "reason": "the editor changed"}
+        for p in batch["pairs"]]})
+    report = dream(review_store, fake)
+    request = fake.requests[0]
+    assert request["tool_choice"] == {"type": "tool", "name": "record_decisions"}
+    assert "when in doubt" in request["messages"][0]["content"].lower() or "default" in request["system"][0]["text"]
+    [pair] = batch_of(request)["pairs"]
+    assert "VS Code" in pair["a"]["body"] and "Neovim" in pair["b"]["body"] and pair["kind"] == "possible_conflict"
+    [supersede] = [a for a in report["actions"] if a["kind"] == "supersede"]
+    assert (supersede["path"], supersede["target"]) == ("memories/user/2026_a.md", "memories/user/2026_b.md")
+    assert supersede["reason"].startswith("Claude: the editor changed")
+    assert report["review"] == [] and report["stats"]["llm_calls"] == 1
+    assert (review_store / "archive/user/2026_a.md").exists()
+
+
+def test_claude_keeping_both_leaves_the_pair_in_the_review_list(review_store, fake):
+    fake.default = decide(lambda batch: {"decisions": [
+        {"pair": p["id"], "decision": "keep", "reason": "not sure"} for p in batch["pairs"]]})
+    report = dream(review_store, fake)
+    assert [a for a in report["actions"] if a["kind"] in ("merge", "supersede")] == []
+    [item] = report["review"]
+    assert "Claude: keep both (not sure)" in item["evidence"]
+
+
+@pytest.mark.parametrize("failure", [
+    answer(lambda batch: {"decisions": "all of them"}),  # garbage, twice
+    decide(lambda batch: {"decisions": [{"pair": "p9", "decision": "merge", "retire": "a", "reason": "x"}]}),
+    error(500),
+], ids=["garbage", "unoffered-pair", "500"])
+def test_a_review_that_fails_retires_nothing_and_keeps_both(review_store, fake, failure):
+    fake.default = failure
+    before = tree_hash(review_store / "memories")
+    report = dream(review_store, fake)
+    assert [a for a in report["actions"] if a["kind"] in ("merge", "supersede")] == []
+    assert tree_hash(review_store / "memories") == before
+    assert len(report["review"]) == 1
+    assert any("both of each pair kept" in w for w in report["warnings"])
+    assert report["stats"]["llm_fallback_batches"] == 1
+
+
+def test_claude_cannot_retire_a_pinned_memory_in_review(review_store, fake):
+    path = review_store / "memories/user/2026_a.md"
+    path.write_text(path.read_text().replace("type: user\n", "type: user\npinned: true\n"))
+    fake.default = decide(lambda batch: {"decisions": [
+        {"pair": p["id"], "decision": "supersede", "retire": "a" if p["a"]["pinned"] else "b", "reason": "x"}
+        for p in batch["pairs"]]})
+    report = dream(review_store, fake)
+    assert len(fake.requests) == 2 and "pinned" in fake.requests[1]["messages"][0]["content"]
+    assert [a for a in report["actions"] if a["kind"] == "supersede"] == []
+    assert (review_store / "memories/user/2026_a.md").exists()

@@ -437,7 +437,7 @@ def test_an_entry_pasted_with_windows_line_ends_becomes_a_memory_dream_can_still
     (made,) = scan_memories(StorePaths(root), None).memories
     assert made.read_only is None, made.read_only
 
-    write_memory_file(root, log_day(1), log_line(1, fact + " Tickets close at noon."))
+    write_memory_file(root, log_day(1), log_line(1, fact))  # the fact again: merged, its source added
     second = run_installed("--root", root, "dream", "--json")
     assert second.returncode == 0, second.stderr
     assert [(a["kind"], a["target"]) for a in json.loads(second.stdout)["actions"] if a["kind"] != "index"] == \

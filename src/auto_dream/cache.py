@@ -45,11 +45,13 @@ from auto_dream.paths import FILE_MODE, StorePaths
 from auto_dream.similarity import Profile
 from auto_dream.staleness import References, extract_references
 
-VERSION = 9  # PRAGMA user_version of the file; any other value is a foreign cache
+VERSION = 10  # PRAGMA user_version of the file; any other value is a foreign cache
 # (4: `negated` holds what a negation's clause-bounded scope holds, similarity.Profile;
 # 5: bodies and words in their own table; 6: postings say whether their memory aims;
 # 7: mtimes as numbers too, indexed, for the newest first; 8: word ranks in their own table,
-# the aiming postings indexed apart; 9: what every run loads of every memory, in an index)
+# the aiming postings indexed apart; 9: what every run loads of every memory, in an index;
+# 10: English words stemmed, the time a memory gives itself read from its frontmatter, which
+# symbols a memory only names)
 FILE_NAME = "cache.sqlite3"
 Fingerprint = tuple[int, int, int]
 _CHUNK = 500  # host parameters per statement, well under SQLite's limit
@@ -223,8 +225,7 @@ class ParseCache:
             if refs is None:
                 cited = no_refs
             else:
-                files, symbols = json.loads(refs)
-                cited = References(tuple(files), tuple(symbols))
+                cited = _references(refs)
             parsed = new(Parsed)
             set_dict(parsed, "__dict__", {"fingerprint": (size, mtime_ns, ino), "memory": memory, "profile": None,
                                           "refs": cited})
@@ -252,8 +253,7 @@ class ParseCache:
         """The references of the cached memories that cite a file or symbol."""
         found = {}
         for path, refs in self._query("SELECT path, refs FROM memory WHERE refs IS NOT NULL", ()):
-            files, symbols = json.loads(refs)
-            found[path] = References(tuple(files), tuple(symbols))
+            found[path] = _references(refs)
         return found
 
     def put(self, parsed: Parsed) -> None:
@@ -299,6 +299,11 @@ class ParseCache:
 
     def ranks(self, words) -> dict[str, int]:
         return dict(self._select_in("SELECT word, rank FROM word WHERE word IN ({})", list(words)))
+
+    def document_frequency(self, words) -> dict[str, int]:
+        """How many cached memories hold each word: its rarity, which weighs document similarity (judge)."""
+        return dict(self._select_in("SELECT w.word, count(*) FROM word w JOIN posting p ON p.rank = w.rank "
+                                    "WHERE w.word IN ({}) GROUP BY w.word", list(words)))
 
     def lowest_rank(self) -> int:
         rows = self._query("SELECT min(rank) FROM word", ())
@@ -433,7 +438,8 @@ class ParseCache:
                 "type_source, refs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (memory.path, *parsed.fingerprint, memory.name, memory.description, memory.type,
                  memory.mtime.isoformat(), memory.mtime.timestamp(), int(memory.pinned), memory.type_source,
-                 json.dumps([refs.files, refs.symbols]) if refs.files or refs.symbols else None)).lastrowid
+                 json.dumps([refs.files, refs.symbols, refs.named_only]) if refs.files or refs.symbols else None)
+            ).lastrowid
             db.execute(
                 "INSERT INTO memory_text (id, body, sources, extra, words, profile) VALUES (?,?,?,?,?,?)",
                 (row_id, memory.body, json.dumps(memory.sources),
@@ -459,6 +465,12 @@ class ParseCache:
 
 
 _EMPTY = frozenset()
+
+
+def _references(stored: str) -> References:
+    """A memory's references as the cache keeps them: [files, symbols, the symbols only named]."""
+    files, symbols, named_only = json.loads(stored)
+    return References(tuple(files), tuple(symbols), None if named_only is None else tuple(named_only))
 
 
 def _set(items: list) -> frozenset:

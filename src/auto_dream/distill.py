@@ -14,9 +14,11 @@ from typing import Protocol
 
 from auto_dream.index import shorten
 from auto_dream.journal import Entry, aware
+from auto_dream.judge import SIZE_LINE, Side, document_says, judge_statements
+from auto_dream.kinds import guess_type  # noqa: F401 (re-exported: the distiller's typing of untyped entries)
 from auto_dream.memory import Memory
 from auto_dream.pairs import indexed_pairs
-from auto_dream.similarity import Profile, is_contradiction, is_duplicate, overlap
+from auto_dream.similarity import Profile, is_contradiction, overlap
 
 NAME_CHARS = 60
 DESCRIPTION_CHARS = 150
@@ -78,6 +80,36 @@ class LlmUsage:
     estimated_cost_usd: float = 0.0
     fallback_batches: int = 0
 
+    def add(self, other: "LlmUsage") -> None:
+        for name in ("calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+                     "estimated_cost_usd", "fallback_batches"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass(frozen=True)
+class ReviewCase:
+    """A pair the judge was not certain of (a possible duplicate or conflict), for the LLM to decide."""
+
+    a: Memory
+    b: Memory
+    kind: str  # "possible_duplicate" | "possible_conflict"
+    evidence: str
+
+
+@dataclass(frozen=True)
+class ReviewDecision:
+    case: int  # index into the cases asked about
+    action: str  # "merge" | "supersede" | "keep"
+    retire: str | None  # path of the memory that leaves (merge, supersede)
+    reason: str
+
+
+@dataclass
+class ReviewResult:
+    decisions: list[ReviewDecision]
+    usage: "LlmUsage"
+    notes: list[str] = field(default_factory=list)  # batches that kept both because the LLM failed, and why
+
 
 @dataclass
 class DistillResult:
@@ -112,30 +144,11 @@ class Distiller(Protocol):
     def distill(self, request: DistillRequest) -> DistillResult: ...
 
 
-# ---------------------------------------------------------------- typing untyped entries
+class Reviewer(Protocol):
+    """A distiller that can also decide the pairs the judge left for review (the LLM one does):
+    merge, supersede or keep both. The deterministic distiller keeps both: it has no reviewer."""
 
-# Rules for an entry appended without --type, checked in this order (the LLM does better):
-# a pointer to an outside system is a reference; an instruction about how to work is
-# feedback; a statement about the person is user; everything else is project.
-_REFERENCE = re.compile(r"https?://|\blocalhost:\d+|\b\d{1,3}(?:\.\d{1,3}){3}:\d+|\b(?:dashboard|runbook|"
-                        r"wiki|channel|ticket|docs? (?:at|in|are)|lives in|is at|are at|tracked in)\b"
-                        r"|文档在|地址是|位于|在 ?localhost", re.IGNORECASE)
-_FEEDBACK = re.compile(r"^(?:please\s+)?(?:don't|do not|never|always|avoid|stop|prefer|use|make sure|remember to)\b"
-                       r"|\b(?:instead of|should not|shouldn't|must not|must always)\b"
-                       r"|^(?:不要|别|请|总是|永远不要|避免|记得|一定要)|しないで|してください", re.IGNORECASE)
-_USER = re.compile(r"^(?:the user|user|i am|i'm|my)\b|\b(?:the user(?:'s)? (?:is|was|has|likes|prefers|wants))"
-                   r"|^(?:用户是|用户想|用户喜欢|用户的|我是|我的|我喜欢)", re.IGNORECASE)
-
-
-def guess_type(text: str) -> str:
-    first = text.strip().split("\n", 1)[0]
-    if _REFERENCE.search(first):
-        return "reference"
-    if _FEEDBACK.search(first):
-        return "feedback"
-    if _USER.search(first):
-        return "user"
-    return "project"
+    def review(self, cases: list[ReviewCase], calls_used: int) -> ReviewResult: ...
 
 
 # ---------------------------------------------------------------- memory text from entries
@@ -194,6 +207,7 @@ class _Pending:
     profile: Profile
     replaces: str | None = None  # a live memory it supersedes
     reason: str = ""
+    time: object = None  # its newest entry's time
 
 
 class DeterministicDistiller:
@@ -213,20 +227,22 @@ class DeterministicDistiller:
             entry_type = entry.type or guess_type(entry.text)
             profile = Profile.of(entry.text)
             near = nearby.get(entry.id, set()) | grown
-            target = self._closest(profile, entry_type, memories, live, retired, pending, thresholds, near)
-            kind, key = target if target else (None, None)
+            entry_side = Side(entry.text, profile, aware(entry.at, request.tz))
+            target = self._closest(entry_side, entry_type, memories, live, retired, pending, thresholds, near)
+            kind, key, evidence = target if target else (None, None, "")
             if kind == "contradiction" and isinstance(key, str):
                 memory = memories[key]
                 if memory.mtime > aware(entry.at, request.tz):
                     skips.append(Skip((entry.id,), f"contradicted by the newer memory {key}"))
                 elif memory.read_only or memory.pinned:
-                    pending.append(_Pending(entry_type, [entry.text], [entry.id], profile,
+                    pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, time=entry_side.time,
                                             reason="new entry (contradicts a memory that is "
                                             + ("pinned" if memory.pinned else "read-only") + f": {key})"))
                 else:
                     retired.add(key)
-                    pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, replaces=key,
-                                            reason=f"entry {entry.id} contradicts {key}; the newer wins"))
+                    pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, time=entry_side.time,
+                                            replaces=key,
+                                            reason=f"entry {entry.id} contradicts {key}: {evidence}; the newer wins"))
             elif kind == "contradiction":
                 old = pending[key]
                 skips.append(Skip(tuple(old.sources), f"superseded in the same run by entry {entry.id}"))
@@ -235,21 +251,24 @@ class DeterministicDistiller:
                 if replaces and not is_contradiction(profile, live[replaces], thresholds.contradiction):
                     retired.discard(replaces)
                     replaces = None
-                pending[key] = _Pending(entry_type, [entry.text], [entry.id], profile, replaces=replaces,
+                pending[key] = _Pending(entry_type, [entry.text], [entry.id], profile, time=entry_side.time,
+                                        replaces=replaces,
                                         reason=f"entry {entry.id} supersedes earlier entries of this run")
-            elif kind == "duplicate" and isinstance(key, str):
-                addition = entry.text.strip() if adds_words(entry.text, live[key].words) else ""
-                merges.append(MergeInto(key, addition, (entry.id,), f"entry {entry.id} repeats {key}"))
+            elif kind in ("duplicate", "said") and isinstance(key, str):
+                adds = kind == "duplicate" and adds_words(entry.text, live[key].words)
+                addition = entry.text.strip() if adds else ""
+                merges.append(MergeInto(key, addition, (entry.id,), f"entry {entry.id} repeats {key}: {evidence}"))
                 live[key] = live[key].merged_with(profile)
                 grown.add(key)
-            elif kind == "duplicate":
+            elif kind in ("duplicate", "said"):
                 group = pending[key]
-                if adds_words(entry.text, group.profile.words):
+                if kind == "duplicate" and adds_words(entry.text, group.profile.words):
                     group.texts.append(entry.text.strip())
                 group.sources.append(entry.id)
                 group.profile = group.profile.merged_with(profile)
+                group.time = entry_side.time
             else:
-                pending.append(_Pending(entry_type, [entry.text], [entry.id], profile,
+                pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, time=entry_side.time,
                                         reason=f"new fact from entry {entry.id}"))
         operations: list[Operation] = []
         for group in pending:
@@ -264,25 +283,42 @@ class DeterministicDistiller:
         return DistillResult(operations=[*operations, *merges, *skips])
 
     @staticmethod
-    def _closest(profile, entry_type, memories, live, retired, pending, thresholds, near):
-        """The best ('contradiction'|'duplicate', memory path or pending index), or None."""
+    def _closest(entry: "Side", entry_type, memories, live, retired, pending, thresholds, near):
+        """The best ('contradiction'|'duplicate'|'said', memory path or pending index, evidence), or None.
+
+        An entry is a statement: against a statement memory the judge's statement rules decide
+        (judge.judge_statements); a document takes it only when it already says it, and then
+        only its source ('said'). What the judge is not certain of becomes a new memory, and the
+        memory check lists the pair for review."""
         best = None
         for key, candidate in _candidates(entry_type, memories, live, retired, pending, near):
-            score = overlap(profile.words, candidate.words)
+            score = overlap(entry.profile.words, candidate.words)
             if score < thresholds.contradiction:
                 continue
-            if is_contradiction(profile, candidate, thresholds.contradiction):
-                kind = "contradiction"
-            elif is_duplicate(profile, candidate, thresholds.duplicate):
-                if isinstance(key, str) and memories[key].read_only:
-                    continue  # never rewritten: a new memory instead
-                kind = "duplicate"
+            if isinstance(key, str):
+                memory = memories[key]
+                side = Side(memory.body or memory.description, candidate, memory.mtime)
+            else:
+                side = Side("\n\n".join(pending[key].texts), candidate, pending[key].time)
+            if side.statement and entry.statement and len(side.text) < SIZE_LINE:
+                verdict = judge_statements(side, entry, thresholds.duplicate, thresholds.contradiction)
+                if verdict.outcome == "supersede":
+                    kind = "contradiction"
+                elif verdict.outcome == "merge":
+                    kind = "duplicate"
+                else:
+                    continue
+                evidence = verdict.evidence
+            elif said := document_says(side.text, entry.text):
+                kind, evidence = "said", f'it already says "{shorten(said, 120)}"'
             else:
                 continue
+            if kind == "duplicate" and isinstance(key, str) and memories[key].read_only:
+                continue  # never rewritten: a new memory instead
             rank = (kind == "contradiction", score)
             if best is None or rank > best[0]:
-                best = (rank, kind, key)
-        return (best[1], best[2]) if best else None
+                best = (rank, kind, key, evidence)
+        return best[1:] if best else None
 
 
 def entry_candidates(entries: list[Entry], profiles: Mapping[str, Profile], threshold: float) -> dict[str, set[str]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from auto_dream import MEMORY_TYPES
 from auto_dream.distill import (Create, DeterministicDistiller, DistillRequest, DistillResult, LlmUsage, MergeInto,
-                                NewMemory, Operation, Skip, Supersede)
+                                NewMemory, Operation, ReviewCase, ReviewDecision, ReviewResult, Skip, Supersede)
 from auto_dream.journal import Entry
 from auto_dream.memory import Memory
 from auto_dream.similarity import Profile, overlap
@@ -58,6 +58,31 @@ TOOL = {
             "required": ["op", "entries", "reason"],
         }}},
         "required": ["operations"],
+    },
+}
+
+
+REVIEW_TOOL_NAME = "record_decisions"
+REVIEW_PAIRS = 10  # pairs per review call
+REVIEW_BODY_CHARS = 4000  # of each memory of a pair: documents are what reviews are about
+REVIEW_TOOL = {
+    "name": REVIEW_TOOL_NAME,
+    "description": "Record one decision for every pair of this batch.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"decisions": {"type": "array", "items": {
+            "type": "object",
+            "properties": {
+                "pair": {"type": "string", "description": "pair id, e.g. p1"},
+                "decision": {"type": "string", "enum": ["merge", "supersede", "keep"]},
+                "retire": {"type": "string", "enum": ["a", "b"],
+                           "description": "merge: the memory whose text is carried into the other; "
+                                          "supersede: the memory that is no longer true"},
+                "reason": {"type": "string"},
+            },
+            "required": ["pair", "decision", "reason"],
+        }}},
+        "required": ["decisions"],
     },
 }
 
@@ -239,6 +264,56 @@ def _new_memory(raw: dict, where: str) -> tuple[NewMemory | None, list[str]]:
     return NewMemory(kind, name, description, body), []
 
 
+def review_document(cases: dict[int, ReviewCase]) -> dict:
+    """The pairs as the review prompt shows them: each memory whole up to REVIEW_BODY_CHARS, with its time."""
+    def side(memory: Memory) -> dict:
+        return {"type": memory.type, "name": memory.name, "description": memory.description,
+                "time": memory.mtime.isoformat(timespec="seconds"), "pinned": memory.pinned,
+                "body": memory.body[:REVIEW_BODY_CHARS]}
+
+    return {"pairs": [{"id": f"p{number + 1}", "kind": case.kind, "evidence": case.evidence,
+                       "a": side(case.a), "b": side(case.b)} for number, case in cases.items()]}
+
+
+def validate_review(tool_input: object, cases: dict[int, ReviewCase]) -> tuple[list[ReviewDecision], list[str]]:
+    """Decisions for exactly the pairs offered, each once; never retiring a pinned or read-only memory."""
+    if not isinstance(tool_input, dict) or not isinstance(tool_input.get("decisions"), list):
+        return [], ["the answer must be an object with a `decisions` list"]
+    offered = {f"p{number + 1}": number for number in cases}
+    errors: list[str] = []
+    decisions: dict[int, ReviewDecision] = {}
+    for count, raw in enumerate(tool_input["decisions"], 1):
+        where = f"decision {count}"
+        if not isinstance(raw, dict) or raw.get("pair") not in offered:
+            errors.append(f"{where}: pair must be one of {', '.join(offered)}")
+            continue
+        number = offered[raw["pair"]]
+        if number in decisions:
+            errors.append(f"{where}: pair {raw['pair']} is decided twice")
+            continue
+        action, retire = raw.get("decision"), raw.get("retire")
+        if action not in ("merge", "supersede", "keep"):
+            errors.append(f"{where}: decision must be merge, supersede or keep, not {action!r}")
+            continue
+        case = cases[number]
+        retired = None
+        if action != "keep":
+            if retire not in ("a", "b"):
+                errors.append(f"{where}: {action} needs retire: a or b")
+                continue
+            retired = case.a if retire == "a" else case.b
+            if retired.pinned or retired.read_only:
+                errors.append(f"{where}: memory {retire} is {'pinned' if retired.pinned else 'read-only'} "
+                              "and cannot be retired")
+                continue
+        reason = " ".join(str(raw.get("reason") or "").split())[:300] or action
+        decisions[number] = ReviewDecision(number, action, retired.path if retired else None, reason)
+    missing = [pair for pair, number in offered.items() if number not in decisions]
+    if missing:
+        errors.append(f"pairs {', '.join(missing)} have no decision")
+    return list(decisions.values()), errors
+
+
 # ---------------------------------------------------------------- the distiller
 
 
@@ -250,6 +325,9 @@ class AnthropicDistiller:
         self.system_prompt = load_template("prompts/system.md", store_templates)
         self.batch_prompt = load_template("prompts/batch.md", store_templates)
         self.retry_prompt = load_template("prompts/retry.md", store_templates)
+        self.review_system_prompt = load_template("prompts/review_system.md", store_templates)
+        self.review_prompt = load_template("prompts/review.md", store_templates)
+        self.review_retry_prompt = load_template("prompts/review_retry.md", store_templates)
         self.fallback = DeterministicDistiller()
         self._client = None
 
@@ -293,23 +371,52 @@ class AnthropicDistiller:
         document = json.dumps(batch_document(batch, request), ensure_ascii=False, indent=1)
         prompt = self.batch_prompt.replace("{entry_count}", str(len(batch.entries))) \
             .replace("{batch_json}", document)
+        return self._ask_tool(prompt, self.system_prompt, self.retry_prompt, TOOL,
+                              lambda answer: validate(answer, batch), usage)
+
+    def _ask_tool(self, prompt: str, system: str, retry_prompt: str, tool: dict, check,
+                  usage: LlmUsage) -> tuple[list | None, str]:
+        """The checked answer of one tool call (retried once with what was wrong), or None and why not.
+        `usage.calls` counts every call of the run so far: the budget is the run's."""
         messages = [{"role": "user", "content": prompt}]
         errors: list[str] = []
         for _ in range(2):  # the answer, and one retry listing what was wrong
             if usage.calls >= self.settings.max_calls:
                 return None, f"the run's LLM call budget ({self.settings.max_calls}) is spent"
             if errors:
-                retry = self.retry_prompt.replace("{errors}", "\n".join(f"- {e}" for e in errors))
+                retry = retry_prompt.replace("{errors}", "\n".join(f"- {e}" for e in errors))
                 messages = [{"role": "user", "content": prompt + "\n\n" + retry}]
-            tool_input, failure = self._call(messages, usage)
+            tool_input, failure = self._call(messages, usage, tool, system)
             if failure:
                 return None, failure
-            operations, errors = validate(tool_input, batch)
+            checked, errors = check(tool_input)
             if not errors:
-                return operations, ""
+                return checked, ""
         return None, "the answer was invalid twice (" + "; ".join(errors[:3]) + ")"
 
-    def _call(self, messages: list, usage: LlmUsage) -> tuple[object, str]:
+    # ------------------------------------------------------------ review
+
+    def review(self, cases: list[ReviewCase], calls_used: int) -> ReviewResult:
+        """Claude decides the pairs the judge left for review; a batch that fails keeps both."""
+        result = ReviewResult([], LlmUsage(calls=calls_used))  # the budget counts the distill's calls too
+        for start in range(0, len(cases), REVIEW_PAIRS):
+            chunk = dict(enumerate(cases[start:start + REVIEW_PAIRS], start))
+            document = json.dumps(review_document(chunk), ensure_ascii=False, indent=1)
+            prompt = self.review_prompt.replace("{pair_count}", str(len(chunk))).replace("{batch_json}", document)
+            decisions, problem = self._ask_tool(prompt, self.review_system_prompt, self.review_retry_prompt,
+                                                REVIEW_TOOL, lambda answer: validate_review(answer, chunk),
+                                                result.usage)
+            if decisions is None:
+                result.usage.fallback_batches += 1
+                result.notes.append(f"LLM review of {len(chunk)} pairs failed, both of each pair kept: {problem}")
+                continue
+            result.decisions.extend(decisions)
+        result.usage.calls -= calls_used
+        result.usage.estimated_cost_usd = estimated_cost(self.settings.model, result.usage)
+        return result
+
+    def _call(self, messages: list, usage: LlmUsage, tool: dict = TOOL,
+              system: str | None = None) -> tuple[object, str]:
         import anthropic
 
         usage.calls += 1
@@ -317,9 +424,10 @@ class AnthropicDistiller:
             response = self.client().messages.create(
                 model=self.settings.model,
                 max_tokens=MAX_OUTPUT_TOKENS,
-                system=[{"type": "text", "text": self.system_prompt, "cache_control": {"type": "ephemeral"}}],
-                tools=[TOOL],
-                tool_choice={"type": "tool", "name": TOOL_NAME},
+                system=[{"type": "text", "text": system or self.system_prompt,
+                         "cache_control": {"type": "ephemeral"}}],
+                tools=[tool],
+                tool_choice={"type": "tool", "name": tool["name"]},
                 messages=messages,
             )
         except anthropic.APIStatusError as error:
@@ -332,7 +440,7 @@ class AnthropicDistiller:
             return None, f"the API's answer could not be read ({type(error).__name__})"
         _count(response, usage)
         for block in response.content or []:
-            if getattr(block, "type", None) == "tool_use" and getattr(block, "name", None) == TOOL_NAME:
+            if getattr(block, "type", None) == "tool_use" and getattr(block, "name", None) == tool["name"]:
                 return block.input, ""
         return {}, ""  # no tool call: validation reports it, and the retry asks again
 

@@ -127,7 +127,7 @@ def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | N
     if mtime is None:
         if metadata.get("mtime") is not None:
             notes.append(f"mtime {metadata['mtime']!r} is not a date; its file time is used")
-        mtime = file_mtime
+        mtime = own_time(metadata, tz) or file_mtime
     sources = metadata.get("sources")
     if isinstance(sources, list) and all(isinstance(s, (str, int, float)) for s in sources):
         sources = tuple(str(s) for s in sources)
@@ -229,6 +229,25 @@ def _first_sentence(body: str) -> str:
         if line:
             return " ".join(line.split())
     return ""
+
+
+# The times other tools write into a memory, most telling first (Claude Code's own
+# `metadata.modified` among them). A git checkout gives every file one mtime: these are
+# what still tells which of two memories is newer (a decision memo from the analysis it
+# answers, round 2 of a brainstorm from round 1).
+_OWN_TIME_KEYS = (("metadata", "modified"), ("modified",), ("updated",), ("metadata", "updated"), ("date",),
+                  ("created",), ("metadata", "created"))
+
+
+def own_time(metadata: dict, tz: tzinfo | None) -> datetime | None:
+    """The memory's own time from its frontmatter when dream's `mtime` is not there, or None."""
+    for keys in _OWN_TIME_KEYS:
+        value: object = metadata
+        for key in keys:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value is not None and (found := normalize_datetime(value, tz)) is not None:
+            return found
+    return None
 
 
 def normalize_datetime(value: object, tz: tzinfo | None) -> datetime | None:

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
 
+import snowballstemmer
+
 # The seed's stop words (seed 000), which include the negations: a negated statement
 # shares its significant words with the statement it negates.
 STOP_WORDS = frozenset("""
@@ -28,19 +30,46 @@ _CJK_RUN = re.compile(rf"[{_CJK}]+")
 # Chinese put the negation before what it negates; Japanese and Korean after it.
 _NEGATION_BEFORE = re.compile(
     r"\b(?:do not|does not|did not|don't|doesn't|didn't|dont|never|avoid|avoids|avoiding|no longer|"
-    r"stop using|stopped using|not|cannot|can't|won't|shouldn't|must not)\b"
-    r"|n't\b|不要|不再|不用|别用|別用|禁止|停止使用|并非|不是", re.IGNORECASE)
-_NEGATION_AFTER = re.compile(r"しない|使わない|やめ|ではない|않")
-_NEGATION = re.compile(f"{_NEGATION_BEFORE.pattern}|{_NEGATION_AFTER.pattern}", re.IGNORECASE)
+    r"stop using|stopped using|not|cannot|can't|won't|shouldn't|must not|no need to|no|without)\b"
+    r"|\bstop(?:ped)?(?=\s+\w+ing\b)"  # "stop squash-merging", "stopped explaining"
+    r"|n't\b|不要|不再|不用|不需要|无需|别用|別用|(?:^|(?<=[\s，,。；;:：]))[别別]|禁止|停止使用|并非|不是",
+    re.IGNORECASE | re.MULTILINE)
+# Japanese negates with the verb's negative form, whatever the verb: its irrealis stem (an
+# a-row kana, or the e/i-row of a one-step verb, or a kanji stem) before ない / なかった / ず,
+# or the polite ません. 少ない and 危ない end in ない without being verbs, so a bare kanji
+# before ない is not enough: the kana before it is what marks a verb.
+_NEGATION_AFTER = re.compile(r"(?:[かがさたなばまらわいきぎしじちにびみりえけげせぜてでねべめれこの])(?:ない|なかった|なく|ず)"
+                             r"|ません|ではない|じゃない|やめ|禁止|(?<=[はがも])不要|廃止|延期|下线|下線|废弃|弃用|停用|延期|않"
+                             # English says that a thing is gone after naming it: "Jenkins has been retired"
+                             # (passive, after a form of "be": "had to shut down his account" names its object after)
+                             r"|\b(?:is|are|was|were|been|be|got|gets)\s+(?:now\s+)?(?:retired|deprecated|"
+                             r"decommissioned|discontinued|postponed|cancell?ed|abandoned|shut down|turned off|"
+                             r"disabled|removed)\b", re.IGNORECASE)
+_NEGATION = re.compile(f"{_NEGATION_BEFORE.pattern}|{_NEGATION_AFTER.pattern}", re.IGNORECASE | re.MULTILINE)
 # Change signals: a newer decision replacing an older one.
+# By meaning: a verb of changing in any tense, followed by what it changed to ("was upgraded
+# to Postgres 16", "we migrated the queue to SQS", "left Acme and now works at Initech").
+# Past forms (and "switch to", "switching to", "moving to"): "changes and discussions to the
+# community" is a noun followed by "to", not a change.
+_CHANGE_VERB = (r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrated|upgraded|downgraded|changed|converted|replaced|"
+                r"renamed|transitioned|ported)")
 _CHANGE = re.compile(
-    r"\b(?:instead|switched to|switch to|switching to|moved to|migrated to|replaced by|replaced with|"
-    r"now uses|from now on)\b|改用|换成|換成|改为|改成|代わりに|に変更",
+    rf"\b(?:instead|{_CHANGE_VERB}\s+(?:\S+\s+){{0,3}}?(?:to|by|with|over to)|now uses?|now (?:runs?|lives?|is|are)"
+    r"|from now on|no longer|left\s+\S+(?:\s+\S+)?\s+and\s+now)\b"
+    r"|改用|换成|換成|改为|改成|换用|迁移到|遷移到|升级到|升級到|切换到|切換到|搬到|代わりに|に変更|へ変更|を変更|"
+    r"に移行|へ移行|移行し|に切り替え|へ切り替え|に乗り換え|にアップグレード",
     re.IGNORECASE)
 # "X instead of Y" changes a decision about Y only: it signals a change against a text that
 # mentions Y ("use npm instead of pnpm" / "use pnpm"), not against any text at all ("use
 # the docker compose Postgres instead of fakes" / "don't mock the database").
-_INSTEAD_OF = re.compile(r"\b(?:instead of|rather than)\s+((?:\S+\s*){1,3})", re.IGNORECASE)
+# What `instead of` replaces ends at a preposition: "rather than punishment to train pets" replaces
+# punishment, not training.
+_REPLACED = r"(\S+(?:\s+(?!(?:to|for|in|on|at|with|and|or|by|from|as|when|because)\b)\S+){0,2})"
+_INSTEAD_OF = re.compile(rf"\b(?:instead of|rather than)\s+{_REPLACED}"
+                         rf"|\b{_CHANGE_VERB}\s+(?:\S+\s+){{0,3}}?from\s+((?:\S+\s*){{1,3}}?)\s*(?=\bto\b|→|->)"
+                         r"|(?:从|從)(\S{1,12}?)(?:迁移到|遷移到|改用|换成|换到|切换到|升级到)"
+                         r"|(\S{1,12}?)から\S{1,12}?(?:に|へ)(?:変更|移行|切り替え|乗り換え|アップグレード)",
+                         re.IGNORECASE)
 # A signal is about the words right after it: "Never rebase feature branches" negates
 # "rebase feature"; "Nate did not make it to the finals" says nothing against "Nate won his
 # first game tournament" although both name Nate and the game. Its scope is the two
@@ -55,20 +84,45 @@ _INSTEAD_OF = re.compile(r"\b(?:instead of|rather than)\s+((?:\S+\s*){1,3})", re
 # Chinese and Japanese scopes are read as character bigrams, which straddle the signal, so
 # they reach four bigrams and need two of them.
 SCOPE_WORDS = 2
+# "no X" and "without X" deny that a thing is there, not what is done with it: "when there are
+# no tournaments" says nothing against "Nate practices for video game tournaments". They aim
+# only with two words in their scope ("no weekly deploy day").
+_EXISTENTIAL = frozenset(("no", "without"))
+# and what they deny is a thing: its phrase ends before the next clause ("without her dogs as
+# they mean the world to her" denies the dogs, not their meaning).
 CJK_SCOPE_WORDS = 4
 PAIR_DISTANCE = 2  # "two words close together": at most one word between them
 _SENTENCE_END = re.compile(r"[\n.!?;…。！？；]")  # a scope never runs into the next sentence
 _CLAUSE_END = re.compile(r"[\n.!?;…。！？；,，、]|\b(?:but|however|although|though|whereas)\b"
                          r"|但是|可是|而是|不过", re.IGNORECASE)  # nor into the next clause
+_PHRASE_END = re.compile(_CLAUSE_END.pattern + r"|\b(?:as|because|since|when|while|if|so|that|which|who|and|or)\b",
+                         re.IGNORECASE)
 # Stop words that are the verb a negation applies to ("never been", "can't have"): part of
 # a scope, under one name per verb so that "has not been" meets "was".
-_AUXILIARY = {**dict.fromkeys(("am", "is", "are", "was", "were", "be", "been"), "be"),
+_AUXILIARY = {**dict.fromkeys(("am", "is", "are", "was", "were", "be", "been", "being"), "be"),
               **dict.fromkeys(("have", "has", "had"), "have"), **dict.fromkeys(("do", "does", "did"), "do")}
 _AUXILIARY_NAMES = frozenset(_AUXILIARY.values())
+# Words a negation never negates: "James hasn't (played) in a while" says nothing against
+# "Daisy lies down next to him while he plays games".
+_NOT_IN_SCOPE = frozenset("""while when whenever since because until where there here just also yet still ever
+really very much more most some any all every each other again anymore""".split())
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+_STEMS: dict[str, str] = {}
+
+
+def stem(token: str) -> str:
+    """The English Snowball stem of a lower-cased word ("managed" and "manages" meet at "manag"),
+    remembered: a store repeats the same few thousand words."""
+    found = _STEMS.get(token)
+    if found is None:
+        found = _STEMS[token] = sys.intern(_STEMMER.stemWord(token)) if token.isascii() else token
+    return found
 
 
 def word_sequence(text: str) -> list[str]:
-    """The significant words of `text` in order (with repeats): CJK runs give their bigrams."""
+    """The significant words of `text` in order (with repeats), stemmed: CJK runs give their bigrams."""
     words = []
     for token in _TOKEN.findall(text.lower()):
         if _CJK_RUN.fullmatch(token):
@@ -77,7 +131,7 @@ def word_sequence(text: str) -> list[str]:
             else:
                 words.extend(token[i:i + 2] for i in range(len(token) - 1))
         elif len(token) > 2 and token not in STOP_WORDS:
-            words.append(token)
+            words.append(stem(token))
     return words
 
 
@@ -119,10 +173,17 @@ def _tokens(text: str):
             else:
                 for i in range(len(token) - 1):
                     yield start + i, start + i + 2, token[i:i + 2], True
-        elif len(token) > 2 and token not in STOP_WORDS:
-            yield start, match.end(), token, True
-        elif token in _AUXILIARY:
+        elif token in _NOT_IN_SCOPE:
+            continue
+        elif token in _AUXILIARY:  # "being" too, though it is long enough to be a word
             yield start, match.end(), _AUXILIARY[token], False
+        elif token == "up":  # "not give up" negates giving up, not every "giving"
+            yield start, match.end(), token, True
+        elif len(token) > 2 and token not in STOP_WORDS:
+            # as written, not stemmed: a negation counts against the words it names, in their
+            # form ("not give up" is not against "Gina gives Jon tips", "has not tried painting"
+            # not against "is considering trying painting")
+            yield start, match.end(), token, True
 
 
 def _negations(text: str) -> list[tuple[tuple[str, ...], int, int, bool]]:
@@ -137,7 +198,7 @@ def _negations(text: str) -> list[tuple[tuple[str, ...], int, int, bool]]:
     for match in _NEGATION_BEFORE.finditer(text):
         reach = CJK_SCOPE_WORDS if _CJK_RUN.search(match.group()) else SCOPE_WORDS
         window = text[match.end():match.end() + 200]
-        cut = _CLAUSE_END.search(window)
+        cut = (_PHRASE_END if match.group().lower() in _EXISTENTIAL else _CLAUSE_END).search(window)
         scope, end, count = [], match.end(), 0
         for _, token_end, token, significant in _tokens(window[:cut.start()] if cut else window):
             if count == reach:
@@ -148,7 +209,8 @@ def _negations(text: str) -> list[tuple[tuple[str, ...], int, int, bool]]:
         while scope and not scope[-1][1]:
             scope.pop()
         if count:
-            whole = count == reach or cut is None or cut.group() != "…"
+            whole = (count == reach or cut is None or cut.group() != "…") \
+                and (count > 1 or match.group().lower() not in _EXISTENTIAL)
             found.append((tuple(token for token, _ in scope), match.start(), end, whole))
     for match in _NEGATION_AFTER.finditer(text):
         window_start = max(0, match.start() - 200)
@@ -157,8 +219,9 @@ def _negations(text: str) -> list[tuple[tuple[str, ...], int, int, bool]]:
         clause_start = cuts[-1].end() if cuts else 0
         tokens = list(_tokens(window[clause_start:]))
         scope, start, count = [], match.start(), 0
+        reach = CJK_SCOPE_WORDS if _CJK_RUN.search(match.group()) else SCOPE_WORDS
         for token_start, _, token, significant in reversed(tokens):
-            if count == CJK_SCOPE_WORDS:
+            if count == reach:
                 break
             scope.append((token, significant))
             count += significant
@@ -208,11 +271,26 @@ class _Statements:
         order close together, or its one significant word (right after the same auxiliary
         verb, when the scope has one before it: "never been to Boston" / "has been to Boston")."""
         significant = [token for token in scope if token not in _AUXILIARY_NAMES]
+        if not significant:
+            return False
         if len(significant) > 1:
             return any((a, b) in self.pairs for i, a in enumerate(significant) for b in significant[i + 1:])
         word = significant[0]
         at = scope.index(word)
         return word in self.words and (at == 0 or (scope[at - 1], word) in self.pairs)
+
+
+_CONTRAST = re.compile(r"([^\n.!?;:()\[\]]{1,80})[,(—–]\s*['\"‘“]?$")
+
+
+def _contrasted(text: str, start: int) -> frozenset[str]:
+    """What "X, not Y" prefers to the Y it negates: the word before the comma, or nothing.
+
+    Case: "Use pnpm, not npm, to install packages" was taken to contradict "Install packages
+    with pnpm; running npm install rewrites the lockfile", which says npm only to warn of it.
+    A contrast contradicts only a text that does not also say what it prefers."""
+    match = _CONTRAST.search(text[max(0, start - 80):start])
+    return frozenset(word_sequence(match.group(1))[-1:]) if match else _EMPTY
 
 
 def signals(text: str) -> frozenset[str]:
@@ -227,7 +305,8 @@ def signals(text: str) -> frozenset[str]:
 
 def replaced_words(text: str) -> frozenset[str]:
     """The significant words of what `instead of …` / `rather than …` replaces."""
-    return frozenset().union(*(significant_words(m.group(1)) for m in _INSTEAD_OF.finditer(text)))
+    return frozenset().union(*(significant_words(next(g for g in m.groups() if g is not None))
+                               for m in _INSTEAD_OF.finditer(text)))
 
 
 _EMPTY = frozenset()
@@ -254,7 +333,7 @@ class Profile:
     @classmethod
     def of(cls, text: str, source: "HasText | None" = None) -> "Profile":
         """The profile of `text`; `source` (a memory whose text it is) keeps the text instead of it."""
-        negated = frozenset(token for scope, _, _, whole in _negations(text.lower()) if whole
+        negated = frozenset(stem(token) for scope, _, _, whole in _negations(text.lower()) if whole
                             for token in scope if token not in _AUXILIARY_NAMES)
         changed = _scope(_INSTEAD_OF.sub(" ", text), _CHANGE)
         # empty sets as the one shared empty set: 200 bytes each, four per profile, 100k profiles
@@ -272,8 +351,10 @@ class Profile:
         return bool(self.negated or self.changed or self.replaced)
 
     @cached_property
-    def _scopes(self) -> tuple[tuple[str, ...], ...]:
-        return tuple(scope for scope, _, _, whole in _negations(self.text.lower()) if whole)
+    def _scopes(self) -> tuple[tuple[tuple[str, ...], frozenset[str]], ...]:
+        """Each whole negation scope, with the alternative a contrast puts before it ("X, not Y")."""
+        text = self.text.lower()
+        return tuple((scope, _contrasted(text, start)) for scope, start, _, whole in _negations(text) if whole)
 
     @cached_property
     def _statements(self) -> list[_Statements]:
@@ -282,7 +363,8 @@ class Profile:
     def signals_against(self, other: "Profile") -> frozenset[str]:
         """The signals this text aims at what the other text says: those are what contradict."""
         found = set()
-        if self.negated & other.words and any(statements.say(scope) for scope in self._scopes
+        if self.negated & other.words and any(statements.say(scope) and not alternative & other.words
+                                              for scope, alternative in self._scopes
                                               for statements in other._statements):
             found.add("negation")
         if _aimed(self.changed, other.words) or self.replaced & other.words:

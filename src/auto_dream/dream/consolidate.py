@@ -4,15 +4,16 @@ contradictions among the memories this run changed and the rest (--full: among a
 import os
 from dataclasses import replace
 
-from auto_dream.distill import (Create, DistillRequest, Distiller, MergeInto, NewMemory, Skip, Supersede,
+from auto_dream.distill import (Create, DistillRequest, Distiller, MergeInto, NewMemory, ReviewCase, Skip, Supersede,
                                 Thresholds, guess_type, new_memory_from_text)
-from auto_dream.dream.plan import CreateMemory, SkipEntries, UpdateMemory
+from auto_dream.dream.plan import CreateMemory, ReviewPair, SkipEntries, UpdateMemory
 from auto_dream.dream.state import DreamState
 from auto_dream.dream.views import LiveView
 from auto_dream.journal import aware
 from auto_dream.memory import Memory, TakenNames, memory_file_name
-from auto_dream.dream.nearby import entry_neighbours, memory_pairs
-from auto_dream.similarity import Profile, overlap, relation, significant_words
+from auto_dream.dream.nearby import entry_neighbours, memory_pairs, word_rarity
+from auto_dream.judge import ABSORB_LIMIT, Side, is_statement, judge
+from auto_dream.similarity import Profile, overlap, significant_words
 
 
 def consolidate(state: DreamState, distiller: Distiller) -> DreamState:
@@ -29,6 +30,7 @@ def consolidate(state: DreamState, distiller: Distiller) -> DreamState:
         for operation in result.operations:
             run.apply_operation(operation)
     run.check_memory_pairs()
+    run.ask_reviewer(distiller)
     run.finish()
     return state
 
@@ -42,6 +44,8 @@ class _Run:
         self.created: dict[str, CreateMemory] = {}
         self.updates: dict[str, dict] = {}  # path -> {"before", "entry_ids", "merged_paths", "reasons"}
         self.taken: dict[str, TakenNames] = {}
+        self.absorbed: dict[str, int] = {}  # survivor path -> memories merged into it this run
+        self.reviewed: set[tuple[str, str]] = set()
 
     # -------------------------------------------------------- entries
 
@@ -113,37 +117,102 @@ class _Run:
     # -------------------------------------------------------- memories among themselves
 
     def check_memory_pairs(self) -> None:
+        """Judge each pair of a changed memory and another (judge.judge): act only when certain,
+        list the pair for review when not, leave it when there is nothing to say."""
         state = self.state
         config = state.context.config
         changed = {p for p in (*state.changed, *self.created, *self.updates) if p in state.live}
         if not changed:
             return
-        pairs = []
         thresholds = Thresholds(config.duplicate_overlap, config.contradiction_overlap)
+        rarity = word_rarity(state)
+        judged = []
         for a, b in sorted(memory_pairs(state, changed, thresholds)):
-            found = relation(state.profiles[a], state.profiles[b], config.duplicate_overlap,
-                             config.contradiction_overlap)
-            if found:
-                pairs.append((overlap(state.profiles[a].words, state.profiles[b].words), found, a, b))
-        for score, found, a, b in sorted(pairs, key=lambda p: (-p[0], p[2], p[3])):
+            verdict = judge(self._side(a), self._side(b), config.duplicate_overlap, config.contradiction_overlap,
+                            rarity)
+            if verdict.outcome != "none":
+                judged.append((overlap(state.profiles[a].words, state.profiles[b].words), verdict, a, b))
+        for _, verdict, a, b in sorted(judged, key=lambda p: (-p[0], p[2], p[3])):
             if a not in state.live or b not in state.live:
                 continue
-            older, newer = sorted((state.live[a], state.live[b]), key=lambda m: (m.mtime, m.path))
-            if older.pinned or older.read_only or newer.read_only:
-                state.warnings.append(f"{older.path} and {newer.path} look like a {found}, but "
-                                      f"{'a pinned' if older.pinned else 'a read-only'} memory is never "
-                                      "retired automatically: left for you to decide")
+            if verdict.outcome == "review":
+                self._review(verdict, a, b)
                 continue
-            if found == "contradiction":
-                if state.retire(older, "supersede", newer.path,
-                                f"contradicted by the newer {newer.path} (overlap {score:.2f}); the newer wins"):
-                    self._carry_unretracted(older, state.live[newer.path])
-            elif state.next_retirement() == "apply":
-                self._carry(older, newer)
-                state.retire(older, "merge", newer.path, f"duplicate of {newer.path} (overlap {score:.2f}); "
-                             "its details and sources carried into the newer one")
+            leaving, staying = self._retiree(verdict, state.live[a], state.live[b])
+            if leaving.pinned or leaving.read_only or staying.read_only:
+                self._review(verdict, leaving.path, staying.path, f"{'a pinned' if leaving.pinned else 'a read-only'} "
+                             "memory is never retired automatically; ")
+            elif verdict.outcome == "supersede":
+                self._retire("supersede", leaving, staying,
+                             f"contradicted by the newer {staying.path}: {verdict.evidence}; the newer wins")
+            elif self.absorbed.get(staying.path, 0) >= ABSORB_LIMIT:
+                self._review(verdict, leaving.path, staying.path, f"{staying.path} already absorbed {ABSORB_LIMIT} "
+                             "memories in this run; ")
             else:
-                state.retire(older, "merge", newer.path, f"duplicate of {newer.path} (overlap {score:.2f})")
+                self._retire("merge", leaving, staying, f"duplicate of {staying.path}: {verdict.evidence}")
+
+    def ask_reviewer(self, distiller) -> None:
+        """The pairs left for review go to the LLM when the distiller can review (DESIGN 3.4): what
+        it decides to merge or supersede is carried out like the judge's own acts, within the
+        budget; a pair it keeps, or that it could not decide, stays in the review list."""
+        state = self.state
+        review = getattr(distiller, "review", None)
+        pending = [item for item in state.review if item.path in state.live and item.target in state.live]
+        if review is None or not pending:
+            return
+        result = review([ReviewCase(state.live[item.path], state.live[item.target], item.kind, item.evidence)
+                         for item in pending], state.usage.calls)
+        state.usage.add(result.usage)
+        state.warnings.extend(result.notes)
+        for decision in result.decisions:
+            item = pending[decision.case]
+            if item.path not in state.live or item.target not in state.live:
+                state.review.remove(item)  # one of the two left in an earlier decision of this run
+            elif decision.action == "keep":
+                state.review[state.review.index(item)] = replace(
+                    item, evidence=f"{item.evidence}; Claude: keep both ({decision.reason})")
+            else:
+                state.review.remove(item)
+                leaving = state.live[decision.retire]
+                staying = state.live[item.target if decision.retire == item.path else item.path]
+                self._retire(decision.action, leaving, staying,
+                             f"Claude: {decision.reason} (the judge found: {item.evidence})")
+
+    def _retire(self, kind: str, leaving: Memory, staying: Memory, reason: str) -> None:
+        """Supersede or merge `leaving` into `staying`, within the mode and the budget: a merge
+        carries its whole text in, a supersede the facts it does not retract."""
+        state = self.state
+        if kind == "supersede":
+            if state.retire(leaving, "supersede", staying.path, reason):
+                self._carry_unretracted(leaving, state.live[staying.path])
+            return
+        if state.next_retirement() == "apply":
+            self._carry(leaving, staying)
+            self.absorbed[staying.path] = self.absorbed.get(staying.path, 0) + 1
+        state.retire(leaving, "merge", staying.path, reason)
+
+    def _side(self, path: str) -> Side:
+        memory = self.state.live[path]
+        return Side(memory.body or memory.description, self.state.profiles[path], memory.mtime)
+
+    @staticmethod
+    def _retiree(verdict, a: Memory, b: Memory) -> tuple[Memory, Memory]:
+        """(the memory that leaves, the one that stays). A supersede retires the older (the judge
+        made sure the times differ); a merge keeps the document a statement joins, else the newer,
+        else the longer, and carries the other in whole."""
+        a_statement, b_statement = (is_statement(m.body or m.description) for m in (a, b))
+        if verdict.outcome == "merge" and a_statement != b_statement:
+            return (a, b) if a_statement else (b, a)
+        if a.mtime != b.mtime:
+            return (a, b) if a.mtime < b.mtime else (b, a)
+        return (a, b) if (len(a.body), a.path) < (len(b.body), b.path) else (b, a)
+
+    def _review(self, verdict, a: str, b: str, why: str = "") -> None:
+        kind = "possible_conflict" if verdict.kind == "conflict" else "possible_duplicate"
+        pair = tuple(sorted((a, b)))
+        if pair not in self.reviewed:
+            self.reviewed.add(pair)
+            self.state.review.append(ReviewPair(kind, a, b, why + verdict.evidence))
 
     def _carry_unretracted(self, older: Memory, newer: Memory) -> None:
         """A superseded memory's other facts (not the retracted statement, nor its Why/How) live on."""
@@ -167,18 +236,17 @@ class _Run:
                          reason=f"kept the facts of {older.path} that it does not retract")
 
     def _carry(self, older: Memory, newer: Memory) -> None:
-        """The older duplicate's distinct paragraphs and sources go into the survivor: lose no data."""
-        known = self.state.profiles.words(newer.path)
-        extra, extra_words = [], []
-        for paragraph in (p.strip() for p in older.body.split("\n\n")):
-            if paragraph and paragraph not in newer.body and not (words := significant_words(paragraph)) <= known:
-                extra.append(paragraph)
-                extra_words.append(words)
-        body = "\n\n".join([newer.body.strip(), *extra]) if extra else newer.body
-        # paragraphs never share a word across their blank line: the words of the whole are the union
+        """The retired duplicate's text goes into the survivor whole, under a heading that names it
+        and its date: every paragraph the survivor does not already hold, as written (headings,
+        lists, **Why:** / **How to apply:** included). Its sources go along. Nothing is lost."""
+        held = newer.body
+        blocks = [block for block in _blocks(older.body) if block.strip() and block.strip() not in held]
+        body = newer.body
+        if blocks:
+            heading = f"## Merged from \"{older.name}\" ({older.file_name}, {older.mtime:%Y-%m-%d})"
+            body = "\n\n".join([newer.body.rstrip(), heading, *blocks])
         self._update(newer, body=body, sources=_union(newer.sources, older.sources), mtime=newer.mtime,
-                     merged_path=older.path, words=known.union(*extra_words),
-                     reason=f"carried in the details of {older.path}")
+                     merged_path=older.path, reason=f"carried in the text of {older.path}")
 
     # -------------------------------------------------------- the actions
 
@@ -191,6 +259,23 @@ class _Run:
                                 tuple(record["merged_paths"]), "; ".join(record["reasons"]))
                    for record in self.updates.values()]
         state.actions[:0] = [*creates, *updates]
+
+
+def _blocks(body: str) -> list[str]:
+    """A body's paragraphs, split at blank lines outside code fences (a fence is one block)."""
+    blocks, current, fenced = [], [], False
+    for line in body.strip("\n").split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not line.strip() and not fenced:
+            if current:
+                blocks.append("\n".join(current))
+            current = []
+        else:
+            current.append(line)
+    if current:
+        blocks.append("\n".join(current))
+    return blocks
 
 
 def _union(first, second) -> tuple[str, ...]:

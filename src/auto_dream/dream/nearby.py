@@ -11,11 +11,13 @@ any other pair only from the duplicate threshold up. Most memories aim at nothin
 searches run at the higher threshold, where prefixes are shorter and candidates fewer.
 """
 
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping
 
 from auto_dream.distill import Thresholds
 from auto_dream.dream.state import DreamState
 from auto_dream.journal import Entry
+from auto_dream.judge import idf_weights
 from auto_dream.pairs import indexed_pairs, stored_pairs
 from auto_dream.similarity import Profile
 
@@ -120,3 +122,23 @@ def _stored_matches(state: DreamState, probes: dict, threshold: float, aiming_on
                                     aiming_only=aiming_only):
         memo[words, threshold, aiming_only].add(path)
     return {key: memo[words, threshold, aiming_only] for key, words in probes.items()}
+
+
+def word_rarity(state: DreamState) -> Callable[[Iterable[str]], dict[str, float]]:
+    """Each word's weight by its rarity among the live memories (judge.weighted_jaccard): counted
+    in the parse cache's postings for the stored memories, in memory for the rest, when first asked."""
+    weights: dict[str, float] = {}
+    fresh: Counter | None = None
+
+    def rarity(words: Iterable[str]) -> dict[str, float]:
+        nonlocal fresh
+        words = set(words)
+        if missing := [w for w in words if w not in weights]:
+            if fresh is None:
+                fresh = Counter(w for path in state.live.outside(state.stored) for w in state.profiles.words(path))
+            counts = state.cache.document_frequency(missing) if state.stored and state.cache is not None else {}
+            frequency = {w: fresh.get(w, 0) + counts.get(w, 0) for w in missing}
+            weights.update(idf_weights(frequency, len(state.live)))
+        return {w: weights[w] for w in words}
+
+    return rarity

@@ -44,6 +44,16 @@ class SkipEntries:
 
 
 @dataclass(frozen=True)
+class ReviewPair:
+    """A pair dream did not act on: kept both, listed for a person (or the LLM) to decide."""
+
+    kind: str  # "possible_duplicate" | "possible_conflict"
+    path: str
+    target: str
+    evidence: str
+
+
+@dataclass(frozen=True)
 class RebuildIndex:
     text: str
     listed: int
@@ -61,6 +71,7 @@ class Plan:
     actions: list[Action] = field(default_factory=list)
     deferred: list[RetireMemory] = field(default_factory=list)  # over the retirement budget
     flagged: list[tuple[str, list[str]]] = field(default_factory=list)  # (path, missing refs)
+    review: list[ReviewPair] = field(default_factory=list)  # pairs left for a person to decide
     warnings: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)  # scanned, evergreen, partially_stale…
     usage: LlmUsage = field(default_factory=LlmUsage)

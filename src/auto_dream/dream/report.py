@@ -40,6 +40,7 @@ def build_report(plan: Plan, actions: list, surviving: int, index_lines: int, in
         "superseded": sum(1 for r in applied if r["kind"] == "supersede"),
         "archived_stale": sum(1 for r in applied if r["kind"] == "archive"),
         "proposed": sum(1 for r in rows if r["proposed"]),
+        "review": len(plan.review),
         "partially_stale": plan.counts.get("partially_stale", 0),
         "evergreen": plan.counts.get("evergreen", 0),
         "surviving": surviving,
@@ -66,6 +67,7 @@ def build_report(plan: Plan, actions: list, surviving: int, index_lines: int, in
         "skipped": skipped,
         "deferred": [_row(d.kind, d.memory.path, d.target, d.reason) for d in plan.deferred],
         "flagged": [{"path": path, "missing_refs": refs} for path, refs in plan.flagged],
+        "review": [{"kind": r.kind, "path": r.path, "target": r.target, "evidence": r.evidence} for r in plan.review],
         "warnings": list(dict.fromkeys(warnings)),
     }
 
@@ -77,7 +79,8 @@ _WOULD = {"create": "Would create", "merge": "Would merge", "supersede": "Would 
 _METRICS = [("entries_gathered", "New log entries gathered"), ("memories_scanned", "Memory files scanned"),
             ("created", "Memories created"), ("merged", "Merged (entries and duplicates)"),
             ("superseded", "Contradictions resolved (superseded)"), ("archived_stale", "Stale memories archived"),
-            ("proposed", "Retirements proposed, not applied"), ("partially_stale", "Partially stale (kept, flagged)"),
+            ("proposed", "Retirements proposed, not applied"), ("review", "Pairs left for review (both kept)"),
+            ("partially_stale", "Partially stale (kept, flagged)"),
             ("evergreen", "Evergreen (no verifiable refs)"), ("surviving", "Surviving memories"),
             ("index_lines", "MEMORY.md lines"), ("index_bytes", "MEMORY.md bytes"), ("llm_calls", "LLM calls"),
             ("llm_input_tokens", "LLM input tokens"), ("llm_output_tokens", "LLM output tokens"),
@@ -126,6 +129,12 @@ def render_markdown(report: dict) -> str:
                   + (f" → `{d['target']}`" if d["target"] else "") + f" — {_cell(d['reason'])}" for d in shown]
         if len(report["deferred"]) > len(shown):
             lines.append(f"- … and {len(report['deferred']) - len(shown)} more (`dream --json` lists them all)")
+    if report["review"]:
+        lines += ["", "### For Review (both kept: dream was not certain)", "",
+                  "| File | Possible | Other file | Evidence |", "|------|----------|------------|----------|"]
+        for item in report["review"]:
+            possible = item["kind"].removeprefix("possible_")
+            lines.append(f"| `{item['path']}` | {possible} | `{item['target']}` | {_cell(item['evidence'])} |")
     if report["skipped"]:
         lines += ["", "### Entries kept in the log only", ""]
         lines += [f"- {', '.join(s['entries'])}: {s['reason']}" for s in report["skipped"]]

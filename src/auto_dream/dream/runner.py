@@ -47,8 +47,8 @@ def plan_dream(state: DreamState, distiller: Distiller) -> Plan:
     consolidate(state, distiller)
     prune(state)
     return Plan(run_id=state.run_id, dry_run=state.options.dry_run, mode=state.mode, actions=state.actions,
-                deferred=state.deferred, flagged=state.flagged, warnings=state.warnings, counts=state.counts,
-                usage=state.usage, entry_logs=state.entry_logs)
+                deferred=state.deferred, flagged=state.flagged, review=state.review, warnings=state.warnings,
+                counts=state.counts, usage=state.usage, entry_logs=state.entry_logs)
 
 
 def _not_due(state: DreamState) -> str | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from auto_dream.context import StoreContext
 from auto_dream.distill import LlmUsage
-from auto_dream.dream.plan import Action, RetireMemory
+from auto_dream.dream.plan import Action, RetireMemory, ReviewPair
 from auto_dream.index import IndexResult
 from auto_dream.journal import Entry, LogProblem
 from auto_dream.memory import Memory, Unreadable
@@ -84,6 +84,7 @@ class DreamState:
     actions: list[Action] = field(default_factory=list)
     deferred: list[RetireMemory] = field(default_factory=list)
     flagged: list[tuple[str, list[str]]] = field(default_factory=list)
+    review: list[ReviewPair] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     usage: LlmUsage = field(default_factory=LlmUsage)
     index: IndexResult | None = None  # MEMORY.md as prune planned it

@@ -1,0 +1,365 @@
+"""The judge: for a pair of memories (or an entry and a memory), act, review, or nothing (DESIGN 3.2).
+
+Hands off unless certain (seed 003): a false merge destroys information, a false keep is
+harmless. The seed's word-overlap rules were made for one-line statements, so they decide
+only between statements; between documents — real memories of several paragraphs, full of
+"don't" and "never" — only near-identical ones are merged, nothing is superseded, and what
+might be a duplicate or a conflict is left for a person (or the LLM) as a review item that
+quotes its evidence.
+
+Each rule is a small function; its docstring names the real case it exists for.
+"""
+
+import difflib
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from auto_dream.similarity import (_CHANGE, _CJK_RUN, _INSTEAD_OF, _TOKEN, Profile, _aimed, _negations, _scope,
+                                   _Statements, is_contradiction, is_duplicate, overlap, replaced_words,
+                                   significant_words, stem)
+
+# A statement is one or two sentences (seed 000's rules were made for those); its Why and
+# How to apply lines support it and do not count.
+STATEMENT_CHARS = 300
+STATEMENT_SENTENCES = 2
+# Seed 003's line: past ~750 characters a memory takes no new facts (no junk drawers).
+SIZE_LINE = 750
+# One memory absorbs at most this many others in one run; the rest wait for review.
+ABSORB_LIMIT = 3
+# Two documents are merged only when near-identical: their rarity-weighted word sets nearly
+# the same, and neither much longer than the other.
+NEAR_IDENTICAL = 0.8
+NEAR_SIZE_RATIO = 0.7
+# From here two documents are a possible duplicate, listed for review.
+DOCUMENT_REVIEW = 0.5
+CONFLICT_SENTENCE_OVERLAP = 0.5  # two sentences of two documents about the same thing
+QUOTE_CHARS = 160
+
+@dataclass(frozen=True)
+class Verdict:
+    """What to do with a pair: 'merge', 'supersede', 'review' or 'none'. `kind` is 'duplicate' or
+    'conflict' (a review item's possible_duplicate / possible_conflict); `evidence` quotes what
+    decided it. A supersede retires the older side."""
+
+    outcome: str
+    kind: str = ""
+    evidence: str = ""
+
+
+NOTHING = Verdict("none")
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a pair: its text as a person reads it (the body, or the description when the
+    body is empty), its word profile, and its own time (None: unknown)."""
+
+    text: str
+    profile: Profile
+    time: object = None
+
+    @property
+    def core(self) -> str:
+        return core_text(self.text)
+
+    @property
+    def statement(self) -> bool:
+        return is_statement(self.text)
+
+
+# ---------------------------------------------------------------- statements and documents
+
+_SUPPORT = re.compile(r"^\s*(?:\*\*(?:why|how to apply)[:：]?\*\*|(?:reason|why|because|how to apply)\s*[:：]"
+                      r"|(?:原因|理由|因为|做法|如何应用)\s*[:：])", re.IGNORECASE)
+_STRUCTURE = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|\||```)", re.MULTILINE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|\n+")
+
+
+def core_text(text: str) -> str:
+    """The text without its supporting Why / How to apply lines."""
+    return "\n".join(line for line in text.strip().split("\n") if not _SUPPORT.match(line)).strip()
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def is_statement(text: str) -> bool:
+    """One or two sentences, no headings or lists: what the seed's rules were made for.
+
+    Real case: a 40-line release analysis was judged by the one-line rules and "superseded"
+    the decision memo that answered it (orchestkit, m117)."""
+    core = core_text(text)
+    return (bool(core) and len(core) <= STATEMENT_CHARS and not _STRUCTURE.search(core)
+            and len(sentences(core)) <= STATEMENT_SENTENCES)
+
+
+# ---------------------------------------------------------------- the pair
+
+
+def judge(a: Side, b: Side, duplicate: float, contradiction: float,
+          rarity: "Callable[[Iterable[str]], dict[str, float]] | None" = None) -> Verdict:
+    """The verdict on a pair. A supersede retires the older side; it needs both times known and different."""
+    if a.statement and b.statement:
+        return judge_statements(a, b, duplicate, contradiction)
+    return judge_documents(a, b, rarity)
+
+
+def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -> Verdict:
+    """The seed's rules between two statements, each guarded by a rule for a way it went wrong."""
+    if is_contradiction(a.profile, b.profile, contradiction):
+        return _ordered(a, b, contradiction_evidence(a, b))
+    slots = changed_slots(a.core, b.core)
+    numbers = [(x, y) for x, y in slots if _has_digit(x) or _has_digit(y)]
+    if distinct_specifics(numbers):
+        return NOTHING
+    swaps = swapped_words(slots, a.profile.words, b.profile.words)
+    close = overlap(a.profile.words, b.profile.words) >= duplicate
+    if close and value_changed(numbers):
+        if swaps or any(_content(x, b.profile.words) or _content(y, a.profile.words)
+                        for x, y in slots if (x, y) not in numbers):
+            return Verdict("review", "conflict", "another value, and other words: " + _quote_pair(a.core, b.core))
+        return _ordered(a, b, "the same statement with another value: " + _quote_pair(a.core, b.core))
+    if swaps and close:
+        return Verdict("review", "conflict" if len(swaps) == 1 else "duplicate",
+                       "the same statement but for " + ", ".join(f"{_quote(x)} / {_quote(y)}" for x, y in swaps)
+                       + ": " + _quote_pair(a.core, b.core))
+    if not is_duplicate(a.profile, b.profile, duplicate):
+        return NOTHING
+    if one_sided_signal(a.profile, b.profile):
+        return Verdict("review", "conflict", "alike, but only one says " + " or ".join(
+            sorted((a.profile.signals | b.profile.signals) - (a.profile.signals & b.profile.signals)))
+            + ": " + _quote_pair(a.core, b.core))
+    return Verdict("merge", "duplicate", "says the same: " + _quote_pair(a.core, b.core))
+
+
+def one_sided_signal(a: Profile, b: Profile) -> bool:
+    """One statement negates or announces a change and the other does not: not certainly the same.
+
+    Case: "Write frontend unit tests with Jest" / "Frontend unit tests were switched to Vitest;
+    don't add new Jest tests" share every word of the first, and would have been merged."""
+    return a.signals != b.signals
+
+
+def _ordered(a: Side, b: Side, evidence: str) -> Verdict:
+    """A contradiction: the newer wins when the order is known, else it is left for review.
+
+    Real case: two orchestkit memories checked out by git had one mtime; the tie was broken
+    by file name, and a decision memo lost to the analysis it answered."""
+    if a.time is None or b.time is None or a.time == b.time:
+        return Verdict("review", "conflict", evidence + " (which is newer is unknown)")
+    return Verdict("supersede", "conflict", evidence)
+
+
+# Tokens for lining two statements up word by word: every word (stop words too), CJK by character.
+def _align_tokens(text: str) -> list[str]:
+    tokens = []
+    for token in _TOKEN.findall(text.lower()):
+        tokens.extend(token if _CJK_RUN.fullmatch(token) else [stem(token)])
+    return tokens
+
+
+def changed_slots(a: str, b: str) -> list[tuple[list[str], list[str]]]:
+    """Where two statements differ once lined up: each (a's tokens, b's tokens)."""
+    ta, tb = _align_tokens(a), _align_tokens(b)
+    matcher = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
+    return [(ta[i1:i2], tb[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def _has_digit(tokens: list[str]) -> bool:
+    return any(any(c.isdigit() for c in t) for t in tokens)
+
+
+def _significant(tokens: list[str]) -> bool:
+    return bool(significant_words(" ".join(tokens)))
+
+
+def value_changed(numbers) -> bool:
+    """A number stands where the other statement has another: a value that changed.
+
+    Case: "Standup is at 9:30" / "Standup is at 10:00" — no negation word, a contradiction
+    all the same; word overlap alone read the two as one fact (the numbers are short words)."""
+    return len(numbers) == 1 and _has_digit(numbers[0][0]) and _has_digit(numbers[0][1])
+
+
+def distinct_specifics(numbers) -> bool:
+    """Numbers or identifiers differ in more than one place: two facts of one shape, not one fact.
+
+    Case: ten entries "Fact N: module mN owns the billing flow qNx" became one memory."""
+    return len(numbers) > 1
+
+
+# Words that name nothing: one statement's "every" where the other has "all", "goes to" for
+# "is in", is a rewording, not another fact.
+GENERIC = frozenset(stem(w) for w in """
+every all any each also just only always whenever when where there here via per over under against
+use uses used using get gets got go goes went live lives put keep kept make made need needs want wants
+new yet still now then thing things way part done do does
+""".split())
+
+
+def _content(tokens: list[str], other_words: frozenset[str]) -> str:
+    """The words of one side of a slot that name something the other statement never mentions."""
+    text = "".join(t if _CJK_RUN.fullmatch(t) else f" {t} " for t in tokens)
+    words = [w for w in significant_words(text) - other_words if w not in GENERIC and len(w) > 1]
+    return " ".join(t for t in tokens if any(w in stem(t) or t in w for w in words)) if words else ""
+
+
+def swapped_words(slots, a_words: frozenset[str], b_words: frozenset[str]) -> list[tuple[str, str]]:
+    """Places where each statement names something the other never mentions: maybe the same fact
+    reworded, maybe another fact ("Alice is learning Japanese" / "Alice is learning the piano";
+    "Tom works on the Growth team" / "Tom works on the Platform team as of October"): not
+    certain, so both are kept and the pair is listed for review."""
+    swaps = []
+    for x, y in slots:
+        if (left := _content(x, b_words)) and (right := _content(y, a_words)):
+            swaps.append((left, right))
+    return swaps
+
+
+# ---------------------------------------------------------------- documents
+
+
+def judge_documents(a: Side, b: Side, rarity=None) -> Verdict:
+    """Documents are merged only when near-identical, never superseded; a statement joins a
+    document only when the document already says it.
+
+    Real case: with overlap = |A∩B| / min(|A|, |B|) one 11 KB inventory in orchestkit
+    "contained" 38 unrelated short memories and grew to 62 KB."""
+    if a.statement != b.statement:
+        statement, document = (a, b) if a.statement else (b, a)
+        said = document_says(document.text, statement.text)
+        if said:
+            return Verdict("merge", "duplicate", f"the document already says it: {_quote(said)}")
+    similarity = weighted_jaccard(a.profile.words, b.profile.words, rarity)
+    ratio = size_ratio(a.core, b.core)
+    conflict = conflict_evidence(a, b)
+    if conflict:
+        return Verdict("review", "conflict", conflict)
+    if similarity >= NEAR_IDENTICAL and ratio >= NEAR_SIZE_RATIO and not a.statement and not b.statement:
+        return Verdict("merge", "duplicate", f"near-identical documents (weighted similarity {similarity:.2f}, "
+                       f"sizes {ratio:.2f} apart): {_shared_passage(a.text, b.text)}")
+    if similarity >= DOCUMENT_REVIEW:
+        return Verdict("review", "duplicate", f"weighted similarity {similarity:.2f}, sizes {ratio:.2f} apart: "
+                       + _shared_passage(a.text, b.text))
+    return NOTHING
+
+
+def document_says(document: str, statement: str) -> str | None:
+    """The sentence of `document` that says all of `statement`, or None.
+
+    Case: an entry that repeats a rule a long feedback memory already holds adds only its
+    source; one that shares a few common words with an inventory adds nothing to it."""
+    wanted = significant_words(core_text(statement))
+    if len(wanted) < 3:
+        flat = " ".join(core_text(statement).split())
+        return flat if flat and flat in " ".join(document.split()) else None
+    wanted_profile = Profile.of(core_text(statement))
+    for sentence in sentences(document):
+        if wanted <= significant_words(sentence):
+            if not is_contradiction(wanted_profile, Profile.of(sentence), 0.0):
+                return sentence
+    return None
+
+
+def weighted_jaccard(a: frozenset[str], b: frozenset[str], rarity=None) -> float:
+    """Σ weight over shared words / Σ weight over all words, a word weighing by its rarity in the store."""
+    union = a | b
+    if not union:
+        return 0.0
+    weights = rarity(union) if rarity else {}
+    total = sum(weights.get(w, 1.0) for w in union)
+    return sum(weights.get(w, 1.0) for w in a & b) / total
+
+
+def idf_weights(document_frequency: dict[str, int], documents: int) -> dict[str, float]:
+    """Smoothed inverse document frequency: a word in every memory weighs 1, a rare one more."""
+    return {w: math.log((1 + documents) / (1 + df)) + 1.0 for w, df in document_frequency.items()}
+
+
+def size_ratio(a: str, b: str) -> float:
+    return min(len(a), len(b)) / max(len(a), len(b), 1)
+
+
+# ---------------------------------------------------------------- evidence
+
+
+def _quote(text: str) -> str:
+    flat = " ".join(text.split())
+    return f'"{flat if len(flat) <= QUOTE_CHARS else flat[:QUOTE_CHARS - 1].rstrip() + "…"}"'
+
+
+def _quote_pair(a: str, b: str) -> str:
+    return f"{_quote(a)} / {_quote(b)}"
+
+
+def contradiction_evidence(a: Side, b: Side) -> str:
+    """Which sentence negates (or changes) which: the two quoted."""
+    found = _negating_sentences(a.text, b.text) or _negating_sentences(b.text, a.text)
+    if found:
+        return f"{_quote(found[0])} contradicts {_quote(found[1])}"
+    return "contradicts: " + _quote_pair(a.core, b.core)
+
+
+def conflict_evidence(a: Side, b: Side) -> str | None:
+    """Between documents: a sentence of one that negates or changes what a sentence of the other
+    says about the same thing (the two sentences alike: CONFLICT_SENTENCE_OVERLAP and at least
+    three words shared), the two quoted; None when there is none.
+
+    Case: "Skipped tests are an anti-pattern" was archived as contradicted by "Run Python
+    inside nix-shell": two documents that share vocabulary and differ in negation words. A
+    conflict between documents is a claim about two sentences, so it names them."""
+    if not (a.profile.aims or b.profile.aims):
+        return None
+    held_a, held_b = " ".join(a.text.split()), " ".join(b.text.split())
+    mine = [(s, Profile.of(s)) for s in sentences(a.text) if " ".join(s.split()) not in held_b]
+    theirs = [(s, Profile.of(s)) for s in sentences(b.text) if " ".join(s.split()) not in held_a]
+    by_word: dict[str, list[int]] = {}
+    for index, (_, profile) in enumerate(theirs):
+        for word in profile.words:
+            by_word.setdefault(word, []).append(index)
+    for sentence, profile in mine:
+        shared: dict[int, int] = {}
+        for word in profile.words:
+            for index in by_word.get(word, ()):
+                shared[index] = shared.get(index, 0) + 1
+        for index, count in sorted(shared.items()):
+            other, other_profile = theirs[index]
+            if count >= 3 and is_contradiction(profile, other_profile, CONFLICT_SENTENCE_OVERLAP):
+                return f"possible conflict: {_quote(sentence)} against {_quote(other)}"
+    return None
+
+
+def _negating_sentences(negating: str, other: str) -> tuple[str, str] | None:
+    """(the sentence of `negating` with a negation or change aimed at `other`, the sentence of `other` it aims at)."""
+    other_sentences = sentences(other)
+    other_statements = [(_Statements.of(s), significant_words(s)) for s in other_sentences]
+    for sentence in sentences(negating):
+        for scope, _, _, whole in _negations(sentence.lower()):
+            if not whole:
+                continue
+            for said, (statements, _) in zip(other_sentences, other_statements):
+                if statements.say(scope):
+                    return sentence, said
+        changed = _changed_words(sentence)
+        if changed:
+            for said, (_, words) in zip(other_sentences, other_statements):
+                if _aimed(changed, words):
+                    return sentence, said
+    return None
+
+
+def _changed_words(sentence: str) -> frozenset[str]:
+    """What a sentence's change signal is about: what `instead of` / `from … to` replaces, else the
+    words the signal reaches (Profile.changed, for one sentence)."""
+    replaced = replaced_words(sentence)
+    return replaced or _scope(_INSTEAD_OF.sub(" ", sentence), _CHANGE)
+
+
+def _shared_passage(a: str, b: str) -> str:
+    """The longest run of text both hold, quoted."""
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    match = matcher.find_longest_match(0, len(a), 0, len(b))
+    return "shared passage " + _quote(a[match.a:match.a + match.size]) if match.size else "no shared passage"
