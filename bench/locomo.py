@@ -45,7 +45,7 @@ from auto_dream.journal import append_entry, make_entry  # noqa: E402
 from auto_dream.memory import Memory  # noqa: E402
 from auto_dream.paths import ensure_store  # noqa: E402
 from auto_dream.similarity import Profile, overlap, significant_words  # noqa: E402
-from auto_dream.similarity import _CHANGE, _INSTEAD_OF, _NEGATION  # noqa: E402 (to show what raised a signal)
+from auto_dream.similarity import _CHANGE, _NEGATION, without_replacements  # noqa: E402 (to show what raised a signal)
 from auto_dream.store import scan_memories  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -267,7 +267,7 @@ def triggers(text: str, kinds: frozenset[str]) -> str:
     parts = []
     for kind in sorted(kinds):
         pattern = _NEGATION if kind == "negation" else _CHANGE
-        found = sorted({m.group(0).lower() for m in pattern.finditer(_INSTEAD_OF.sub(" ", text)
+        found = sorted({m.group(0).lower() for m in pattern.finditer(without_replacements(text)
                                                                     if kind == "change" else text)})
         parts.append(f"{kind}{tuple(found) if found else '(instead of …)'}")
     return " ".join(parts)

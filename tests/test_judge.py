@@ -251,3 +251,12 @@ def test_the_review_list_is_in_the_json_and_the_markdown_report(root):
     markdown = render_markdown(report)
     assert "### For Review" in markdown and "`memories/user/20260101_a.md`" in markdown
     assert run(root)["review"] == []  # nothing changed since: the pair is not asked again
+
+
+def test_a_definite_subject_with_another_value_after_is_is_a_contradiction():
+    assert verdict("The user's main editor is VS Code.", "The user's main editor is Neovim.").outcome == "supersede"
+    assert verdict("用户的主力编辑器是VS Code。", "用户的主力编辑器是Neovim。").outcome == "supersede"
+    # two roles, and a difference after "to": not one value replacing another
+    assert verdict("The user is a data engineer at Acme.", "The user is a Python developer at Acme.").outcome != "supersede"
+    assert verdict("The user is a backend engineer who is new to Kubernetes.",
+                   "The user is a backend engineer who is new to Terraform.").outcome == "review"

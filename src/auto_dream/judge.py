@@ -16,9 +16,9 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from auto_dream.similarity import (_CHANGE, _CJK_RUN, _INSTEAD_OF, _TOKEN, Profile, _aimed, _negations, _scope,
-                                   _Statements, is_contradiction, is_duplicate, overlap, replaced_words,
-                                   significant_words, stem)
+from auto_dream.similarity import (_CHANGE, _CJK_RUN, _TOKEN, Profile, _aimed, _negations, _scope, _Statements,
+                                   is_contradiction, is_duplicate, overlap, replaced_words, significant_words, stem,
+                                   without_replacements)
 
 # A statement is one or two sentences (seed 000's rules were made for those); its Why and
 # How to apply lines support it and do not count.
@@ -122,6 +122,8 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
                         for x, y in slots if (x, y) not in numbers):
             return Verdict("review", "conflict", "another value, and other words: " + _quote_pair(a.core, b.core))
         return _ordered(a, b, "the same statement with another value: " + _quote_pair(a.core, b.core))
+    if swaps and close and attribute_changed(a.core, b.core):
+        return _ordered(a, b, "the same subject with another value: " + _quote_pair(a.core, b.core))
     if swaps and close:
         return Verdict("review", "conflict" if len(swaps) == 1 else "duplicate",
                        "the same statement but for " + ", ".join(f"{_quote(x)} / {_quote(y)}" for x, y in swaps)
@@ -189,6 +191,29 @@ def distinct_specifics(numbers) -> bool:
 
     Case: ten entries "Fact N: module mN owns the billing flow qNx" became one memory."""
     return len(numbers) > 1
+
+
+_COPULA = frozenset(("is", "are", "was", "were", "是", "为", "は"))
+
+
+def attribute_changed(a: str, b: str) -> bool:
+    """A definite subject, the same in both, and after its "is" a wholly different value: the
+    one thing the subject is has changed.
+
+    Case: "The user's main editor is VS Code" / "The user's main editor is Neovim" (用户的主力
+    编辑器是…, ユーザーのメインエディタは…): no negation word, a contradiction all the same.
+    "The user is a data engineer" / "… a Python developer" are two roles (the indefinite "a"),
+    and "… is new to Kubernetes" / "… to Terraform" differ after "to", not after "is": neither
+    counts."""
+    ta, tb = _align_tokens(a), _align_tokens(b)
+    opcodes = [op for op in difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(opcodes) != 1:
+        return False
+    _, i1, i2, j1, j2 = opcodes[0]
+    subject = ta[:i1 - 1]
+    return (i2 == len(ta) and j2 == len(tb) and i1 > 0 and ta[i1 - 1] in _COPULA and i1 < len(ta)
+            and j1 < len(tb) and ta[i1] not in ("a", "an") and tb[j1] not in ("a", "an")
+            and len(significant_words("".join(t if _CJK_RUN.fullmatch(t) else f" {t} " for t in subject))) >= 2)
 
 
 # Words that name nothing: one statement's "every" where the other has "all", "goes to" for
@@ -355,7 +380,7 @@ def _changed_words(sentence: str) -> frozenset[str]:
     """What a sentence's change signal is about: what `instead of` / `from … to` replaces, else the
     words the signal reaches (Profile.changed, for one sentence)."""
     replaced = replaced_words(sentence)
-    return replaced or _scope(_INSTEAD_OF.sub(" ", sentence), _CHANGE)
+    return replaced or _scope(without_replacements(sentence), _CHANGE)
 
 
 def _shared_passage(a: str, b: str) -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
 
-import snowballstemmer
+import Stemmer  # PyStemmer: the Snowball project's stemmers, compiled
 
 # The seed's stop words (seed 000), which include the negations: a negated statement
 # shares its significant words with the statement it negates.
@@ -32,20 +32,36 @@ _NEGATION_BEFORE = re.compile(
     r"\b(?:do not|does not|did not|don't|doesn't|didn't|dont|never|avoid|avoids|avoiding|no longer|"
     r"stop using|stopped using|not|cannot|can't|won't|shouldn't|must not|no need to|no|without)\b"
     r"|\bstop(?:ped)?(?=\s+\w+ing\b)"  # "stop squash-merging", "stopped explaining"
-    r"|n't\b|不要|不再|不用|不需要|无需|别用|別用|(?:^|(?<=[\s，,。；;:：]))[别別]|禁止|停止使用|并非|不是",
-    re.IGNORECASE | re.MULTILINE)
+    r"|n't\b", re.IGNORECASE)
+_NEGATION_BEFORE_CJK = re.compile(r"不要|不再|不用|不需要|无需|别用|別用|(?:^|(?<=[\s，,。；;:：]))[别別]|禁止|停止使用|并非|不是",
+                                  re.MULTILINE)
 # Japanese negates with the verb's negative form, whatever the verb: its irrealis stem (an
 # a-row kana, or the e/i-row of a one-step verb, or a kanji stem) before ない / なかった / ず,
 # or the polite ません. 少ない and 危ない end in ない without being verbs, so a bare kanji
 # before ない is not enough: the kana before it is what marks a verb.
-_NEGATION_AFTER = re.compile(r"(?:[かがさたなばまらわいきぎしじちにびみりえけげせぜてでねべめれこの])(?:ない|なかった|なく|ず)"
-                             r"|ません|ではない|じゃない|やめ|禁止|(?<=[はがも])不要|廃止|延期|下线|下線|废弃|弃用|停用|延期|않"
-                             # English says that a thing is gone after naming it: "Jenkins has been retired"
-                             # (passive, after a form of "be": "had to shut down his account" names its object after)
-                             r"|\b(?:is|are|was|were|been|be|got|gets)\s+(?:now\s+)?(?:retired|deprecated|"
+_NEGATION_AFTER_CJK = re.compile(r"(?:[かがさたなばまらわいきぎしじちにびみりえけげせぜてでねべめれこの])(?:ない|なかった|なく|ず)"
+                                 r"|ません|ではない|じゃない|やめ|禁止|(?<=[はがも])不要|廃止|延期|下线|下線|废弃|弃用|停用|않")
+# English says that a thing is gone after naming it, in the passive: "Jenkins has been retired"
+# ("had to shut down his account" names its object after the verb).
+_NEGATION_AFTER = re.compile(r"\b(?:is|are|was|were|been|be|got|gets)\s+(?:now\s+)?(?:retired|deprecated|"
                              r"decommissioned|discontinued|postponed|cancell?ed|abandoned|shut down|turned off|"
                              r"disabled|removed)\b", re.IGNORECASE)
-_NEGATION = re.compile(f"{_NEGATION_BEFORE.pattern}|{_NEGATION_AFTER.pattern}", re.IGNORECASE | re.MULTILINE)
+# The CJK patterns are tried only on a text that has CJK characters: most texts have none, and
+# an alternation with no literal start is tried at every position.
+
+
+def _negation_matches(text: str, after: bool) -> list[re.Match]:
+    """The negation signals of `text` that come before what they negate (or, `after`, after it)."""
+    latin, cjk = (_NEGATION_AFTER, _NEGATION_AFTER_CJK) if after else (_NEGATION_BEFORE, _NEGATION_BEFORE_CJK)
+    found = list(latin.finditer(text))
+    if _CJK_RUN.search(text):
+        found = sorted(found + list(cjk.finditer(text)), key=lambda m: m.start())
+    return found
+
+
+# All of them in one pattern, to show what raised a signal (bench/locomo.py).
+_NEGATION = re.compile("|".join(p.pattern for p in (_NEGATION_BEFORE, _NEGATION_BEFORE_CJK, _NEGATION_AFTER_CJK,
+                                                     _NEGATION_AFTER)), re.IGNORECASE | re.MULTILINE)
 # Change signals: a newer decision replacing an older one.
 # By meaning: a verb of changing in any tense, followed by what it changed to ("was upgraded
 # to Postgres 16", "we migrated the queue to SQS", "left Acme and now works at Initech").
@@ -67,9 +83,23 @@ _CHANGE = re.compile(
 _REPLACED = r"(\S+(?:\s+(?!(?:to|for|in|on|at|with|and|or|by|from|as|when|because)\b)\S+){0,2})"
 _INSTEAD_OF = re.compile(rf"\b(?:instead of|rather than)\s+{_REPLACED}"
                          rf"|\b{_CHANGE_VERB}\s+(?:\S+\s+){{0,3}}?from\s+((?:\S+\s*){{1,3}}?)\s*(?=\bto\b|→|->)"
-                         r"|(?:从|從)(\S{1,12}?)(?:迁移到|遷移到|改用|换成|换到|切换到|升级到)"
-                         r"|(\S{1,12}?)から\S{1,12}?(?:に|へ)(?:変更|移行|切り替え|乗り換え|アップグレード)",
+                         r"|(?:从|從)(\S{1,12}?)(?:迁移到|遷移到|改用|换成|换到|切换到|升级到)",
                          re.IGNORECASE)
+# Japanese "YからXに変更": tried only on a text that has から (the open start is slow to try everywhere).
+# What changed is the word right before から, after the last particle ("課金DBをMySQLから…" changes MySQL).
+_INSTEAD_OF_JA = re.compile(r"([^\s、。をはがのにへでとも]{1,12})から\S{1,12}?(?:に|へ)(?:変更|移行|切り替え|乗り換え|アップグレード)")
+
+
+def _replacements(text: str) -> list[re.Match]:
+    """Each "instead of Y" / "from Y to X" / 从Y迁移到X / YからXに変更 in `text`."""
+    found = list(_INSTEAD_OF.finditer(text))
+    return found + list(_INSTEAD_OF_JA.finditer(text)) if "から" in text else found
+
+
+def without_replacements(text: str) -> str:
+    """`text` with its "instead of Y" and "from Y to X" taken out: what is left can signal a change."""
+    text = _INSTEAD_OF.sub(" ", text)
+    return _INSTEAD_OF_JA.sub(" ", text) if "から" in text else text
 # A signal is about the words right after it: "Never rebase feature branches" negates
 # "rebase feature"; "Nate did not make it to the finals" says nothing against "Nate won his
 # first game tournament" although both name Nate and the game. Its scope is the two
@@ -108,7 +138,7 @@ _NOT_IN_SCOPE = frozenset("""while when whenever since because until where there
 really very much more most some any all every each other again anymore""".split())
 
 
-_STEMMER = snowballstemmer.stemmer("english")
+_STEMMER = Stemmer.Stemmer("english")
 _STEMS: dict[str, str] = {}
 
 
@@ -195,7 +225,7 @@ def _negations(text: str) -> list[tuple[tuple[str, ...], int, int, bool]]:
     memory's name, its description) whose whole statement is elsewhere, so it aims at
     nothing, but what it holds is still negated, not said."""
     found = []
-    for match in _NEGATION_BEFORE.finditer(text):
+    for match in _negation_matches(text, after=False):
         reach = CJK_SCOPE_WORDS if _CJK_RUN.search(match.group()) else SCOPE_WORDS
         window = text[match.end():match.end() + 200]
         cut = (_PHRASE_END if match.group().lower() in _EXISTENTIAL else _CLAUSE_END).search(window)
@@ -212,7 +242,7 @@ def _negations(text: str) -> list[tuple[tuple[str, ...], int, int, bool]]:
             whole = (count == reach or cut is None or cut.group() != "…") \
                 and (count > 1 or match.group().lower() not in _EXISTENTIAL)
             found.append((tuple(token for token, _ in scope), match.start(), end, whole))
-    for match in _NEGATION_AFTER.finditer(text):
+    for match in _negation_matches(text, after=True):
         window_start = max(0, match.start() - 200)
         window = text[window_start:match.start()]
         cuts = list(_CLAUSE_END.finditer(window))
@@ -293,20 +323,23 @@ def _contrasted(text: str, start: int) -> frozenset[str]:
     return frozenset(word_sequence(match.group(1))[-1:]) if match else _EMPTY
 
 
-def signals(text: str) -> frozenset[str]:
-    """Which kinds of negation or change signal `text` carries (`instead of Y` aside)."""
+def signals(text: str, negations: list | None = None, rest: str | None = None) -> frozenset[str]:
+    """Which kinds of negation or change signal `text` carries (`instead of Y` aside). `negations`
+    (_negations of the lower-cased text) and `rest` (without_replacements) when already known."""
     found = set()
-    if _NEGATION.search(text):
+    if negations if negations is not None else (
+            _NEGATION_BEFORE.search(text) or _NEGATION_AFTER.search(text)
+            or (_CJK_RUN.search(text) and (_NEGATION_BEFORE_CJK.search(text) or _NEGATION_AFTER_CJK.search(text)))):
         found.add("negation")
-    if _CHANGE.search(_INSTEAD_OF.sub(" ", text)):
+    if _CHANGE.search(without_replacements(text) if rest is None else rest):
         found.add("change")
     return frozenset(found)
 
 
-def replaced_words(text: str) -> frozenset[str]:
+def replaced_words(text: str, matches: list | None = None) -> frozenset[str]:
     """The significant words of what `instead of …` / `rather than …` replaces."""
     return frozenset().union(*(significant_words(next(g for g in m.groups() if g is not None))
-                               for m in _INSTEAD_OF.finditer(text)))
+                               for m in (_replacements(text) if matches is None else matches)))
 
 
 _EMPTY = frozenset()
@@ -333,12 +366,18 @@ class Profile:
     @classmethod
     def of(cls, text: str, source: "HasText | None" = None) -> "Profile":
         """The profile of `text`; `source` (a memory whose text it is) keeps the text instead of it."""
-        negated = frozenset(stem(token) for scope, _, _, whole in _negations(text.lower()) if whole
+        negations = _negations(text.lower())
+        negated = frozenset(stem(token) for scope, _, _, whole in negations if whole
                             for token in scope if token not in _AUXILIARY_NAMES)
-        changed = _scope(_INSTEAD_OF.sub(" ", text), _CHANGE)
+        matches = _replacements(text)
+        rest = text
+        for match in reversed(matches):  # what is left once "instead of Y" and "from Y to" are out
+            rest = rest[:match.start()] + " " + rest[match.end():]
+        changed = _scope(rest, _CHANGE)
         # empty sets as the one shared empty set: 200 bytes each, four per profile, 100k profiles
-        return cls(significant_words(text), signals(text) or _EMPTY, replaced_words(text) or _EMPTY,
-                   negated or _EMPTY, changed or _EMPTY, text if source is None else source)
+        return cls(significant_words(text), signals(text, negations, rest) or _EMPTY,
+                   replaced_words(text, matches) or _EMPTY, negated or _EMPTY, changed or _EMPTY,
+                   text if source is None else source)
 
     @property
     def text(self) -> str:
