@@ -60,26 +60,19 @@ class Reply:
     delay: float = 0.0
 
 
-def answer(operations: dict | Callable[[dict], dict]) -> Callable[[dict], Reply]:
-    """A 200 with a record_operations tool call; `operations` may be computed from the batch."""
+def answer(operations: dict | Callable[[dict], dict], tool: str = "record_operations") -> Callable[[dict], Reply]:
+    """A 200 with a call of `tool` (record_operations); its input may be computed from the batch."""
 
     def reply(request: dict) -> Reply:
         tool_input = operations(batch_of(request)) if callable(operations) else operations
-        return Reply(200, message(request, [{"type": "tool_use", "id": "toolu_01", "name": "record_operations",
-                                              "input": tool_input}]))
+        return Reply(200, message(request, [{"type": "tool_use", "id": "toolu_01", "name": tool, "input": tool_input}]))
 
     return reply
 
 
 def decide(decisions: dict | Callable[[dict], dict]) -> Callable[[dict], Reply]:
-    """A 200 with a record_decisions tool call (the review of pairs); may be computed from the batch."""
-
-    def reply(request: dict) -> Reply:
-        tool_input = decisions(batch_of(request)) if callable(decisions) else decisions
-        return Reply(200, message(request, [{"type": "tool_use", "id": "toolu_02", "name": "record_decisions",
-                                              "input": tool_input}]))
-
-    return reply
+    """A 200 with a record_decisions tool call: the review of the pairs a dream was not certain of."""
+    return answer(decisions, tool="record_decisions")
 
 
 def error(status: int, message: str = "simulated failure", headers: dict | None = None) -> Callable[[dict], Reply]:

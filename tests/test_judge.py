@@ -260,3 +260,14 @@ def test_a_definite_subject_with_another_value_after_is_is_a_contradiction():
     assert verdict("The user is a data engineer at Acme.", "The user is a Python developer at Acme.").outcome != "supersede"
     assert verdict("The user is a backend engineer who is new to Kubernetes.",
                    "The user is a backend engineer who is new to Terraform.").outcome == "review"
+
+
+def test_a_word_spelt_two_ways_is_one_word_not_a_swap():
+    assert verdict("Prefer integration tests against a real Postgres.",
+                   "Prefer integraton tests against a real Postgres.").outcome == "merge"
+    assert verdict("Run the import job before noon.", "Run the export job before noon.").outcome == "review"
+
+
+def test_review_evidence_quotes_the_words_as_written():
+    found = verdict("Tom works on the Growth team.", "Tom works on the Platform team as of October.")
+    assert found.outcome == "review" and '"Growth" / "Platform"' in found.evidence

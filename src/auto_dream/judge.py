@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from auto_dream.similarity import (_CHANGE, _CJK_RUN, _TOKEN, Profile, _aimed, _negations, _scope, _Statements,
                                    is_contradiction, is_duplicate, overlap, replaced_words, significant_words, stem,
@@ -112,14 +113,14 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
     if is_contradiction(a.profile, b.profile, contradiction):
         return _ordered(a, b, contradiction_evidence(a, b))
     slots = changed_slots(a.core, b.core)
-    numbers = [(x, y) for x, y in slots if _has_digit(x) or _has_digit(y)]
+    numbers = [slot for slot in slots if _has_digit(slot.a) or _has_digit(slot.b)]
     if distinct_specifics(numbers):
         return NOTHING
     swaps = swapped_words(slots, a.profile.words, b.profile.words)
     close = overlap(a.profile.words, b.profile.words) >= duplicate
     if close and value_changed(numbers):
-        if swaps or any(_content(x, b.profile.words) or _content(y, a.profile.words)
-                        for x, y in slots if (x, y) not in numbers):
+        if swaps or any(_content(slot.a, slot.a_written, b.profile.words)
+                        or _content(slot.b, slot.b_written, a.profile.words) for slot in slots if slot not in numbers):
             return Verdict("review", "conflict", "another value, and other words: " + _quote_pair(a.core, b.core))
         return _ordered(a, b, "the same statement with another value: " + _quote_pair(a.core, b.core))
     if swaps and close and attribute_changed(a.core, b.core):
@@ -155,27 +156,40 @@ def _ordered(a: Side, b: Side, evidence: str) -> Verdict:
     return Verdict("supersede", "conflict", evidence)
 
 
-# Tokens for lining two statements up word by word: every word (stop words too), CJK by character.
-def _align_tokens(text: str) -> list[str]:
-    tokens = []
-    for token in _TOKEN.findall(text.lower()):
-        tokens.extend(token if _CJK_RUN.fullmatch(token) else [stem(token)])
-    return tokens
+class Slot(NamedTuple):
+    """A place where two statements differ once lined up word by word: each side's tokens (stems;
+    CJK by character), and the same as written."""
+
+    a: list[str]
+    b: list[str]
+    a_written: list[str]
+    b_written: list[str]
 
 
-def changed_slots(a: str, b: str) -> list[tuple[list[str], list[str]]]:
-    """Where two statements differ once lined up: each (a's tokens, b's tokens)."""
-    ta, tb = _align_tokens(a), _align_tokens(b)
+def _align_tokens(text: str) -> tuple[list[str], list[str]]:
+    """(the tokens two statements are lined up by: every word, stop words too, stemmed; CJK by
+    character — and the same tokens as written)."""
+    keys, written = [], []
+    for token in _TOKEN.findall(text):
+        if _CJK_RUN.fullmatch(token):
+            keys.extend(token)
+            written.extend(token)
+        else:
+            keys.append(stem(token.lower()))
+            written.append(token)
+    return keys, written
+
+
+def changed_slots(a: str, b: str) -> list[Slot]:
+    """Where two statements differ once lined up."""
+    (ta, wa), (tb, wb) = _align_tokens(a), _align_tokens(b)
     matcher = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
-    return [(ta[i1:i2], tb[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    return [Slot(ta[i1:i2], tb[j1:j2], wa[i1:i2], wb[j1:j2])
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
 
 def _has_digit(tokens: list[str]) -> bool:
     return any(any(c.isdigit() for c in t) for t in tokens)
-
-
-def _significant(tokens: list[str]) -> bool:
-    return bool(significant_words(" ".join(tokens)))
 
 
 def value_changed(numbers) -> bool:
@@ -183,7 +197,7 @@ def value_changed(numbers) -> bool:
 
     Case: "Standup is at 9:30" / "Standup is at 10:00" — no negation word, a contradiction
     all the same; word overlap alone read the two as one fact (the numbers are short words)."""
-    return len(numbers) == 1 and _has_digit(numbers[0][0]) and _has_digit(numbers[0][1])
+    return len(numbers) == 1 and _has_digit(numbers[0].a) and _has_digit(numbers[0].b)
 
 
 def distinct_specifics(numbers) -> bool:
@@ -205,7 +219,7 @@ def attribute_changed(a: str, b: str) -> bool:
     "The user is a data engineer" / "… a Python developer" are two roles (the indefinite "a"),
     and "… is new to Kubernetes" / "… to Terraform" differ after "to", not after "is": neither
     counts."""
-    ta, tb = _align_tokens(a), _align_tokens(b)
+    (ta, _), (tb, _) = _align_tokens(a), _align_tokens(b)
     opcodes = [op for op in difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes() if op[0] != "equal"]
     if len(opcodes) != 1:
         return False
@@ -225,23 +239,33 @@ new yet still now then thing things way part done do does
 """.split())
 
 
-def _content(tokens: list[str], other_words: frozenset[str]) -> str:
-    """The words of one side of a slot that name something the other statement never mentions."""
-    text = "".join(t if _CJK_RUN.fullmatch(t) else f" {t} " for t in tokens)
+def _content(keys: list[str], written: list[str], other_words: frozenset[str]) -> str:
+    """The words of one side of a slot (as written) that name something the other statement never mentions."""
+    text = "".join(t if _CJK_RUN.fullmatch(t) else f" {t} " for t in keys)
     words = [w for w in significant_words(text) - other_words if w not in GENERIC and len(w) > 1]
-    return " ".join(t for t in tokens if any(w in stem(t) or t in w for w in words)) if words else ""
+    if not words:
+        return ""
+    joiner = "" if all(_CJK_RUN.fullmatch(t) for t in written) else " "
+    return joiner.join(t for key, t in zip(keys, written) if any(w in stem(key) or key in w for w in words))
 
 
-def swapped_words(slots, a_words: frozenset[str], b_words: frozenset[str]) -> list[tuple[str, str]]:
+def swapped_words(slots: list[Slot], a_words: frozenset[str], b_words: frozenset[str]) -> list[tuple[str, str]]:
     """Places where each statement names something the other never mentions: maybe the same fact
     reworded, maybe another fact ("Alice is learning Japanese" / "Alice is learning the piano";
     "Tom works on the Growth team" / "Tom works on the Platform team as of October"): not
     certain, so both are kept and the pair is listed for review."""
     swaps = []
-    for x, y in slots:
-        if (left := _content(x, b_words)) and (right := _content(y, a_words)):
+    for slot in slots:
+        left, right = _content(slot.a, slot.a_written, b_words), _content(slot.b, slot.b_written, a_words)
+        if left and right and not _typo(left, right):
             swaps.append((left, right))
     return swaps
+
+
+def _typo(left: str, right: str) -> bool:
+    """One word spelt two ways ("integration" / "integraton", "CHANGELOG" / "CHANGLOG") is one word."""
+    return (" " not in left and " " not in right and min(len(left), len(right)) >= 5
+            and difflib.SequenceMatcher(None, left.lower(), right.lower()).ratio() >= 0.85)
 
 
 # ---------------------------------------------------------------- documents
