@@ -231,7 +231,8 @@ def dream_command(
     propose: Annotated[bool, typer.Option(
         "--propose", help="Apply only what adds (new memories, merges); list retirements as proposals.")] = False,
     llm: Annotated[Optional[bool], typer.Option(
-        "--llm/--no-llm", help="Ask Claude to distil (default: config llm = auto, i.e. when ANTHROPIC_API_KEY is set).")] = None,
+        "--llm/--no-llm", help="Ask Claude to distil and to decide the pairs left for review "
+        "(default: config llm = auto, i.e. when ANTHROPIC_API_KEY is set).")] = None,
     full: Annotated[bool, typer.Option("--full", help="Check every pair of memories, not only the changed ones.")] = False,
     if_due: Annotated[bool, typer.Option(
         "--if-due", help="Run only when due: 24 h since the last dream and 5 entries waiting (config).")] = False,
@@ -240,7 +241,9 @@ def dream_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON document.")] = False,
 ) -> None:
     """Distil new log entries into memories, merge duplicates, resolve contradictions, archive
-    stale memories, rebuild MEMORY.md; print the report. Every run can be undone."""
+    stale memories, rebuild MEMORY.md; print the report. Only what is certain is acted on: pairs
+    that might be duplicates or conflicts are kept and listed for review (with --llm, Claude
+    decides them). Every run can be undone."""
     from auto_dream.dream.runner import dream
     from auto_dream.dream.state import DreamOptions
 

@@ -46,12 +46,12 @@ _NEGATION_AFTER_CJK = re.compile(r"(?:[かがさたなばまらわいきぎし�
 _NEGATION_AFTER = re.compile(r"\b(?:is|are|was|were|been|be|got|gets)\s+(?:now\s+)?(?:retired|deprecated|"
                              r"decommissioned|discontinued|postponed|cancell?ed|abandoned|shut down|turned off|"
                              r"disabled|removed)\b", re.IGNORECASE)
-# The CJK patterns are tried only on a text that has CJK characters: most texts have none, and
-# an alternation with no literal start is tried at every position.
 
 
 def _negation_matches(text: str, after: bool) -> list[re.Match]:
-    """The negation signals of `text` that come before what they negate (or, `after`, after it)."""
+    """The negation signals of `text` that come before what they negate (or, `after`, after it).
+    The CJK patterns are tried only on a text with CJK characters: most texts have none, and an
+    alternation with no literal start is tried at every position."""
     latin, cjk = (_NEGATION_AFTER, _NEGATION_AFTER_CJK) if after else (_NEGATION_BEFORE, _NEGATION_BEFORE_CJK)
     found = list(latin.finditer(text))
     if _CJK_RUN.search(text):
@@ -118,13 +118,13 @@ SCOPE_WORDS = 2
 # no tournaments" says nothing against "Nate practices for video game tournaments". They aim
 # only with two words in their scope ("no weekly deploy day").
 _EXISTENTIAL = frozenset(("no", "without"))
-# and what they deny is a thing: its phrase ends before the next clause ("without her dogs as
-# they mean the world to her" denies the dogs, not their meaning).
 CJK_SCOPE_WORDS = 4
 PAIR_DISTANCE = 2  # "two words close together": at most one word between them
 _SENTENCE_END = re.compile(r"[\n.!?;…。！？；]")  # a scope never runs into the next sentence
 _CLAUSE_END = re.compile(r"[\n.!?;…。！？；,，、]|\b(?:but|however|although|though|whereas)\b"
                          r"|但是|可是|而是|不过", re.IGNORECASE)  # nor into the next clause
+# What "no" and "without" deny is a thing: its phrase ends before the next clause ("without her
+# dogs as they mean the world to her" denies the dogs, not their meaning).
 _PHRASE_END = re.compile(_CLAUSE_END.pattern + r"|\b(?:as|because|since|when|while|if|so|that|which|who|and|or)\b",
                          re.IGNORECASE)
 # Stop words that are the verb a negation applies to ("never been", "can't have"): part of
