@@ -296,8 +296,7 @@ class DeterministicDistiller:
             if score < thresholds.contradiction:
                 continue
             if isinstance(key, str):
-                memory = memories[key]
-                side = Side(memory.body or memory.description, candidate, memory.mtime)
+                side = Side.of(memories[key], candidate)
             else:
                 side = Side("\n\n".join(pending[key].texts), candidate, pending[key].time)
             if side.statement and entry.statement and len(side.text) < SIZE_LINE:

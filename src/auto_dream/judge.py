@@ -15,11 +15,12 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
-from auto_dream.similarity import (_CHANGE, _CJK_RUN, _TOKEN, Profile, _aimed, _negations, _scope, _Statements,
-                                   is_contradiction, is_duplicate, overlap, replaced_words, significant_words, stem,
-                                   without_replacements)
+from auto_dream.memory import Memory
+from auto_dream.similarity import (_CJK_RUN, _TOKEN, Profile, _aimed, _negations, _Statements, is_contradiction,
+                                   is_duplicate, overlap, significant_words, stem)
 
 # A statement is one or two sentences (seed 000's rules were made for those); its Why and
 # How to apply lines support it and do not count.
@@ -61,11 +62,15 @@ class Side:
     profile: Profile
     time: object = None
 
-    @property
+    @classmethod
+    def of(cls, memory: Memory, profile: Profile) -> "Side":
+        return cls(memory.body or memory.description, profile, memory.mtime)
+
+    @cached_property
     def core(self) -> str:
         return core_text(self.text)
 
-    @property
+    @cached_property
     def statement(self) -> bool:
         return is_statement(self.text)
 
@@ -402,9 +407,9 @@ def _negating_sentences(negating: str, other: str) -> tuple[str, str] | None:
 
 def _changed_words(sentence: str) -> frozenset[str]:
     """What a sentence's change signal is about: what `instead of` / `from … to` replaces, else the
-    words the signal reaches (Profile.changed, for one sentence)."""
-    replaced = replaced_words(sentence)
-    return replaced or _scope(without_replacements(sentence), _CHANGE)
+    words the signal reaches."""
+    profile = Profile.of(sentence)
+    return profile.replaced or profile.changed
 
 
 def _shared_passage(a: str, b: str) -> str:

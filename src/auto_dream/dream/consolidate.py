@@ -12,7 +12,7 @@ from auto_dream.dream.views import LiveView
 from auto_dream.journal import aware
 from auto_dream.memory import Memory, TakenNames, memory_file_name
 from auto_dream.dream.nearby import entry_neighbours, memory_pairs, word_rarity
-from auto_dream.judge import ABSORB_LIMIT, Side, is_statement, judge
+from auto_dream.judge import ABSORB_LIMIT, Side, judge
 from auto_dream.similarity import Profile, overlap, significant_words
 
 
@@ -138,7 +138,7 @@ class _Run:
             if verdict.outcome == "review":
                 self._review(verdict, a, b)
                 continue
-            leaving, staying = self._retiree(verdict, state.live[a], state.live[b])
+            leaving, staying = self._retiree(verdict, state.live[a], state.live[b], self._side(a), self._side(b))
             if leaving.pinned or leaving.read_only or staying.read_only:
                 self._review(verdict, leaving.path, staying.path, f"{'a pinned' if leaving.pinned else 'a read-only'} "
                              "memory is never retired automatically; ")
@@ -192,17 +192,15 @@ class _Run:
         state.retire(leaving, "merge", staying.path, reason)
 
     def _side(self, path: str) -> Side:
-        memory = self.state.live[path]
-        return Side(memory.body or memory.description, self.state.profiles[path], memory.mtime)
+        return Side.of(self.state.live[path], self.state.profiles[path])
 
     @staticmethod
-    def _retiree(verdict, a: Memory, b: Memory) -> tuple[Memory, Memory]:
+    def _retiree(verdict, a: Memory, b: Memory, a_side: Side, b_side: Side) -> tuple[Memory, Memory]:
         """(the memory that leaves, the one that stays). A supersede retires the older (the judge
         made sure the times differ); a merge keeps the document a statement joins, else the newer,
         else the longer, and carries the other in whole."""
-        a_statement, b_statement = (is_statement(m.body or m.description) for m in (a, b))
-        if verdict.outcome == "merge" and a_statement != b_statement:
-            return (a, b) if a_statement else (b, a)
+        if verdict.outcome == "merge" and a_side.statement != b_side.statement:
+            return (a, b) if a_side.statement else (b, a)
         if a.mtime != b.mtime:
             return (a, b) if a.mtime < b.mtime else (b, a)
         return (a, b) if (len(a.body), a.path) < (len(b.body), b.path) else (b, a)
