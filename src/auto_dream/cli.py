@@ -320,7 +320,8 @@ def undo(
 
     result = undo_run(_context(ctx), _now(), run_id, force)
     for path in result.conflicts:
-        _warn(f"{path} had changed since the run; restored anyway (--force)")
+        _warn(f"{path} had changed since the interrupted run; left as it is" if result.interrupted
+              else f"{path} had changed since the run; restored anyway (--force)")
     verb = "rolled back the interrupted run" if result.interrupted else "undid run"
     stdout.print(f"{verb} {result.run_id}: {len(result.restored)} files restored", markup=False)
 

@@ -9,7 +9,7 @@ import re
 from collections import ChainMap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 from typing import Protocol
 
 from auto_dream.index import shorten
@@ -128,6 +128,13 @@ class DistillRequest:
     # For each entry id, the memories whose overlap with it reaches a threshold: dream's pair
     # index (dream.nearby); None: searched here over `profiles`.
     nearby: Callable[[float, float | None], dict[str, set[str]]] | None = None
+    # The dream's time: no entry is later than when it was read, and a memory dated after it
+    # has no known order (a back-dated entry or a skewed clock must not outrank every correction).
+    now: datetime | None = None
+
+    def entry_time(self, entry: Entry) -> datetime:
+        at = aware(entry.at, self.tz)
+        return at if self.now is None else min(at, self.now)
 
     def neighbours(self, threshold: float, aimless_threshold: float | None = None) -> dict[str, set[str]]:
         """For each entry id, the memories whose overlap with it reaches `threshold`. With
@@ -227,12 +234,13 @@ class DeterministicDistiller:
             entry_type = entry.type or guess_type(entry.text)
             profile = Profile.of(entry.text)
             near = nearby.get(entry.id, set()) | grown
-            entry_side = Side(entry.text, profile, aware(entry.at, request.tz))
-            target = self._closest(entry_side, entry_type, memories, live, retired, pending, thresholds, near)
+            entry_side = Side(entry.text, profile, request.entry_time(entry))
+            target = self._closest(entry_side, entry_type, memories, live, retired, pending, thresholds, near,
+                                   request.now)
             kind, key, evidence = target if target else (None, None, "")
             if kind == "contradiction" and isinstance(key, str):
                 memory = memories[key]
-                if memory.mtime > aware(entry.at, request.tz):
+                if memory.mtime > entry_side.time:  # known: the judge orders only known times
                     skips.append(Skip((entry.id,), f"contradicted by the newer memory {key}"))
                 elif memory.read_only or memory.pinned:
                     pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, time=entry_side.time,
@@ -283,7 +291,7 @@ class DeterministicDistiller:
         return DistillResult(operations=[*operations, *merges, *skips])
 
     @staticmethod
-    def _closest(entry: "Side", entry_type, memories, live, retired, pending, thresholds, near):
+    def _closest(entry: "Side", entry_type, memories, live, retired, pending, thresholds, near, now=None):
         """The best ('contradiction'|'duplicate'|'said', memory path or pending index, evidence), or None.
 
         An entry is a statement: against a statement memory the judge's statement rules decide
@@ -296,7 +304,7 @@ class DeterministicDistiller:
             if score < thresholds.contradiction:
                 continue
             if isinstance(key, str):
-                side = Side.of(memories[key], candidate)
+                side = Side.of(memories[key], candidate, now)
             else:
                 side = Side("\n\n".join(pending[key].texts), candidate, pending[key].time)
             if side.statement and entry.statement and len(side.text) < SIZE_LINE:

@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cached_property
 from typing import NamedTuple
 
@@ -63,8 +64,10 @@ class Side:
     time: object = None
 
     @classmethod
-    def of(cls, memory: Memory, profile: Profile) -> "Side":
-        return cls(memory.body or memory.description, profile, memory.mtime)
+    def of(cls, memory: Memory, profile: Profile, now: datetime | None = None) -> "Side":
+        """A memory's side; a time after `now` (a skewed clock, a typo) is no time: unknown."""
+        known = memory.mtime if now is None or memory.mtime <= now else None
+        return cls(memory.body or memory.description, profile, known)
 
     @cached_property
     def core(self) -> str:

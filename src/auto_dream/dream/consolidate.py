@@ -24,7 +24,8 @@ def consolidate(state: DreamState, distiller: Distiller) -> DreamState:
         thresholds = Thresholds(config.duplicate_overlap, config.contradiction_overlap)
         result = distiller.distill(DistillRequest(
             state.new_entries, state.live.copy(), state.profiles, thresholds, state.context.tz,
-            lambda threshold, aimless=None: entry_neighbours(state, state.new_entries, threshold, aimless)))
+            lambda threshold, aimless=None: entry_neighbours(state, state.new_entries, threshold, aimless),
+            now=state.now))
         state.usage = result.usage
         state.warnings.extend(result.notes)
         for operation in result.operations:
@@ -64,8 +65,10 @@ class _Run:
                 self.state.actions.append(SkipEntries(tuple(sources), reason))
 
     def _entry_time(self, sources) -> object:
+        """The newest entry's time, never later than now: a back-dated entry dated in the future
+        must not make a memory that outranks every later correction."""
         times = [aware(self.entries[s].at, self.state.context.tz) for s in sources if s in self.entries]
-        return max(times) if times else self.state.now
+        return min(max(times), self.state.now) if times else self.state.now
 
     def _create(self, new: NewMemory, sources, reason: str) -> Memory:
         mtime = self._entry_time(sources)
@@ -192,7 +195,7 @@ class _Run:
         state.retire(leaving, "merge", staying.path, reason)
 
     def _side(self, path: str) -> Side:
-        return Side.of(self.state.live[path], self.state.profiles[path])
+        return Side.of(self.state.live[path], self.state.profiles[path], self.state.now)
 
     @staticmethod
     def _retiree(verdict, a: Memory, b: Memory, a_side: Side, b_side: Side) -> tuple[Memory, Memory]:

@@ -15,13 +15,14 @@ from auto_dream.dream.orient import orient
 from auto_dream.dream.plan import Plan
 from auto_dream.dream.prune import prune
 from auto_dream.dream.report import build_report, render_markdown
-from auto_dream.dream.runs import APPLYING, Restored, last_done_run, read_journal, restore, roll_back_interrupted, \
-    run_dir, run_ids, run_status
+from auto_dream.dream.runs import APPLYING, RUN_ID, Restored, check_run_id, clean_leftovers, last_done_run, \
+    read_journal, restore, roll_back_interrupted, run_dir, run_ids, run_status
 from auto_dream.dream.state import DreamOptions, DreamState
 from auto_dream.cache import Parsed
-from auto_dream.errors import StoreError
+from auto_dream.errors import InputError, StoreError
+from auto_dream.paths import make_dirs
+from auto_dream.status import dream_is_due, rebuild_index
 from auto_dream.memory import Memory, read_memory, write_atomic
-from auto_dream.status import dream_is_due
 from auto_dream.store import fingerprint
 
 
@@ -38,7 +39,7 @@ class DreamOutcome:
 def new_run_id(paths, now: datetime) -> str:
     """`0042-20261201T031500`: a sequence number first, so runs sort in the order they ran
     even when two finish within a second or the clock goes back."""
-    numbers = [int(r.split("-", 1)[0]) for r in run_ids(paths) if r.split("-", 1)[0].isdigit()]
+    numbers = [int(RUN_ID.fullmatch(r).group(1)) for r in run_ids(paths)]
     return f"{max(numbers, default=0) + 1:04d}-{now:%Y%m%dT%H%M%S}"
 
 
@@ -65,8 +66,10 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
           if_due: bool = False, step_hook: StepHook | None = None) -> DreamOutcome:
     if options.dry_run:
         return _dry_run(context, now, new_run_id(context.paths, now), options, distiller, if_due)
+    _writable_store(context)
     with dream_lock(context.paths, now):
         _, recovered = roll_back_interrupted(context.paths)
+        clean_leftovers(context.paths)
         run_id = new_run_id(context.paths, now)  # under the lock: no other dream takes the same number
         state = gather(orient(context, now, run_id, options))
         state.warnings[:0] = recovered
@@ -127,16 +130,56 @@ def _record(state: DreamState, plan: Plan, applied) -> None:
     bookkeeping.write_recheck(paths, recheck)
 
 
+def _writable_store(context: StoreContext) -> None:
+    """What dream and undo need before they lock: .state/ (recreated if deleted), and a
+    MEMORY.md that is a file: a symbolic link would be replaced, or lead out of the store."""
+    make_dirs(context.paths.state)
+    if context.paths.index.is_symlink():
+        raise StoreError(f"{context.paths.index} is a symbolic link: auto-dream writes MEMORY.md itself; "
+                         "replace the link with the file it points to, or remove it")
+
+
 def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) -> Restored:
-    """Reverse a dream run (default: the last one applied), refusing files changed since."""
+    """Reverse a dream run (default: the last one applied), refusing files changed since.
+    MEMORY.md is derived: it is rebuilt from the memories as the undo leaves them."""
+    if run_id is not None:
+        check_run_id(run_id)
+    _writable_store(context)
     with dream_lock(context.paths, now):
         rolled, _ = roll_back_interrupted(context.paths)
+        clean_leftovers(context.paths)
         if rolled and run_id is None:
+            rebuild_index(context)
             return rolled[-1]  # undoing the interrupted run is what was asked
         target = run_id or last_done_run(context.paths)
         if target is None:
             raise StoreError("no dream run to undo")
+        if not (run_dir(context.paths, target) / "journal.json").is_file():
+            raise InputError(f"no dream run {target!r} (see .state/runs/)")
         status = read_journal(context.paths, target).get("status")
         if status != "done":
             raise StoreError(f"run {target} is {status}, there is nothing to undo")
-        return restore(context.paths, target, force=force)
+        restored = restore(context.paths, target, force=force)
+        rebuild_index(context)
+        _revert_last_dream(context.paths, target)
+        return restored
+
+
+def _revert_last_dream(paths, run_id: str) -> None:
+    """When the undone run is the one last_dream.json names, it names the run before it again."""
+    try:
+        named = json.loads((paths.state / bookkeeping.LAST_DREAM).read_text(encoding="utf-8")).get("run_id")
+    except (OSError, ValueError, AttributeError):
+        return
+    if named != run_id:
+        return
+    previous = last_done_run(paths)
+    finished = read_journal(paths, previous).get("finished") if previous else None
+    try:
+        when = datetime.fromisoformat(finished) if isinstance(finished, str) else None
+    except ValueError:
+        when = None
+    if when is None:
+        (paths.state / bookkeeping.LAST_DREAM).unlink(missing_ok=True)
+    else:
+        bookkeeping.write_last_dream(paths, previous, when)

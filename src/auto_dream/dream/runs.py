@@ -5,29 +5,44 @@ pre/, or absent), its mode, and the hash of what the run wrote. With it, `undo` 
 run byte for byte, and a run killed half-way is rolled back by the next dream or undo.
 """
 
+import errno
 import hashlib
 import json
 import os
+import re
+import shutil
+import stat as stat_module
+import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from auto_dream import MEMORY_TYPES
-from auto_dream.errors import StoreError
-from auto_dream.memory import write_atomic
+from auto_dream.errors import InputError, StoreError
+from auto_dream.memory import _fsync_dir, write_atomic
 from auto_dream.paths import FILE_MODE, StorePaths, make_dirs
+from auto_dream.store import Fingerprint
 
 RUNS = "runs"
 STATUS = "status"  # a run folder's one-word status, beside its journal
 APPLYING, DONE, UNDONE, ROLLED_BACK = "applying", "done", "undone", "rolled_back"
+# `0042-20261201T031500`: a sequence number, then the time the run started
+RUN_ID = re.compile(r"(\d{4,})-\d{8}T\d{6}")
+# What a run may touch: memories, their archive, the index, dream's own records.
+_RUN_WRITES = ("memories", "archive", ".state", "MEMORY.md")
+DERIVED = ("MEMORY.md",)  # rebuilt from the memories, never a reason to refuse an undo
+_PRE_NAME = re.compile(r"\d{5}")
+# write_atomic's temporary files (tempfile.mkstemp: a dot, the name, 8 random characters)
+_TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
 
 
 def digest(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
-def _read(path: Path) -> bytes | None:
+def read_if_present(path: Path) -> bytes | None:
     try:
         return path.read_bytes()
     except FileNotFoundError:
@@ -53,26 +68,75 @@ def run_dir(paths: StorePaths, run_id: str) -> Path:
     return paths.state / RUNS / run_id
 
 
-def write_journal(paths: StorePaths, run_id: str, changes: list[FileChange], started: datetime) -> None:
-    """Record pre-images and intended results, durably, before the first change."""
+def check_run_id(run_id: str) -> str:
+    """A run id as `undo` takes it: anything else (a path, an empty word) is bad input."""
+    if not RUN_ID.fullmatch(run_id):
+        raise InputError(f"{run_id!r} is not a run id: run ids look like 0042-20261201T031500 "
+                         "(the folders in .state/runs/)")
+    return run_id
+
+
+def side_path(target: Path, run_id: str) -> Path:
+    """Where apply moves a file while it checks it: beside it, hidden, named after the run."""
+    return target.with_name(f".{target.name}.{run_id}.old")
+
+
+def _read_seen(path: Path) -> tuple[bytes | None, Fingerprint | None]:
+    """The file's bytes and its fingerprint (store.fingerprint's), or (None, None) when absent.
+    The fingerprint is None when the file changed while it was read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None, None
+    with os.fdopen(fd, "rb") as handle:
+        before = os.fstat(fd)
+        if not stat_module.S_ISREG(before.st_mode):
+            raise StoreError(f"{path}: not a regular file; dream writes only regular files")
+        data = handle.read()
+        after = os.fstat(fd)
+    seen = (after.st_size, after.st_mtime_ns, after.st_ino)
+    unchanged = (before.st_size, before.st_mtime_ns, before.st_ino) == seen and len(data) == after.st_size
+    return data, seen if unchanged else None
+
+
+def write_journal(paths: StorePaths, run_id: str, changes: list[FileChange],
+                  started: datetime) -> list[Fingerprint | None]:
+    """Record pre-images and intended results, durably, before the first change. Returns each
+    file's fingerprint as its pre-image was read: apply replaces a file only while it still is so.
+
+    A journal that cannot be written in whole (a full disk) leaves no run folder behind."""
     folder = run_dir(paths, run_id)
+    try:
+        return _write_journal(folder, paths, run_id, changes, started)
+    except BaseException as error:
+        shutil.rmtree(folder, ignore_errors=True)
+        if isinstance(error, OSError):
+            raise StoreError(f"cannot write the run journal in {folder}: {error.strerror or error}; "
+                             "nothing was changed") from None
+        raise
+
+
+def _write_journal(folder: Path, paths: StorePaths, run_id: str, changes: list[FileChange],
+                   started: datetime) -> list[Fingerprint | None]:
     make_dirs(folder / "pre")
-    files = []
+    files, seen = [], []
     for number, change in enumerate(changes):
         target = paths.root / change.path
-        before = _read(target)
-        stat = target.stat() if before is not None else None
+        before, fingerprint = _read_seen(target)
         if before is not None:
             write_atomic(folder / "pre" / f"{number:05d}", before)
+        seen.append(fingerprint)
+        mode = stat_module.S_IMODE(os.lstat(target).st_mode) if before is not None else None
         files.append({"path": change.path, "pre": f"{number:05d}" if before is not None else None,
                       "pre_sha256": digest(before), "post_sha256": digest(change.data()),
-                      "mode": stat.st_mode & 0o777 if stat else None,
+                      "mode": mode,
                       # a memory without an mtime: key takes its age from the file's time
-                      "mtime_ns": stat.st_mtime_ns if stat else None})
+                      "mtime_ns": fingerprint[1] if fingerprint else None})
     journal = {"run_id": run_id, "started": started.isoformat(timespec="seconds"), "status": APPLYING,
                "files": files}
     write_atomic(folder / "journal.json", json.dumps(journal, indent=1, ensure_ascii=False).encode())
     write_atomic(folder / STATUS, APPLYING.encode())
+    return seen
 
 
 def run_status(paths: StorePaths, run_id: str) -> str | None:
@@ -91,12 +155,49 @@ def run_status(paths: StorePaths, run_id: str) -> str | None:
 
 
 def read_journal(paths: StorePaths, run_id: str) -> dict:
+    """The run's journal, checked: a journal is dream's own file, but a damaged or planted one
+    must never make undo write outside the store."""
+    file = run_dir(paths, run_id) / "journal.json"
     try:
-        return json.loads((run_dir(paths, run_id) / "journal.json").read_text(encoding="utf-8"))
+        journal = json.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise StoreError(f"no dream run {run_id!r} (see .state/runs/)") from None
-    except ValueError:
-        raise StoreError(f"{run_dir(paths, run_id) / 'journal.json'}: not a readable journal") from None
+    except (ValueError, OSError):
+        raise StoreError(f"{file}: not a readable journal") from None
+    problem = _journal_problem(journal)
+    if problem:
+        raise StoreError(f"{file}: damaged journal ({problem}); nothing was restored")
+    return journal
+
+
+def _journal_problem(journal: object) -> str | None:
+    if not isinstance(journal, dict) or not isinstance(journal.get("files", []), list):
+        return "not a journal"
+    for record in journal.get("files", []):
+        if not isinstance(record, dict):
+            return "a file record is not an object"
+        path = record.get("path")
+        if not isinstance(path, str) or not confined(path):
+            return f"the path {path!r} is not a file inside the store"
+        pre = record.get("pre")
+        if pre is not None and not (isinstance(pre, str) and _PRE_NAME.fullmatch(pre)):
+            return f"the pre-image name {pre!r} is not one dream writes"
+        for key in ("pre_sha256", "post_sha256"):
+            if record.get(key) is not None and not isinstance(record[key], str):
+                return f"{key} of {path} is not a hash"
+        for key in ("mode", "mtime_ns"):
+            value = record.get(key)
+            if value is not None and (type(value) is not int or value < 0 or value.bit_length() > 63):
+                return f"{key} of {path} is not a number"
+    return None
+
+
+def confined(path: str) -> bool:
+    """A path a run may touch: relative, without `..`, under memories/, archive/ or .state/, or MEMORY.md."""
+    parts = PurePosixPath(path).parts
+    return (bool(parts) and not path.startswith("/") and "\\" not in path and "\0" not in path
+            and all(part not in ("..", ".") for part in parts) and parts[0] in _RUN_WRITES
+            and (len(parts) == 1) == (parts[0] == "MEMORY.md"))
 
 
 def set_status(paths: StorePaths, run_id: str, status: str, **fields: object) -> None:
@@ -107,20 +208,117 @@ def set_status(paths: StorePaths, run_id: str, status: str, **fields: object) ->
     write_atomic(run_dir(paths, run_id) / STATUS, status.encode())
 
 
+def set_post(paths: StorePaths, run_id: str, number: int, data: bytes | None) -> None:
+    """The run will write `data` to its file `number` instead of what the journal says."""
+    journal = read_journal(paths, run_id)
+    journal["files"][number]["post_sha256"] = digest(data)
+    write_atomic(run_dir(paths, run_id) / "journal.json", json.dumps(journal, indent=1, ensure_ascii=False).encode())
+
+
 def run_ids(paths: StorePaths) -> list[str]:
-    """Every recorded run, oldest first (run ids sort by time)."""
+    """Every recorded run, oldest first: by sequence number, as a number (run 10000 follows 9999)."""
     folder = paths.state / RUNS
     if not folder.is_dir():
         return []
-    return sorted(p.name for p in folder.iterdir() if (p / "journal.json").is_file())
+    found = [p.name for p in folder.iterdir() if RUN_ID.fullmatch(p.name) and (p / "journal.json").is_file()]
+    return sorted(found, key=lambda run_id: (int(RUN_ID.fullmatch(run_id).group(1)), run_id))
 
 
-def apply_change(paths: StorePaths, change: FileChange) -> None:
+def apply_change(paths: StorePaths, change: FileChange, run_id: str, expected: Fingerprint | None) -> str | None:
+    """Put one change in place unless its file is no longer as expected (None: absent); returns
+    why it was left alone, or None when done.
+
+    A file is moved aside before it is compared, and the new one is linked in only where no
+    file is: an editor saving between the check and the write finds the path empty, and what
+    it writes is kept. A kill in between leaves the file beside its path; restore puts it back.
+    """
     target = paths.root / change.path
-    if change.removes:
-        target.unlink(missing_ok=True)
-    else:
-        write_atomic(target, change.data())
+    aside = None
+    if expected is not None:
+        aside = side_path(target, run_id)
+        try:
+            os.rename(target, aside)
+        except FileNotFoundError:
+            return "removed since the dream started"
+        if _fingerprint(aside) != expected:
+            if _put_back(aside, target):
+                return "changed since the dream started"
+            return f"changed since the dream started (and was replaced: the changed one is kept as {aside.name})"
+    try:
+        placed = change.removes or _link_new(target, change.data())
+    except BaseException:
+        if aside is not None:
+            _put_back(aside, target)
+        raise
+    if aside is not None:
+        aside.unlink()  # as it was when journaled: its pre-image holds it
+    _fsync_dir(target.parent)
+    return None if placed else "written by someone else since the dream started"
+
+
+def _fingerprint(path: Path) -> Fingerprint | None:
+    try:
+        stat = path.lstat()
+    except FileNotFoundError:
+        return None
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+def _link_new(target: Path, data: bytes) -> bool:
+    """Write `data` to `target` only if no file is there (False when one is), durably."""
+    make_dirs(target.parent)
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, FILE_MODE)
+        try:
+            os.link(temporary, target)
+        except FileExistsError:
+            return False
+        except OSError as error:  # a file system without hard links: the narrow check-then-rename
+            if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+                raise
+            if os.path.lexists(target):
+                return False
+            os.rename(temporary, target)
+        return True
+    finally:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+
+
+def _put_back(aside: Path, target: Path) -> bool:
+    """Return a file moved aside to its path; if a new file took the path meanwhile, both stay (False)."""
+    try:
+        os.link(aside, target)
+    except FileExistsError:
+        return False
+    aside.unlink()
+    return True
+
+
+def recover_aside(paths: StorePaths, run_id: str, journal: dict) -> list[str]:
+    """Files a killed run had moved aside go back to their paths; returns warnings for any
+    that cannot (a new file took the path): those stay beside it, hidden, named in the warning."""
+    warnings = []
+    for record in journal["files"]:
+        target = paths.root / record["path"]
+        aside = side_path(target, run_id)
+        if not os.path.lexists(aside):
+            continue
+        if not os.path.lexists(target):
+            os.rename(aside, target)
+        elif digest(read_if_present(aside)) in (record["pre_sha256"], digest(read_if_present(target))):
+            aside.unlink()  # the journal's pre-image holds it
+        else:
+            warnings.append(f"{record['path']}: an earlier version is kept beside it as "
+                            f"{paths.relative(aside)}")
+    return warnings
 
 
 @dataclass(frozen=True)
@@ -136,13 +334,17 @@ def restore(paths: StorePaths, run_id: str, force: bool, rolling_back: bool = Fa
 
     A file that is neither what the run wrote nor what was there before was changed by
     someone since: undo refuses (unless forced); a roll-back leaves it and reports it.
+    MEMORY.md is derived: it never stops an undo, and the caller rebuilds it.
     """
     journal = read_journal(paths, run_id)
     folder = run_dir(paths, run_id)
+    for record in journal["files"]:
+        _check_inside(paths, paths.root / record["path"])
+    recover_aside(paths, run_id, journal)
     conflicts = []
     for record in journal["files"]:
-        current = digest(_read(paths.root / record["path"]))
-        if current not in (record["post_sha256"], record["pre_sha256"]):
+        current = digest(read_if_present(paths.root / record["path"]))
+        if current not in (record["post_sha256"], record["pre_sha256"]) and record["path"] not in DERIVED:
             conflicts.append(record["path"])
     if conflicts and not force and not rolling_back:
         raise StoreError(f"cannot undo run {run_id}: {conflicts[0]} changed since that run"
@@ -153,15 +355,17 @@ def restore(paths: StorePaths, run_id: str, force: bool, rolling_back: bool = Fa
         if record["path"] in conflicts and not force:
             continue
         target = paths.root / record["path"]
+        if record["path"] in DERIVED and digest(read_if_present(target)) != record["post_sha256"]:
+            continue  # rebuilt since the run: the caller rebuilds it again
         if record["pre"] is None:
             if target.exists() or target.is_symlink():
                 target.unlink()
                 _remove_empty_folders(paths, target.parent)
                 restored.append(record["path"])
             continue
-        if digest(_read(target)) == record["pre_sha256"]:
+        if digest(read_if_present(target)) == record["pre_sha256"]:
             continue  # never changed (the run stopped before it): leave it, and its times, alone
-        write_atomic(target, (folder / "pre" / record["pre"]).read_bytes())
+        write_atomic(target, _read_pre(folder / "pre" / record["pre"]))
         os.chmod(target, record["mode"] if record["mode"] is not None else FILE_MODE)
         if record.get("mtime_ns") is not None:
             os.utime(target, ns=(record["mtime_ns"], record["mtime_ns"]))
@@ -171,6 +375,19 @@ def restore(paths: StorePaths, run_id: str, force: bool, rolling_back: bool = Fa
 
     forget_logs_done(paths)  # the distilled record went back: every log must be read again
     return Restored(run_id, restored, conflicts, interrupted=rolling_back)
+
+
+def _check_inside(paths: StorePaths, target: Path) -> None:
+    """Refuse a path whose folder leads out of the store (a symbolic link on the way)."""
+    root = os.path.realpath(paths.root)
+    if os.path.commonpath([root, os.path.realpath(target.parent)]) != root:
+        raise StoreError(f"{paths.relative(target)}: its folder leads outside the store; nothing was restored")
+
+
+def _read_pre(path: Path) -> bytes:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
 
 
 def _remove_empty_folders(paths: StorePaths, folder: Path) -> None:
@@ -204,3 +421,35 @@ def last_done_run(paths: StorePaths) -> str | None:
         if run_status(paths, run_id) in (DONE, APPLYING, None) and read_journal(paths, run_id).get("status") == DONE:
             return run_id
     return None
+
+
+def clean_leftovers(paths: StorePaths) -> list[str]:
+    """Under the dream lock: remove what a killed process left (temporary files, a run folder
+    whose journal was never written, as a full disk leaves it); returns what was removed."""
+    removed = []
+    folders = [paths.root, paths.state, paths.state / RUNS]
+    runs = paths.state / RUNS
+    for entry in _entries(runs):
+        if RUN_ID.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False):
+            if not os.path.lexists(Path(entry.path) / "journal.json"):
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed.append(paths.relative(Path(entry.path)))
+            else:
+                folders += [Path(entry.path), Path(entry.path) / "pre"]
+    folders += [paths.memories / t for t in MEMORY_TYPES] + [paths.archive / t for t in MEMORY_TYPES]
+    recent = time.time() - 60  # a temporary file this young may be another command's, still writing
+    for folder in folders:
+        for entry in _entries(folder):
+            if _TEMPORARY.fullmatch(entry.name) and entry.is_file(follow_symlinks=False) \
+                    and (folder != paths.root or entry.stat(follow_symlinks=False).st_mtime < recent):
+                os.unlink(entry.path)
+                removed.append(paths.relative(Path(entry.path)))
+    return removed
+
+
+def _entries(folder: Path) -> list[os.DirEntry]:
+    try:
+        with os.scandir(folder) as listing:
+            return list(listing)
+    except OSError:  # absent, or not a folder
+        return []
