@@ -220,3 +220,37 @@ def test_a_text_with_something_visible_is_kept_as_written(root, cli, text):
     assert result.code == 0, result
     entries = read_all_entries(StorePaths(root))[0]
     assert [e.text for e in entries] == [text.strip()]
+
+
+# ---------------------------------------------------------------- 3. config values that break the arithmetic
+
+
+@pytest.fixture
+def dreamt(waiting, cli) -> Path:
+    """A store a dream has run over: every command compares times with the last dream."""
+    assert cli("--root", waiting, "dream", "--no-llm").code == 0
+    return waiting
+
+
+@pytest.mark.parametrize("setting", ["due_hours = inf", "due_hours = nan", "due_hours = 1e12", "due_hours = -inf",
+                                     "guard_days = 1000000000", "guard_days = 9223372036854775807",
+                                     "llm_timeout = inf", "llm_timeout = nan", "duplicate_overlap = nan",
+                                     "contradiction_overlap = inf"])
+@pytest.mark.parametrize("argv", [["check"], ["dream", "--no-llm"], ["dream", "--no-llm", "--if-due"], ["list"]],
+                         ids=["check", "dream", "if-due", "list"])
+def test_a_config_value_out_of_range_is_one_error_line_naming_file_and_key(dreamt, cli, setting, argv):
+    config = dreamt / "config.toml"
+    config.write_text(setting + "\n")
+    before = tree_hash(dreamt)
+    result = cli("--root", dreamt, *argv)
+    assert result.code == 1, result
+    line = one_line(result.err)
+    assert line.startswith("auto-dream: error: ") and str(config) in line and setting.split()[0] in line
+    assert result.out == ""
+    assert tree_hash(dreamt) == before
+
+
+@pytest.mark.parametrize("setting", ["due_hours = 0.5", "due_hours = 8760", "guard_days = 3650", "llm_timeout = 600"])
+def test_a_large_but_sane_config_value_is_kept(dreamt, cli, setting):
+    (dreamt / "config.toml").write_text(setting + "\n")
+    assert cli("--root", dreamt, "check").code == 0
