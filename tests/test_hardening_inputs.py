@@ -11,6 +11,7 @@ touched and nothing a user wrote lost.
 import errno
 import json
 import os
+import shutil
 import sqlite3
 import stat
 import subprocess
@@ -254,3 +255,148 @@ def test_a_config_value_out_of_range_is_one_error_line_naming_file_and_key(dream
 def test_a_large_but_sane_config_value_is_kept(dreamt, cli, setting):
     (dreamt / "config.toml").write_text(setting + "\n")
     assert cli("--root", dreamt, "check").code == 0
+
+
+# ---------------------------------------------------------------- 4. files under .state/
+
+
+@pytest.mark.parametrize("line", ['{"ts": 1e300}', '{"ts": -1e300}', '{"ts": 1e20}', '{"ts": NaN}',
+                                  '{"ts": Infinity}', '{"ts": "yesterday"}', '{"ts": [1]}', '{"names": ["x"]}',
+                                  "[1, 2]", "not json"])
+def test_a_bad_consult_line_is_skipped_with_a_warning(waiting, cli, line):
+    consult = waiting / ".state" / "consult.jsonl"
+    good = json.dumps({"ts": NOW.isoformat(), "names": ["falcon"]})
+    consult.write_text(f"{good}\n{line}\n")
+    result = cli("--root", waiting, "dream", "--no-llm", "--json")
+    assert result.code == 0, result
+    assert "Traceback" not in result.err
+    warned = [w for w in json.loads(result.out)["warnings"] if "consult.jsonl" in w]
+    assert len(warned) == 1 and "line 2" in warned[0], json.loads(result.out)["warnings"]
+    assert consult.read_text() == f"{good}\n{line}\n"  # agents write it; dream only reads it
+
+
+@pytest.mark.parametrize("ts", ["0001-01-01T00:00:00+14:00", "0001-01-01T00:00:00", "9999-12-31T23:59:59-12:00",
+                                "9999-12-31T23:59:59"])
+def test_a_consult_time_at_the_calendar_edge_is_read(waiting, cli, ts):
+    (waiting / ".state" / "consult.jsonl").write_text(json.dumps({"ts": ts, "names": ["falcon"]}) + "\n")
+    result = cli("--root", waiting, "dream", "--no-llm", "--json")
+    assert result.code == 0 and "Traceback" not in result.err, result
+    assert not [w for w in json.loads(result.out)["warnings"] if "consult.jsonl" in w]
+
+
+def test_the_good_consult_lines_count_beside_a_bad_one(paths):
+    from auto_dream.dream.bookkeeping import read_consulted_terms
+
+    (paths.state / "consult.jsonl").write_text(
+        '{"ts": 1e300, "names": ["ghost"]}\n'
+        + json.dumps({"ts": NOW.isoformat(), "names": ["Falcon"], "query": "billing service"}) + "\n\n")
+    warnings: list[str] = []
+    terms = read_consulted_terms(paths, NOW, 14, warnings)
+    assert "falcon" in terms and "ghost" not in terms
+    assert len(warnings) == 1 and ".state/consult.jsonl" in warnings[0] and "1 line" in warnings[0]
+
+
+def test_a_recheck_list_that_is_not_utf8_does_not_stop_a_dream(dreamt, cli):
+    memory = next((dreamt / "memories").rglob("*.md")).relative_to(dreamt).as_posix()
+    (dreamt / ".state" / "recheck.txt").write_bytes(b"\xff\xfe\xfd broken\n" + memory.encode() + b"\n")
+    put(dreamt, f"logs/{NOW:%Y/%m/%Y-%m-%d}.md", log_line(0, "The build server is called falcon.")
+        + log_line(0, "Deploys go out on Thursdays."))
+    for argv in (["dream", "--no-llm", "--dry-run"], ["dream", "--no-llm"]):
+        result = cli("--root", dreamt, *argv)
+        assert result.code == 0 and "Traceback" not in result.err, (argv, result)
+
+
+def test_a_last_dream_time_without_an_offset_is_local_time(dreamt, cli):
+    (dreamt / ".state" / "last_dream.json").write_text('{"run_id": "x", "finished": "2026-01-02T03:04:05"}')
+    check = cli("--root", dreamt, "check", "--json")
+    assert check.code == 0, check
+    assert json.loads(check.out)["last_dream"] == datetime(2026, 1, 2, 3, 4, 5).astimezone().isoformat()
+    result = cli("--root", dreamt, "dream", "--no-llm", "--if-due")
+    assert result.code == 0 and "Traceback" not in result.err, result
+
+
+@pytest.mark.parametrize("finished", ["0001-01-01T00:00:00", "0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59"])
+def test_a_last_dream_time_at_the_calendar_edge_does_not_stop_check(dreamt, cli, finished):
+    (dreamt / ".state" / "last_dream.json").write_text(json.dumps({"run_id": "x", "finished": finished}))
+    for argv in (["check"], ["check", "--json"], ["dream", "--no-llm", "--if-due"]):
+        result = cli("--root", dreamt, *argv)
+        assert result.code == 0 and "Traceback" not in result.err, (argv, result)
+
+
+def damage(root: Path, *statements: str) -> None:
+    db = sqlite3.connect(root / ".state" / "cache.sqlite3", isolation_level=None)
+    try:
+        for statement in statements:
+            db.execute(statement)
+    finally:
+        db.close()
+
+
+CACHE_DAMAGE = {
+    "no memory table": ["DROP TABLE memory"],
+    "no memory_text table": ["DROP TABLE memory_text"],
+    "no memory_ranks table": ["DROP TABLE memory_ranks"],
+    "no word table": ["DROP TABLE word"],
+    "no posting table": ["DROP TABLE posting"],
+    "no aiming index": ["DROP INDEX posting_aiming"],
+    "memory with other column types": [
+        "ALTER TABLE memory RENAME TO old_memory",
+        "CREATE TABLE memory (id INTEGER PRIMARY KEY, path BLOB, size TEXT, mtime_ns TEXT, ino TEXT, name BLOB,"
+        " description BLOB, type BLOB, mtime INTEGER, stamp TEXT, pinned TEXT, type_source BLOB, refs BLOB)",
+        "INSERT INTO memory SELECT id, CAST(path AS BLOB), size, mtime_ns, ino, name, description, type, 12345,"
+        " stamp, pinned, type_source, refs FROM old_memory",
+        "DROP TABLE old_memory"],
+    "memory_text with other columns": [
+        "DROP TABLE memory_text",
+        "CREATE TABLE memory_text (id INTEGER PRIMARY KEY, body INTEGER, sources INTEGER)"],
+    "posting without reach": [
+        "DROP TABLE posting",
+        "CREATE TABLE posting (rank INTEGER, memory INTEGER, size INTEGER, position INTEGER, aims INTEGER)"],
+}
+
+
+@pytest.mark.parametrize("statements", CACHE_DAMAGE.values(), ids=CACHE_DAMAGE.keys())
+def test_a_cache_with_missing_tables_or_other_column_types_is_a_miss(dreamt, cli, statements):
+    # new entries that pair with the cached memory: the pair index, its profile and its body are read
+    put(dreamt, f"logs/{NOW:%Y/%m/%Y-%m-%d}.md", log_line(0, "The build server is called falcon.")
+        + log_line(0, "The build server is called falcon and runs Debian.") + log_line(0, "Never deploy on Fridays."))
+    listed = json.loads(cli("--root", dreamt, "list", "--json").out)
+    without_cache = dreamt.parent / "copy" / ".auto-dream"
+    shutil.copytree(dreamt, without_cache, symlinks=True)
+    (without_cache / ".state" / "cache.sqlite3").unlink()
+    damage(dreamt, *statements)
+    for argv in (["list", "--json"], ["check", "--json"], ["build-index"], ["dream", "--no-llm", "--dry-run"]):
+        result = cli("--root", dreamt, *argv)
+        assert result.code == 0 and "Traceback" not in result.err, (argv, result)
+    assert json.loads(cli("--root", dreamt, "list", "--json").out) == listed
+    dream = cli("--root", dreamt, "dream", "--no-llm", "--json")
+    assert dream.code == 0, dream
+    expected = json.loads(cli("--root", without_cache, "dream", "--no-llm", "--json").out)
+    assert json.loads(dream.out)["actions"] == expected["actions"]  # as with no cache at all
+    again = cli("--root", dreamt, "dream", "--no-llm", "--json")  # the rebuilt cache is sound
+    assert again.code == 0 and json.loads(again.out)["actions"] == [], again
+
+
+CACHE_VALUES = {
+    "an mtime that is not a date": ["UPDATE memory SET mtime = 'yesterday'"],
+    "sources that are not JSON": ["UPDATE memory_text SET sources = 'not json'"],
+    "a profile that is not JSON": ["UPDATE memory_text SET profile = '[1'"],
+    "references that are not JSON": ["UPDATE memory SET refs = '{'"],
+}
+
+
+@pytest.mark.parametrize("statements", CACHE_VALUES.values(), ids=CACHE_VALUES.keys())
+def test_a_cache_holding_values_it_cannot_read_is_one_error_line(dreamt, cli, statements):
+    put(dreamt, f"logs/{NOW:%Y/%m/%Y-%m-%d}.md", log_line(0, "The build server is called falcon.")
+        + log_line(0, "The build server is called falcon and runs Debian."))
+    damage(dreamt, *statements)
+    before = tree_hash(dreamt / "memories")
+    for argv in (["list"], ["check"], ["build-index"], ["dream", "--no-llm"]):
+        result = cli("--root", dreamt, *argv)
+        assert result.code in (0, 1) and "Traceback" not in result.err, (argv, result)
+        if result.code == 1:
+            line = one_line(result.err)
+            assert "cache.sqlite3" in line and "delete it" in line
+    assert tree_hash(dreamt / "memories") == before or cli("--root", dreamt, "check").code == 0
+    (dreamt / ".state" / "cache.sqlite3").unlink()
+    assert cli("--root", dreamt, "dream", "--no-llm").code == 0
