@@ -400,3 +400,59 @@ def test_a_cache_holding_values_it_cannot_read_is_one_error_line(dreamt, cli, st
     assert tree_hash(dreamt / "memories") == before or cli("--root", dreamt, "check").code == 0
     (dreamt / ".state" / "cache.sqlite3").unlink()
     assert cli("--root", dreamt, "dream", "--no-llm").code == 0
+
+
+# ---------------------------------------------------------------- 5. forged locks
+
+
+def write_lock(root: Path, pid: object, started: datetime | str) -> Path:
+    lock = root / ".state" / "dream.lock"
+    stamp = started if isinstance(started, str) else started.isoformat(timespec="seconds")
+    lock.write_text(json.dumps({"pid": pid, "started": stamp}))
+    return lock
+
+
+@pytest.fixture
+def sleeper():
+    """A live process that is not a dream: its pid in a lock means the lock is held."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    yield child
+    child.kill()
+    child.wait()
+
+
+@pytest.mark.parametrize("pid", [2**70, -2**70, 1e300, 2**31, 0, -1, -4096, True, "1", None, [1]],
+                         ids=["2**70", "-2**70", "1e300", "2**31", "0", "-1", "-4096", "true", "string", "null", "list"])
+def test_a_lock_whose_pid_no_process_can_have_is_broken(waiting, cli, pid):
+    lock = write_lock(waiting, pid, NOW)
+    result = cli("--root", waiting, "dream", "--no-llm", "--json")
+    assert result.code == 0, result
+    assert json.loads(result.out)["stats"]["created"] == 1
+    assert not lock.exists()
+
+
+def test_a_lock_file_holding_infinity_is_broken(waiting, cli):
+    lock = waiting / ".state" / "dream.lock"
+    lock.write_text('{"pid": Infinity, "started": "%s"}' % NOW.isoformat())
+    result = cli("--root", waiting, "dream", "--no-llm")
+    assert result.code == 0, result
+    assert not lock.exists()
+
+
+@pytest.mark.parametrize("minutes, code", [(61, 0), (60 * 24 * 365 * 100, 0), (59, 3), (5, 3)])
+def test_a_lock_started_in_the_future_expires_like_an_old_one(waiting, cli, sleeper, minutes, code):
+    lock = write_lock(waiting, sleeper.pid, NOW + timedelta(minutes=minutes))
+    result = cli("--root", waiting, "dream", "--no-llm")
+    assert result.code == code, result
+    assert lock.exists() == (code == 3)
+    if code == 3:
+        assert one_line(result.err).startswith("auto-dream: error: another dream is running")
+
+
+@pytest.mark.parametrize("started", ["9999-12-31T23:59:59-12:00", "0001-01-01T00:00:00+14:00", "0001-01-01T00:00:00",
+                                     "9999-12-31T23:59:59"])
+def test_a_lock_started_at_the_calendar_edge_is_broken(waiting, cli, sleeper, started):
+    lock = write_lock(waiting, sleeper.pid, started)
+    result = cli("--root", waiting, "dream", "--no-llm")
+    assert result.code == 0, result
+    assert not lock.exists()
