@@ -456,3 +456,56 @@ def test_a_lock_started_at_the_calendar_edge_is_broken(waiting, cli, sleeper, st
     result = cli("--root", waiting, "dream", "--no-llm")
     assert result.code == 0, result
     assert not lock.exists()
+
+
+# ---------------------------------------------------------------- 9. usage the API reports
+
+
+BAD_USAGE = {
+    "negative input": {"input_tokens": -5_000_000},
+    "negative output": {"output_tokens": -1},
+    "absurd output": {"output_tokens": 10**15},  # $15,000,000,000 at Sonnet's price
+    "absurd cache read": {"cache_read_input_tokens": 2**62},
+    "text": {"input_tokens": "many"},
+    "a fraction": {"output_tokens": 12.5},
+    "a list": {"cache_creation_input_tokens": [1]},
+    "true": {"input_tokens": True},
+    "usage is text": "lots",
+}
+
+
+@pytest.mark.parametrize("usage", BAD_USAGE.values(), ids=BAD_USAGE.keys())
+def test_usage_the_api_cannot_have_meant_is_unknown_with_a_warning(waiting, usage):
+    from fake_anthropic import FakeAnthropic, answer, one_memory_per_entry, with_usage
+
+    (waiting / "config.toml").write_text("llm_timeout = 5.0\n")
+    with FakeAnthropic(with_usage(answer(one_memory_per_entry), usage)) as fake:
+        env = {**os.environ, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": "sk-ant-fake"}
+        done = run_briefly("--root", waiting, "dream", "--llm", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    report = json.loads(done.stdout)
+    stats = report["stats"]
+    assert stats["llm_calls"] == 1 and stats["created"] == 1 and stats["llm_fallback_batches"] == 0
+    counted = [stats[k] for k in ("llm_input_tokens", "llm_output_tokens", "llm_cached_tokens",
+                                  "llm_cache_write_tokens")]
+    assert counted == [0, 0, 0, 0]  # unknown, not a made-up number
+    assert stats["llm_estimated_cost_usd"] == 0
+    warned = [w for w in report["warnings"] if "usage" in w]
+    assert len(warned) == 1, report["warnings"]
+    assert sum("usage" in line for line in done.stderr.splitlines()) == 1
+
+
+def test_usage_with_null_cache_fields_is_counted(waiting):
+    from fake_anthropic import FakeAnthropic, answer, one_memory_per_entry, with_usage
+
+    (waiting / "config.toml").write_text("llm_timeout = 5.0\n")
+    usage = {"input_tokens": 1200, "output_tokens": 300, "cache_read_input_tokens": None,
+             "cache_creation_input_tokens": None}
+    with FakeAnthropic(with_usage(answer(one_memory_per_entry), usage)) as fake:
+        env = {**os.environ, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": "sk-ant-fake"}
+        done = run_briefly("--root", waiting, "dream", "--llm", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["stats"]["llm_input_tokens"], report["stats"]["llm_output_tokens"]) == (1200, 300)
+    assert not [w for w in report["warnings"] if "usage" in w]
