@@ -8,7 +8,6 @@ silent the answer is one line on stderr, the right exit code, nothing outside th
 touched and nothing a user wrote lost.
 """
 
-import errno
 import json
 import os
 import shutil
@@ -16,7 +15,6 @@ import sqlite3
 import stat
 import subprocess
 import sys
-import textwrap
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -26,7 +24,7 @@ from auto_dream import journal
 from auto_dream.__main__ import quick_append_arguments, run_quick_append
 from auto_dream.journal import Entry, format_entry, read_all_entries, read_log
 from auto_dream.paths import StorePaths
-from conftest import installed_command, run_installed, tree_hash
+from conftest import installed_command, tree_hash
 
 NOW = datetime.now().astimezone()
 DAY = "logs/2026/12/2026-12-01.md"  # a day log's place, for the cases that put something odd there
@@ -509,3 +507,223 @@ def test_usage_with_null_cache_fields_is_counted(waiting):
     report = json.loads(done.stdout)
     assert (report["stats"]["llm_input_tokens"], report["stats"]["llm_output_tokens"]) == (1200, 300)
     assert not [w for w in report["warnings"] if "usage" in w]
+
+
+# ---------------------------------------------------------------- 6. an output that cannot be written
+
+
+def run_with_stdout(argv: list, stdout, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([installed_command(), *map(str, argv)], stdout=stdout, stderr=subprocess.PIPE, text=True,
+                          timeout=20, **kwargs)
+
+
+def closed_stdout(argv: list, **kwargs) -> subprocess.CompletedProcess:
+    """`auto-dream … >&-`: the child starts with file descriptor 1 closed (sys.stdout is None)."""
+    return run_with_stdout(argv, None, preexec_fn=lambda: os.close(1), **kwargs)
+
+
+def broken_stdout(argv: list, **kwargs) -> subprocess.CompletedProcess:
+    """stdout a pipe whose reader is gone: every write fails with EPIPE."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        return run_with_stdout(argv, writer, **kwargs)
+    finally:
+        os.close(writer)
+
+
+def full_stdout(argv: list, **kwargs) -> subprocess.CompletedProcess:
+    """stdout /dev/full: every write fails with ENOSPC."""
+    with open("/dev/full", "w") as full:
+        return run_with_stdout(argv, full, **kwargs)
+
+
+LOST_OUTPUTS = [closed_stdout, broken_stdout, full_stdout]
+APPENDS = {"fast path": ["append", "a fact worth keeping"], "typer": ["append", "-tproject", "a fact worth keeping"]}
+
+
+@pytest.mark.parametrize("lose", LOST_OUTPUTS, ids=["closed", "broken pipe", "disk full"])
+@pytest.mark.parametrize("argv", APPENDS.values(), ids=APPENDS.keys())
+def test_an_append_whose_confirmation_is_lost_exits_0_and_writes_the_entry_once(root, lose, argv):
+    assert (quick_append_arguments(argv) is not None) == (argv[1] != "-tproject")
+    done = lose(["--root", root, *argv])
+    assert done.returncode == 0, done.stderr  # a caller that retried on failure would append twice
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) <= 1 and all(line.startswith("auto-dream: warning: ") for line in lines), done.stderr
+    entries = read_all_entries(StorePaths(root))[0]
+    assert [e.text for e in entries] == ["a fact worth keeping"]
+
+
+@pytest.mark.parametrize("argv", APPENDS.values(), ids=APPENDS.keys())
+def test_an_append_with_stdout_and_stderr_closed_exits_0(root, argv):
+    def close_both():
+        os.close(1)
+        os.close(2)
+
+    done = subprocess.run([installed_command(), "--root", str(root), *argv], timeout=20, preexec_fn=close_both)
+    assert done.returncode == 0
+    assert [e.text for e in read_all_entries(StorePaths(root))[0]] == ["a fact worth keeping"]
+
+
+READERS = {"list": ["list"], "list --json": ["list", "--json"], "check": ["check"], "check --json": ["check", "--json"],
+           "dry run": ["dream", "--no-llm", "--dry-run"], "version": ["--version"]}
+
+
+@pytest.mark.parametrize("lose", LOST_OUTPUTS, ids=["closed", "broken pipe", "disk full"])
+@pytest.mark.parametrize("argv", READERS.values(), ids=READERS.keys())
+def test_a_command_whose_output_is_lost_fails_with_one_line(dreamt, lose, argv):
+    before = tree_hash(dreamt)
+    done = lose(["--root", dreamt, *argv])
+    assert done.returncode == 1, done.stderr
+    line = one_line(done.stderr)
+    assert line.startswith("auto-dream: error: ") and "output" in line
+    assert tree_hash(dreamt) == before
+
+
+@pytest.mark.parametrize("lose", LOST_OUTPUTS, ids=["closed", "broken pipe", "disk full"])
+def test_a_dream_and_an_undo_whose_report_is_lost_are_done_and_exit_0(waiting, lose):
+    done = lose(["--root", waiting, "dream", "--no-llm"])
+    assert done.returncode == 0, done.stderr
+    assert len(done.stderr.splitlines()) <= 1 and "Traceback" not in done.stderr
+    assert len(list((waiting / "memories").rglob("*.md"))) == 1
+    undone = lose(["--root", waiting, "undo"])
+    assert undone.returncode == 0, undone.stderr  # retrying would undo one more run
+    assert len(undone.stderr.splitlines()) <= 1 and "Traceback" not in undone.stderr
+    assert list((waiting / "memories").rglob("*.md")) == []
+
+
+@pytest.mark.parametrize("lose", LOST_OUTPUTS, ids=["closed", "broken pipe", "disk full"])
+def test_build_index_and_init_with_a_lost_output_are_done(tmp_path, lose):
+    store = tmp_path / "new" / ".auto-dream"
+    done = lose(["--root", store, "init"])
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert (store / "MEMORY.md").is_file()
+    built = lose(["--root", store, "build-index"])
+    assert built.returncode == 0 and "Traceback" not in built.stderr, built.stderr
+
+
+def test_append_dash_with_stdin_closed_is_bad_input(root):
+    for argv in APPENDS.values():
+        done = subprocess.run([installed_command(), "--root", str(root), *argv[:-1], "-"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=20,
+                              preexec_fn=lambda: os.close(0))
+        assert done.returncode == 2, done.stderr
+        assert "standard input" in one_line(done.stderr)
+    assert read_all_entries(StorePaths(root))[0] == []
+
+
+# ---------------------------------------------------------------- 7. no home folder
+
+
+@pytest.fixture
+def homeless(monkeypatch):
+    """No HOME, and a uid without a passwd entry: Path.home() raises RuntimeError."""
+    import pwd
+
+    monkeypatch.delenv("HOME", raising=False)
+
+    def no_entry(uid):
+        raise KeyError(f"getpwuid(): uid not found: {uid}")
+
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    with pytest.raises(RuntimeError):
+        Path.home()
+
+
+@pytest.mark.parametrize("argv", [["list"], ["check"], ["build-index"], ["dream", "--no-llm"], ["undo"],
+                                  ["append", "-tuser", "a fact"], ["append", "a fact"]])
+def test_without_a_home_folder_root_and_env_still_name_the_store(dreamt, cli, homeless, monkeypatch, argv):
+    by_flag = cli("--root", dreamt, *argv)
+    assert by_flag.code in (0, 1) and "Traceback" not in by_flag.err, by_flag
+    assert "home" not in by_flag.err.lower(), by_flag
+    monkeypatch.setenv("AUTO_DREAM_ROOT", str(dreamt))
+    by_env = cli(*argv)
+    assert by_env.code in (0, 1) and "home" not in by_env.err.lower(), by_env
+
+
+def test_without_a_home_folder_the_fast_path_uses_root(root, homeless, capsys):
+    found = quick_append_arguments(["--root", str(root), "append", "a fact"])
+    assert run_quick_append(found) == 0, capsys.readouterr()
+    assert [e.text for e in read_all_entries(StorePaths(root))[0]] == ["a fact"]
+
+
+def test_without_a_home_folder_a_store_found_upwards_is_used(tmp_path, cli, homeless, monkeypatch):
+    project = tmp_path / "project"
+    assert cli("init", project).code == 0
+    (project / "src").mkdir()
+    monkeypatch.chdir(project / "src")
+    assert cli("append", "found upwards").code == 0
+    assert [e.text for e in read_all_entries(StorePaths(project / ".auto-dream"))[0]] == ["found upwards"]
+
+
+@pytest.mark.parametrize("argv", [["list"], ["append", "a fact"], ["append", "-tuser", "a fact"]])
+def test_without_a_home_folder_and_no_store_named_is_one_error_line(tmp_path, cli, homeless, argv):
+    before = tree_hash(tmp_path)
+    result = cli(*argv)
+    assert result.code == 2, result
+    line = one_line(result.err)
+    assert "--root" in line and "HOME" in line
+    assert tree_hash(tmp_path) == before
+
+
+def test_a_tilde_root_without_a_home_folder_is_one_error_line(cli, homeless):
+    result = cli("--root", "~/.auto-dream", "list")
+    assert result.code == 2
+    assert "~" in one_line(result.err)
+
+
+HOMELESS_CHILD = """
+import pwd, sys
+def no_entry(uid):
+    raise KeyError(uid)
+pwd.getpwuid = no_entry
+sys.argv = ["auto-dream", *sys.argv[1:]]
+from auto_dream.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize("argv", [["append", "a fact"], ["append", "-tuser", "a fact"], ["check"], ["list", "--json"]])
+def test_a_process_without_home_or_passwd_entry_works_with_root(dreamt, argv):
+    env = {k: v for k, v in os.environ.items() if k != "HOME"}
+    done = subprocess.run([sys.executable, "-c", HOMELESS_CHILD, "--root", str(dreamt), *argv], capture_output=True,
+                          text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    unset = subprocess.run([sys.executable, "-c", HOMELESS_CHILD, *argv], capture_output=True, text=True,
+                           timeout=60, env=env, cwd=dreamt.parent.parent)
+    assert unset.returncode == 2
+    assert "--root" in one_line(unset.stderr)
+
+
+# ---------------------------------------------------------------- 8. Ctrl-C while starting
+
+
+INTERRUPTED_CHILD = """
+import builtins, sys
+real_import = builtins.__import__
+target = sys.argv[1]
+def interrupted(name, *args, **kwargs):
+    if name == target:
+        raise KeyboardInterrupt
+    return real_import(name, *args, **kwargs)
+builtins.__import__ = interrupted
+sys.argv = ["auto-dream", *sys.argv[2:]]
+from auto_dream.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize("module, argv", [
+    ("auto_dream.cli", ["list"]), ("typer", ["check"]), ("rich.console", ["--version"]),
+    ("auto_dream.appending", ["append", "a fact"]), ("auto_dream.journal", ["append", "a fact"]),
+    ("auto_dream.errors", ["append", "a fact"]), ("pathlib", ["append", "a fact"]),
+    ("auto_dream.appending", ["append", "-tuser", "a fact"]),
+])
+def test_ctrl_c_during_the_first_imports_is_one_line_and_exit_130(tmp_path, module, argv):
+    root = tmp_path / "store"
+    done = subprocess.run([sys.executable, "-c", INTERRUPTED_CHILD, module, "--root", str(root), *argv],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr, done.stdout) == (130, "auto-dream: aborted\n", "")
+    assert not root.exists()
