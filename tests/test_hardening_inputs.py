@@ -27,7 +27,7 @@ from auto_dream.paths import StorePaths
 from conftest import installed_command, tree_hash
 
 NOW = datetime.now().astimezone()
-DAY = "logs/2026/12/2026-12-01.md"  # a day log's place, for the cases that put something odd there
+DAY = "logs/2025/01/2025-01-15.md"  # a day log's place, for the cases that put something odd there
 
 
 def run_briefly(*argv, **kwargs) -> subprocess.CompletedProcess:
@@ -88,7 +88,7 @@ def test_a_day_log_that_is_not_a_regular_file_is_skipped_with_a_warning(waiting,
     done = run_briefly("--root", waiting, *argv)  # today's code blocks here for ever
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
-    warned = [line for line in done.stderr.splitlines() if "2026-12-01.md" in line]
+    warned = [line for line in done.stderr.splitlines() if "2025-01-15.md" in line]
     assert len(warned) == 1 and warned[0].startswith("auto-dream: warning: ") and "not a regular file" in warned[0]
     assert bad.is_symlink() or stat.S_ISFIFO(bad.lstat().st_mode)  # left as it was
 
@@ -97,7 +97,7 @@ def test_append_into_a_fifo_named_like_the_day_log_is_refused_and_writes_nothing
     fifo = make_fifo(root)
     reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # holds the pipe open: a write would stay readable
     try:
-        done = run_briefly("--root", root, "append", "--at", "2026-12-01 10:00", "a fact")
+        done = run_briefly("--root", root, "append", "--at", "2025-01-15 10:00", "a fact")
         try:
             leaked = os.read(reader, 4096)
         except BlockingIOError:
@@ -107,13 +107,13 @@ def test_append_into_a_fifo_named_like_the_day_log_is_refused_and_writes_nothing
     assert leaked == b""
     assert done.returncode == 1
     line = one_line(done.stderr)
-    assert line.startswith("auto-dream: error: ") and "2026-12-01.md" in line and "not a regular file" in line
+    assert line.startswith("auto-dream: error: ") and "2025-01-15.md" in line and "not a regular file" in line
     assert done.stdout == ""
 
 
 def test_append_into_a_symlink_to_a_device_is_refused(root, cli):
     make_zero_link(root)
-    result = cli("--root", root, "append", "--at", "2026-12-01 10:00", "a fact")
+    result = cli("--root", root, "append", "--at", "2025-01-15 10:00", "a fact")
     assert result.code == 1
     assert "not a regular file" in one_line(result.err)
     assert result.out == ""
@@ -121,7 +121,7 @@ def test_append_into_a_symlink_to_a_device_is_refused(root, cli):
 
 def test_a_day_log_above_the_size_limit_is_skipped_with_a_problem(tmp_path, monkeypatch):
     monkeypatch.setattr(journal, "MAX_LOG_BYTES", 200)
-    log = tmp_path / "2026-12-01.md"
+    log = tmp_path / "2025-01-15.md"
     log.write_text(log_line(1, "x" * 300))
     entries, problems = read_log(log)
     assert entries == []
@@ -153,7 +153,7 @@ def test_a_log_line_dated_before_1900_is_a_warning_not_a_traceback(waiting, cli,
         assert "Traceback" not in result.err
     check = cli("--root", waiting, "check", "--json")
     assert json.loads(check.out)["undistilled_entries"] == 0  # the good entry was distilled, the bad one skipped
-    warned = [line for line in check.err.splitlines() if "2026-12-01.md:1" in line]
+    warned = [line for line in check.err.splitlines() if "2025-01-15.md:1" in line]
     assert len(warned) == 1 and warned[0].startswith("auto-dream: warning: ") and stamp in warned[0]
     assert (waiting / DAY).read_text() == f"- [{stamp}] text from the year one\n"  # never rewritten
 
@@ -439,7 +439,7 @@ def test_a_lock_file_holding_infinity_is_broken(waiting, cli):
 
 @pytest.mark.parametrize("minutes, code", [(61, 0), (60 * 24 * 365 * 100, 0), (59, 3), (5, 3)])
 def test_a_lock_started_in_the_future_expires_like_an_old_one(waiting, cli, sleeper, minutes, code):
-    lock = write_lock(waiting, sleeper.pid, NOW + timedelta(minutes=minutes))
+    lock = write_lock(waiting, sleeper.pid, datetime.now().astimezone() + timedelta(minutes=minutes))
     result = cli("--root", waiting, "dream", "--no-llm")
     assert result.code == code, result
     assert lock.exists() == (code == 3)
