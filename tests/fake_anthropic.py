@@ -92,6 +92,18 @@ def text_only(text: str = "Sure! Here are the operations: create everything.") -
     return lambda request: Reply(200, message(request, [{"type": "text", "text": text}]))
 
 
+def with_usage(behaviour: Callable[[dict], Reply], usage: object) -> Callable[[dict], Reply]:
+    """`behaviour`, its answer's `usage` changed: a dict's fields replace those the answer has,
+    anything else (null, a string) replaces the whole of it — an API that reports what it should not."""
+
+    def reply(request: dict) -> Reply:
+        sent = behaviour(request)
+        reported = {**sent.body["usage"], **usage} if isinstance(usage, dict) else usage
+        return Reply(sent.status, {**sent.body, "usage": reported}, sent.headers, sent.delay)
+
+    return reply
+
+
 def message(request: dict, content: list) -> dict:
     system = json.dumps(request.get("system", ""))
     rest = json.dumps(request.get("messages", "")) + json.dumps(request.get("tools", ""))

@@ -8,9 +8,8 @@ which stays the one definition of the CLI.
 
 import os
 import sys
-from pathlib import Path
 
-from auto_dream.errors import failure_line
+# Nothing else at the top: a Ctrl-C while the rest is imported is caught in main().
 
 _VALUE_OPTIONS = {"--type": "type", "-t": "type", "--at": "at"}
 
@@ -48,30 +47,59 @@ def quick_append_arguments(argv: list[str]) -> dict | None:
 
 
 def run_quick_append(found: dict) -> int:
-    from auto_dream.appending import append_text, join_text_arguments
-    from auto_dream.paths import resolve_root
+    from pathlib import Path
+
+    from auto_dream.appending import append_text, join_text_arguments, read_stdin, store_root
+    from auto_dream.console import OutputLost, tell, write_out
+    from auto_dream.errors import failure_line
 
     try:
-        root = resolve_root(found["root"], os.environ.get("AUTO_DREAM_ROOT"), Path.cwd(), Path.home())
-        text = join_text_arguments(found["words"], sys.stdin.read)
+        root = store_root(found["root"], os.environ.get("AUTO_DREAM_ROOT"), Path.cwd())
+        text = join_text_arguments(found["words"], read_stdin)
         entry, log_path = append_text(root, text, found["type"], found["at"])
     except KeyboardInterrupt:
-        print("auto-dream: aborted", file=sys.stderr)
+        tell("auto-dream: aborted")
         return 130
     except Exception as error:
         failure = failure_line(error)
         if failure is None:
             raise
-        print(f"auto-dream: error: {failure[0]}", file=sys.stderr)
+        tell(f"auto-dream: error: {failure[0]}")
         return failure[1]
-    print(f"appended {entry.id} to {log_path}")
+    try:
+        write_out(f"appended {entry.id} to {log_path}\n")
+    except OutputLost as lost:  # the entry is written: a caller that retried would append it twice
+        tell(f"auto-dream: warning: appended {entry.id}, but the output could not be written ({lost})")
     return 0
 
 
 def main() -> None:
-    found = quick_append_arguments(sys.argv[1:])
+    try:
+        code = _run(sys.argv[1:])
+    except KeyboardInterrupt:  # Ctrl-C before the command's own handler was there: still one line
+        code = 130
+        try:
+            sys.stderr.write("auto-dream: aborted\n")
+        except (AttributeError, OSError, ValueError):
+            pass
+    # A dream over a big store leaves a million small objects (cli.kept_until_exit) that
+    # Python would free one by one on the way out; the operating system takes them back
+    # at once. Everything auto-dream writes is closed by now, and its output was flushed as
+    # it was written (console.py), a failure decided on then: flush what is left and go,
+    # without Python trying a failed output again at exit.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can be said
+            pass
+    os._exit(code)
+
+
+def _run(argv: list[str]) -> int:
+    found = quick_append_arguments(argv)
     if found is not None:
-        sys.exit(run_quick_append(found))
+        return run_quick_append(found)
     import gc
 
     from auto_dream.cli import run
@@ -80,16 +108,7 @@ def main() -> None:
     # object it made — a dream over 100,000 memories leaves a million, and turning the
     # collector back on after it cost a third of a second — and os._exit ends the process.
     gc.disable()
-    code = run(sys.argv[1:])
-    # A dream over a big store leaves a million small objects (cli.kept_until_exit) that
-    # Python would free one by one on the way out; the operating system takes them back
-    # at once. Everything auto-dream writes is closed by now: flush the output and go.
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:  # a closed pipe: nothing more can be said
-        code = code or 1
-    os._exit(code)
+    return run(argv)
 
 
 if __name__ == "__main__":

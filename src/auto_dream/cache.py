@@ -21,10 +21,14 @@ below every stored word, so a stored prefix never needs recomputing. Any fixed o
 the search exact; rarest-first only keeps the lists it reads short.
 
 dream saves the cache when it finishes (one transaction: a killed save leaves the previous
-cache); list, check and dry runs only read it. A missing, damaged or foreign-version file is
-a miss: its memories are parsed again.
+cache); list, check and dry runs only read it. A missing, damaged or foreign-version file, or
+one whose tables, columns or indexes are not exactly this version's, is a miss: its memories
+are parsed again. A value inside it that cannot be read (text where a date or JSON should
+be) is found only when a run reads it: the command stops with one line asking to delete the
+file, which holds nothing the memory files do not.
 """
 
+import functools
 import gc
 import json
 import os
@@ -40,6 +44,7 @@ from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 
+from auto_dream.errors import StoreError
 from auto_dream.memory import Memory
 from auto_dream.paths import FILE_MODE, StorePaths
 from auto_dream.similarity import Profile
@@ -88,6 +93,21 @@ CREATE TABLE posting (
 -- the few memories that aim, for the contradiction search, without a walk through every posting
 CREATE INDEX posting_aiming ON posting (rank, reach, memory, size, position) WHERE aims = 1;
 """
+
+
+def _damage_is_an_error(method):
+    """What is read lazily from the cache: a value it cannot read stops the command with one line."""
+
+    @functools.wraps(method)
+    def reading(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except (sqlite3.Error, ValueError, TypeError) as error:
+            detail = " ".join(str(error).split())[:200]
+            raise StoreError(f"the parse cache {self.file} is damaged ({detail}): delete it and run again; "
+                             "it holds nothing the memory files do not") from None
+
+    return reading
 
 
 @dataclass(frozen=True)
@@ -180,7 +200,7 @@ class ParseCache:
             return cache
         try:
             cache._db = _connect(cache.file, writable)
-            if cache._db.execute("PRAGMA user_version").fetchone()[0] != VERSION:
+            if not _is_this_version(cache._db):
                 cache._close()
                 return cache
             with _no_gc():  # a hundred thousand new tuples, no cycles: collecting is pure cost
@@ -201,6 +221,7 @@ class ParseCache:
         """The cached parse of one file when it is current, else None."""
         return self.parsed([path]).get(path) if self.is_current(path, fingerprint) else None
 
+    @_damage_is_an_error
     def parsed(self, paths: list[str] | None = None) -> dict[str, Parsed]:
         """The cached parses of `paths` (None: of every cached memory), without bodies."""
         columns = "id, path, size, mtime_ns, ino, name, description, type, mtime, pinned, type_source, refs"
@@ -232,6 +253,7 @@ class ParseCache:
             entries[path] = parsed
         return entries
 
+    @_damage_is_an_error
     def top_paths(self, count: int, pinned_first: bool = True) -> list[str]:
         """At least the first `count` cached memories in MEMORY.md's order (every pinned one,
         then the newest, with every one as new as the last; `pinned_first` False: the newest
@@ -249,6 +271,7 @@ class ParseCache:
         ties = self._query("SELECT path FROM memory WHERE pinned = 0 AND stamp >= ?", (last[0][0],))
         return [*pinned, *(p for (p,) in ties)]
 
+    @_damage_is_an_error
     def cited(self) -> dict[str, References]:
         """The references of the cached memories that cite a file or symbol."""
         found = {}
@@ -275,12 +298,14 @@ class ParseCache:
 
     # ------------------------------------------------------------ reading parts on demand
 
+    @_damage_is_an_error
     def _load_body(self, memory: CachedMemory) -> None:
         row = self._read("SELECT body, sources, extra FROM memory_text WHERE id = ?", memory.__dict__["_id"])
         body, sources, extra = row
         memory.__dict__.update(body=body, sources=tuple(json.loads(sources)),
                                extra=_decode_value(json.loads(extra)) if extra else {})
 
+    @_damage_is_an_error
     def profile(self, path: str) -> Profile:
         """The word profile of a memory the cache holds as it is on disk."""
         words, rest = self._read("SELECT words, profile FROM memory_text WHERE id = ?", self.rows[path][1])
@@ -297,14 +322,17 @@ class ParseCache:
 
     # ------------------------------------------------------------ the pair index (pairs.StoredPostings)
 
+    @_damage_is_an_error
     def ranks(self, words) -> dict[str, int]:
         return dict(self._select_in("SELECT word, rank FROM word WHERE word IN ({})", list(words)))
 
+    @_damage_is_an_error
     def document_frequency(self, words) -> dict[str, int]:
         """How many cached memories hold each word: its rarity, which weighs document similarity (judge)."""
         return dict(self._select_in("SELECT w.word, count(*) FROM word w JOIN posting p ON p.rank = w.rank "
                                     "WHERE w.word IN ({}) GROUP BY w.word", list(words)))
 
+    @_damage_is_an_error
     def lowest_rank(self) -> int:
         rows = self._query("SELECT min(rank) FROM word", ())
         return rows[0][0] if rows and rows[0][0] is not None else 0
@@ -316,6 +344,7 @@ class ParseCache:
                        aiming_only: bool = False) -> dict[int, list[tuple[int, int, int, int]]]:
         return self._postings(ranks, threshold, aiming_only)
 
+    @_damage_is_an_error
     def _postings(self, ranks: Iterable[int], threshold: float | None, aiming_only: bool) -> dict:
         """Postings (rank, memory, size, position) by rank, smallest memory first: one query for
         many words, each asked once a run."""
@@ -332,6 +361,7 @@ class ParseCache:
                 memo[rank, threshold, aiming_only] = list(rows)
         return {rank: memo[rank, threshold, aiming_only] for rank in ranks}
 
+    @_damage_is_an_error
     def rank_sets(self, keys) -> dict[int, array]:
         wanted = [k for k in keys if k not in self._rank_sets]
         for row_id, blob in self._select_in("SELECT id, ranks FROM memory_ranks WHERE id IN ({})", wanted):
@@ -339,6 +369,7 @@ class ParseCache:
             ranks.frombytes(blob)
         return self._rank_sets
 
+    @_damage_is_an_error
     def paths_of(self, keys) -> dict[int, str]:
         return dict(self._select_in("SELECT id, path FROM memory WHERE id IN ({})", list(keys)))
 
@@ -362,7 +393,7 @@ class ParseCache:
             self._write()
         except sqlite3.OperationalError:  # locked, disk full: not now
             return False
-        except sqlite3.DatabaseError:  # damaged: start afresh with what this run read
+        except (sqlite3.DatabaseError, ValueError, TypeError, KeyError):  # damaged: start afresh with what this run read
             self._remove_file()
             self._drops.clear()  # what this run read is saved again, the rest is read again next time
             try:
@@ -405,7 +436,7 @@ class ParseCache:
         try:
             db = _connect(self.file, writable=True)
             try:
-                return db.execute("PRAGMA user_version").fetchone()[0] == VERSION
+                return _is_this_version(db)
             finally:
                 db.close()
         except sqlite3.DatabaseError:
@@ -475,6 +506,25 @@ def _references(stored: str) -> References:
 
 def _set(items: list) -> frozenset:
     return frozenset(items) if items else _EMPTY
+
+
+@functools.cache
+def _schema() -> list[tuple]:
+    """Every table, column and index of this version, as SQLite records them."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(_SCHEMA)
+        return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+    finally:
+        db.close()
+
+
+def _is_this_version(db: sqlite3.Connection) -> bool:
+    """The file's version is this one, and so are its tables, columns and indexes (a table
+    dropped or redefined by hand would fail, or be misread, in the middle of a run)."""
+    if db.execute("PRAGMA user_version").fetchone()[0] != VERSION:
+        return False
+    return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall() == _schema()
 
 
 def _connect(file: Path, writable: bool) -> sqlite3.Connection:

@@ -17,10 +17,11 @@ from rich.console import Console
 from rich.table import Table
 
 from auto_dream import MEMORY_TYPES, __version__
-from auto_dream.appending import append_text, join_text_arguments
+from auto_dream.appending import append_text, join_text_arguments, read_stdin, store_root
+from auto_dream.console import OutputLost, stderr_file, stdout_file, tell, write_out
 from auto_dream.context import StoreContext, open_context
 from auto_dream.errors import InputError, failure_line
-from auto_dream.paths import ensure_store, resolve_root, store_dir_for_init
+from auto_dream.paths import ensure_store, store_dir_for_init
 from auto_dream.templates import load_template
 
 app = typer.Typer(
@@ -34,10 +35,11 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 # No emoji codes or highlighting: user text is printed as it was written. Piped output is
-# never wrapped, so paths stay whole for grep.
-stdout = Console(highlight=False, soft_wrap=True, emoji=False,
-                 width=None if sys.stdout.isatty() else 100_000)
-stderr = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+# never wrapped, so paths stay whole for grep. Both write through console.py: a closed,
+# broken or full stdout is an OutputLost, and stderr drops what it cannot take.
+stdout = Console(file=stdout_file, highlight=False, soft_wrap=True, emoji=False,
+                 width=None if stdout_file.isatty() else 100_000)
+stderr = Console(file=stderr_file, highlight=False, soft_wrap=True, emoji=False)
 
 FRESHNESS_STYLE = {"green": "green", "yellow": "yellow", "red": "red"}
 
@@ -46,7 +48,13 @@ FRESHNESS_STYLE = {"green": "green", "yellow": "yellow", "red": "red"}
 
 
 def _root(ctx: typer.Context) -> Path:
-    return resolve_root(ctx.obj.get("root"), os.environ.get("AUTO_DREAM_ROOT"), Path.cwd(), Path.home())
+    return store_root(ctx.obj.get("root"), os.environ.get("AUTO_DREAM_ROOT"), Path.cwd())
+
+
+def _store_changed(ctx: typer.Context) -> None:
+    """What the command was for is done: an output lost from here on must not invite a retry
+    (a second append, the undo of one more run)."""
+    ctx.obj["store_changed"] = True
 
 
 kept_until_exit = None  # the last dream's state: see __main__.main
@@ -65,7 +73,7 @@ def _warn(message: str) -> None:
 
 
 def _print_json(document: object) -> None:
-    sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    write_out(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
 
 
 def _check_type(memory_type: str | None) -> None:
@@ -89,7 +97,7 @@ def main_options(
     version: Annotated[bool, typer.Option(
         "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
-    ctx.obj = {"root": root}
+    ctx.ensure_object(dict)["root"] = root
 
 
 # ---------------------------------------------------------------- commands
@@ -113,6 +121,7 @@ def init(
         from auto_dream.status import rebuild_index
 
         rebuild_index(open_context(target))
+    _store_changed(ctx)
     verb = "already a store" if existed else "created a store"
     stdout.print(f"{verb} at {target}", markup=False)
 
@@ -130,8 +139,9 @@ def append(
         "in the store's timezone unless it has an offset.")] = None,
 ) -> None:
     """Add one entry to today's log (the store is created if it does not exist yet)."""
-    joined = join_text_arguments(text, sys.stdin.read)
+    joined = join_text_arguments(text, read_stdin)
     entry, log_path = append_text(_root(ctx), joined, entry_type, at)
+    _store_changed(ctx)
     stdout.print(f"appended {entry.id} to {log_path}", markup=False)
 
 
@@ -213,6 +223,7 @@ def build_index_command(ctx: typer.Context) -> None:
     from auto_dream.status import rebuild_index
 
     built = rebuild_index(_context(ctx))
+    _store_changed(ctx)
     for bad in built.unreadable:
         _warn(f"{bad.path}: {bad.reason} (left untouched, not in MEMORY.md)")
     for warning in built.result.warnings:
@@ -263,6 +274,8 @@ def dream_command(
             gc.enable()
     global kept_until_exit
     kept_until_exit = outcome.working_set  # __main__ exits without freeing it
+    if not dry_run:
+        _store_changed(ctx)
     if outcome.report is None:
         stderr.print(outcome.markdown.rstrip(), markup=False)
         if as_json:
@@ -319,6 +332,7 @@ def undo(
     from auto_dream.dream.runner import undo as undo_run
 
     result = undo_run(_context(ctx), _now(), run_id, force)
+    _store_changed(ctx)
     for path in result.conflicts:
         _warn(f"{path} had changed since the interrupted run; left as it is" if result.interrupted
               else f"{path} had changed since the run; restored anyway (--force)")
@@ -333,21 +347,28 @@ def run(argv: list[str]) -> int:
     """Run the CLI on `argv`; every failure becomes one line on stderr and an exit code."""
     command = typer.main.get_command(app)
     argv = argv or ["--help"]  # a bare `auto-dream` asks for help; it is not an error
+    session = {"root": None, "store_changed": False}
     try:
-        outcome = command.main(args=argv, prog_name="auto-dream", standalone_mode=False)
+        outcome = command.main(args=argv, prog_name="auto-dream", standalone_mode=False, obj=session)
+    except OutputLost as lost:
+        if session["store_changed"]:  # done; what was lost is only the telling of it
+            tell(f"auto-dream: warning: done, but the output could not be written ({lost})")
+            return 0
+        tell(f"auto-dream: error: the output could not be written ({lost})")
+        return 1
     except typer.TyperException as error:  # usage errors from the parser
-        stderr.print(f"auto-dream: error: {error.format_message()}", markup=False)
+        tell(f"auto-dream: error: {error.format_message()}")
         return 2
     except typer.Exit as done:
         return done.exit_code
     except (typer.Abort, KeyboardInterrupt):
-        stderr.print("auto-dream: aborted", markup=False)
+        tell("auto-dream: aborted")
         return 130
     except Exception as error:
         failure = failure_line(error)
         if failure is None:
             raise
-        stderr.print(f"auto-dream: error: {failure[0]}", markup=False)
+        tell(f"auto-dream: error: {failure[0]}")
         return failure[1]
     return outcome if isinstance(outcome, int) else 0
 

@@ -1,5 +1,6 @@
 """The store's config.toml (DESIGN section 6): defaults, reading, validation."""
 
+import math
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
@@ -34,6 +35,9 @@ class Config:
 _CHOICES = {"mode": ("apply", "propose"), "llm": ("auto", "on", "off")}
 _MINIMUMS = {"max_llm_calls": 0, "llm_timeout": 0.1, "llm_batch_entries": 1, "budget": 0, "index_max_lines": 10, "index_max_bytes": 1000,
              "index_line_chars": 40, "guard_days": 0, "due_hours": 0, "due_entries": 0}
+# Spans of time become timedeltas (at most 999,999,999 days) subtracted from now: a century
+# is far beyond any use and keeps every date in range.
+_MAXIMUMS = {"guard_days": 36_500, "due_hours": 876_000, "llm_timeout": 3600}
 
 
 def load_config(config_path: Path) -> Config:
@@ -78,10 +82,14 @@ def _check_value(key: str, value: object, default: object, source: str) -> objec
         raise StoreError(f"{source}: {key} must be a number, not {value!r}")
     if isinstance(default, int) and not isinstance(value, int):
         raise StoreError(f"{source}: {key} must be a whole number, not {value!r}")
+    if not math.isfinite(value):  # TOML has inf and nan, and nan passes every comparison below
+        raise StoreError(f"{source}: {key} must be a finite number, not {value!r}")
     if key in ("duplicate_overlap", "contradiction_overlap") and not 0 < value <= 1:
         raise StoreError(f"{source}: {key} must be between 0 and 1, not {value!r}")
     if value < _MINIMUMS.get(key, 0):
         raise StoreError(f"{source}: {key} must be at least {_MINIMUMS.get(key, 0)}, not {value!r}")
+    if key in _MAXIMUMS and value > _MAXIMUMS[key]:
+        raise StoreError(f"{source}: {key} must be at most {_MAXIMUMS[key]:,}, not {value!r}")
     return value
 
 

@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -26,6 +27,16 @@ TYPE_MARKER = re.compile(r"\((" + "|".join(MEMORY_TYPES) + r")\) ")
 _NEEDS_JSON = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _CONTINUATION = "  "
 MAX_TEXT_CHARS = 20_000
+MAX_LOG_BYTES = 64 * 1024 * 1024  # a day's log, far above what a day of appends writes
+# A log time converts to any timezone and back without leaving datetime's range (years 1 to
+# 9999), and writes as YYYY-MM-DD; the seeds' logs start long after 1900.
+FIRST_YEAR, LAST_YEAR = 1900, 9998
+# A text has something to read when it has a character outside these: no text to remember
+# in a zero-width space, a BOM, an ideographic space, a soft hyphen or a Hangul filler.
+_VISIBLE_ASCII = re.compile(r"[!-~]")
+_BLANK_CATEGORIES = {"Cc", "Cf", "Zs", "Zl", "Zp"}
+_BLANK_CHARACTERS = set("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0") \
+    | {chr(c) for c in range(0xFE00, 0xFE10)} | {chr(c) for c in range(0xE0100, 0xE01F0)}
 
 
 @dataclass(frozen=True)
@@ -74,8 +85,11 @@ def format_entry(entry: Entry) -> str:
     return f"- [{entry.at:{TIMESTAMP_FORMAT}}] {marker}{body}\n"
 
 
-def parse_log(content: str, path: Path = Path("<log>")) -> tuple[list[Entry], list[LogProblem]]:
-    """Entries of one day's log, and the lines that look like entries but are not readable."""
+def parse_log(content: str, path: Path = Path("<log>"),
+              years: tuple[int, int] | None = None) -> tuple[list[Entry], list[LogProblem]]:
+    """Entries of one day's log, and the lines that look like entries but are not readable.
+
+    `years` (first, last): an entry dated outside them is a problem, not an entry."""
     entries: list[Entry] = []
     problems: list[LogProblem] = []
     lines = content.split("\n")
@@ -112,6 +126,10 @@ def parse_log(content: str, path: Path = Path("<log>")) -> tuple[list[Entry], li
             at = datetime.strptime(stamp, TIMESTAMP_FORMAT if len(stamp) > 16 else "%Y-%m-%d %H:%M")
         except ValueError:
             problems.append(LogProblem(path, index + 1, f"bad date [{stamp}]"))
+            continue
+        if years is not None and not years[0] <= at.year <= years[1]:
+            problems.append(LogProblem(path, index + 1, f"date [{stamp}] is outside the years "
+                                                        f"{years[0]}-{years[1]}: entry skipped"))
             continue
         rest = rest[1:] if rest.startswith(" ") else rest
         kind = None
@@ -176,11 +194,18 @@ def parse_when(value: str, tz: tzinfo | None, now: datetime | None = None) -> da
         raise InputError(
             f"cannot read the date {value!r}: use ISO 8601 (2026-04-01T14:30:05+08:00) or 'YYYY-MM-DD HH:MM'"
         ) from None
-    if parsed.year < 1900:
-        raise InputError(f"the date {value!r} is before 1900: a log day is written YYYY-MM-DD")
     if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(tz)
+        try:
+            parsed = parsed.astimezone(tz)
+        except (OverflowError, ValueError):  # beyond the calendar once in the store's timezone
+            raise InputError(f"the date {value!r} is outside the years {FIRST_YEAR}-{LAST_YEAR}") from None
     local = parsed.replace(tzinfo=None, microsecond=0)
+    # checked in the store's timezone: 1900-01-01T00:00+14:00 is a day of 1899 there
+    if local.year < FIRST_YEAR:
+        raise InputError(f"the date {value!r} is before {FIRST_YEAR} in the store's timezone: "
+                         "a log day is written YYYY-MM-DD")
+    if local.year > LAST_YEAR:
+        raise InputError(f"the date {value!r} is outside the years {FIRST_YEAR}-{LAST_YEAR}")
     if local > local_now(tz, now) + timedelta(days=1):
         raise InputError(f"the date {value!r} is in the future: --at only back-dates an entry")
     return local
@@ -194,7 +219,7 @@ def make_entry(text: str, entry_type: str | None, at: datetime) -> Entry:
     if entry_type is not None and entry_type not in MEMORY_TYPES:
         raise InputError(f"unknown type {entry_type!r}: use one of {', '.join(MEMORY_TYPES)}")
     text = text.strip()
-    if not text:
+    if not text or _is_blank(text):
         raise InputError("nothing to append: the text is empty")
     if len(text) > MAX_TEXT_CHARS:
         raise InputError(f"the text has {len(text)} characters; an entry holds at most {MAX_TEXT_CHARS}")
@@ -205,18 +230,30 @@ def make_entry(text: str, entry_type: str | None, at: datetime) -> Entry:
     return Entry(at=at, text=text, type=entry_type)
 
 
+def _is_blank(text: str) -> bool:
+    """Only characters that show nothing: format, space and control characters, fillers."""
+    if _VISIBLE_ASCII.search(text):
+        return False  # nearly every text: decided without loading the Unicode database
+    import unicodedata
+
+    return all(c in _BLANK_CHARACTERS or unicodedata.category(c) in _BLANK_CATEGORIES for c in text)
+
+
 def append_entry(paths: StorePaths, entry: Entry) -> Path:
     """Add `entry` to its day's log: one locked write, so concurrent appends never interleave."""
     log_path = paths.log_file(entry.at.date())
     data = format_entry(entry).encode("utf-8")
     try:
         make_dirs(log_path.parent)
-        fd = os.open(log_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
+        _refuse_unless_regular(log_path)  # a device is not even opened
+        # O_NONBLOCK: a FIFO put in the log's place since must not hang the open (a regular file ignores it)
+        fd = os.open(log_path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY, FILE_MODE)
     except PermissionError:
         raise StoreError(f"cannot write to {log_path}: permission denied") from None
     except OSError as error:
         raise StoreError(f"cannot write to {log_path}: {error.strerror}") from None
     try:
+        _refuse_unless_regular(log_path, os.fstat(fd).st_mode)
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -230,19 +267,68 @@ def append_entry(paths: StorePaths, entry: Entry) -> Path:
     return log_path
 
 
+def _refuse_unless_regular(log_path: Path, mode: int | None = None) -> None:
+    """Nothing is appended to a pipe or a device that stands where the day's log should."""
+    if mode is None:
+        try:
+            mode = os.stat(log_path).st_mode
+        except FileNotFoundError:
+            return
+    kind = _not_regular(mode)
+    if kind is not None and kind != "a folder":  # a folder fails to open, with its own message
+        raise StoreError(f"cannot write to {log_path}: it is not a regular file ({kind})")
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a file that is not a regular file is ("a FIFO", "a device"…), or None for a regular one."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket" if stat.S_ISSOCK(mode) else "not a file"
+
+
 def read_log(log_path: Path) -> tuple[list[Entry], list[LogProblem]]:
-    """Parse one day's log, holding a shared lock so a half-written append is never seen."""
+    """Parse one day's log, holding a shared lock so a half-written append is never seen.
+
+    Only a regular file of at most MAX_LOG_BYTES is read: a FIFO or a device named like a
+    day's log would block or never end."""
     try:
-        with open(log_path, "rb") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
-            raw = handle.read()
-    except IsADirectoryError:
-        return [], [LogProblem(log_path, 0, "a folder named like a day's log: nothing in it is read")]
+        raw = _read_day_file(log_path)
+    except _NotRead as why:
+        return [], [LogProblem(log_path, 0, str(why))]
     except OSError as error:
         return [], [LogProblem(log_path, 0, f"cannot read: {error.strerror}")]
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
-    return parse_log(raw.decode("utf-8", "surrogateescape"), log_path)
+    return parse_log(raw.decode("utf-8", "surrogateescape"), log_path, (FIRST_YEAR, LAST_YEAR))
+
+
+class _NotRead(Exception):
+    """Why a file named like a day's log is not read."""
+
+
+def _read_day_file(log_path: Path) -> bytes:
+    kind = _not_regular(os.stat(log_path).st_mode)  # a device is not even opened
+    if kind is None:
+        fd = os.open(log_path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        with open(fd, "rb") as handle:
+            status = os.fstat(fd)
+            kind = _not_regular(status.st_mode)  # something else took its place since the stat
+            if kind is None and status.st_size <= MAX_LOG_BYTES:
+                fcntl.flock(fd, fcntl.LOCK_SH)
+                raw = handle.read(MAX_LOG_BYTES + 1)
+                if len(raw) <= MAX_LOG_BYTES:
+                    return raw
+    if kind == "a folder":
+        raise _NotRead("a folder named like a day's log: nothing in it is read")
+    if kind is not None:
+        raise _NotRead(f"not a regular file ({kind}): not read")
+    raise _NotRead(f"larger than {MAX_LOG_BYTES:,} bytes: not read")
 
 
 def log_files(paths: StorePaths) -> list[Path]:

@@ -32,6 +32,12 @@ OVERVIEW_MEMORIES = 100
 BATCH_TEXT_CHARS = 24_000
 MAX_OUTPUT_TOKENS = 8192
 
+# A call reports at most this many tokens of each kind (a million-token context ten times
+# over): more, or a count that is not a whole number from 0, is not what the API meant.
+MAX_REPORTED_TOKENS = 10_000_000
+_USAGE_FIELDS = {"input_tokens": "input_tokens", "output_tokens": "output_tokens",
+                 "cache_read_input_tokens": "cache_read_tokens", "cache_creation_input_tokens": "cache_write_tokens"}
+
 # Estimated USD per million tokens: (input, output, cache write, cache read).
 PRICES = {"opus": (5.0, 25.0, 6.25, 0.50), "sonnet": (3.0, 15.0, 3.75, 0.30), "haiku": (1.0, 5.0, 1.25, 0.10)}
 
@@ -330,6 +336,7 @@ class AnthropicDistiller:
         self.review_retry_prompt = load_template("prompts/review_retry.md", store_templates)
         self.fallback = DeterministicDistiller()
         self._client = None
+        self._unreadable_usage: list[str] = []  # what the calls since the last report said their usage was
 
     def client(self):
         if self._client is None:
@@ -353,6 +360,7 @@ class AnthropicDistiller:
                     entries, request.memories, request.profiles, request.thresholds, request.tz)).operations
             result.operations.extend(operations)
         result.usage.estimated_cost_usd = estimated_cost(self.settings.model, result.usage)
+        result.notes.extend(self._usage_notes())
         return result
 
     @staticmethod
@@ -413,7 +421,18 @@ class AnthropicDistiller:
             result.decisions.extend(decisions)
         result.usage.calls -= calls_used
         result.usage.estimated_cost_usd = estimated_cost(self.settings.model, result.usage)
+        result.notes.extend(self._usage_notes())
         return result
+
+    def _usage_notes(self) -> list[str]:
+        """One warning for the calls whose reported usage could not be right (then forgotten)."""
+        if not self._unreadable_usage:
+            return []
+        count, first = len(self._unreadable_usage), self._unreadable_usage[0]
+        self._unreadable_usage = []
+        calls = "1 LLM call" if count == 1 else f"{count} LLM calls"
+        return [f"{calls} reported usage that cannot be right ({first}): their tokens are unknown, not counted "
+                "in the token totals or the cost estimate"]
 
     def _call(self, messages: list, usage: LlmUsage, tool: dict = TOOL,
               system: str | None = None) -> tuple[object, str]:
@@ -438,18 +457,31 @@ class AnthropicDistiller:
             return None, "the API could not be reached"
         except (anthropic.APIError, ValueError, TypeError, KeyError) as error:
             return None, f"the API's answer could not be read ({type(error).__name__})"
-        _count(response, usage)
+        problem = _count(response, usage)
+        if problem:
+            self._unreadable_usage.append(problem)
         for block in response.content or []:
             if getattr(block, "type", None) == "tool_use" and getattr(block, "name", None) == tool["name"]:
                 return block.input, ""
         return {}, ""  # no tool call: validation reports it, and the retry asks again
 
 
-def _count(response, usage: LlmUsage) -> None:
+def _count(response, usage: LlmUsage) -> str | None:
+    """Add the tokens a response reports to `usage`; what is wrong with them, when they cannot be
+    right (then none of the call's counts is added: the API's word is not taken for a bill)."""
     reported = getattr(response, "usage", None)
     if reported is None:
-        return
-    usage.input_tokens += getattr(reported, "input_tokens", 0) or 0
-    usage.output_tokens += getattr(reported, "output_tokens", 0) or 0
-    usage.cache_read_tokens += getattr(reported, "cache_read_input_tokens", 0) or 0
-    usage.cache_write_tokens += getattr(reported, "cache_creation_input_tokens", 0) or 0
+        return None
+    if isinstance(reported, (str, bytes, int, float, list, dict)):  # the SDK keeps what it cannot read as sent
+        return f"usage = {str(reported)[:40]!r}"
+    counts = {}
+    for field_name, total in _USAGE_FIELDS.items():
+        value = getattr(reported, field_name, None)
+        if value is None:  # a cache count the API leaves out or sends as null: none
+            value = 0
+        if type(value) is not int or not 0 <= value <= MAX_REPORTED_TOKENS:  # bool and float are not counts
+            return f"{field_name} = {str(value)[:40]}"
+        counts[total] = value
+    for total, value in counts.items():
+        setattr(usage, total, getattr(usage, total) + value)
+    return None

@@ -41,10 +41,13 @@ def distilled_with(paths: StorePaths, new_ids: tuple[str, ...]) -> bytes:
 
 
 def read_last_dream(paths: StorePaths) -> datetime | None:
+    """When the last dream finished; a time written without an offset is the system's local time."""
     try:
         data = json.loads((paths.state / LAST_DREAM).read_text(encoding="utf-8"))
-        return datetime.fromisoformat(data["finished"])
-    except (FileNotFoundError, ValueError, KeyError, TypeError):
+        finished = datetime.fromisoformat(data["finished"])
+        # aware, so that it compares with now; out of range there (year 1, year 9999) is unreadable
+        return finished if finished.tzinfo else finished.astimezone()
+    except (FileNotFoundError, ValueError, KeyError, TypeError, OverflowError):
         return None
 
 
@@ -71,50 +74,67 @@ def forget_logs_done(paths: StorePaths) -> None:
 
 
 def read_recheck(paths: StorePaths) -> set[str]:
+    """Memory paths, decoded as file names are: a line that names no memory matches nothing."""
     try:
-        return {line for line in (paths.state / RECHECK).read_text(encoding="utf-8").split("\n") if line}
+        text = (paths.state / RECHECK).read_text(encoding="utf-8", errors="surrogateescape")
     except FileNotFoundError:
         return set()
+    return {line for line in text.split("\n") if line}
 
 
 def write_recheck(paths: StorePaths, memory_paths: set[str]) -> None:
     target = paths.state / RECHECK
     if memory_paths:
-        write_atomic(target, "".join(f"{p}\n" for p in sorted(memory_paths)).encode())
+        write_atomic(target, "".join(f"{p}\n" for p in sorted(memory_paths)).encode("utf-8", "surrogateescape"))
     elif target.exists():
         target.unlink()
 
 
-def read_consulted_terms(paths: StorePaths, now: datetime, days: int) -> set[str]:
+def read_consulted_terms(paths: StorePaths, now: datetime, days: int,
+                         warnings: list[str] | None = None) -> set[str]:
     """Names and query words looked up within `days` (the seed computed this cutoff and never applied it).
 
     Query words are split like memory text, so a Chinese or Japanese query gives bigrams.
-    Lines that are not JSON or carry no readable time are skipped.
+    Agents write this file: a line that is not a JSON object with a readable time is skipped,
+    and one warning (added to `warnings`) says how many and where the first is.
     """
+    consult_log = paths.state / CONSULT_LOG
     try:
-        lines = (paths.state / CONSULT_LOG).read_text(encoding="utf-8", errors="replace").split("\n")
+        lines = consult_log.read_text(encoding="utf-8", errors="replace").split("\n")
     except FileNotFoundError:
         return set()
     cutoff = now - timedelta(days=days)
     terms: set[str] = set()
-    for line in lines:
+    skipped: list[int] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
         try:
             record = json.loads(line)
             when = _when(record.get("ts"), now)
-        except (ValueError, AttributeError, TypeError):
+        except (ValueError, AttributeError, TypeError, OverflowError, OSError):
+            when = None
+        if when is None:
+            skipped.append(number)
             continue
-        if when is None or when < cutoff:
+        if when < cutoff:
             continue
         names = record.get("names") or []
         if isinstance(names, list):
             terms.update(str(n).lower() for n in names if str(n).strip())
         if isinstance(record.get("query"), str):
             terms.update(significant_words(record["query"]))
+    if skipped and warnings is not None:
+        lines_word = "line" if len(skipped) == 1 else "lines"
+        warnings.append(f"{paths.relative(consult_log)}: {len(skipped)} {lines_word} skipped, not a JSON object "
+                        f"with a readable \"ts\" (first at line {skipped[0]})")
     return terms
 
 
 def _when(value: object, now: datetime) -> datetime | None:
-    if isinstance(value, (int, float)):
+    """A consult time: POSIX seconds or ISO 8601 (without an offset, in now's timezone)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        # out of range raises (OverflowError, OSError, ValueError for nan): the line is skipped
         return datetime.fromtimestamp(value, tz=now.tzinfo)
     if isinstance(value, str):
         parsed = datetime.fromisoformat(value)

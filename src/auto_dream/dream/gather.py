@@ -29,5 +29,6 @@ def gather(state: DreamState) -> DreamState:
     state.new_entries.sort(key=lambda e: e.at)
     for problem in state.log_problems:
         state.warnings.append(f"{paths.relative(problem.path)}:{problem.line}: {problem.message}")
-    state.consulted_terms = bookkeeping.read_consulted_terms(paths, state.now, state.context.config.guard_days)
+    state.consulted_terms = bookkeeping.read_consulted_terms(paths, state.now, state.context.config.guard_days,
+                                                             state.warnings)
     return state

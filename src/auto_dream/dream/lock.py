@@ -1,4 +1,9 @@
-"""One dream at a time: a lock file with PID and start time; a dead or 60-minute-old lock is broken."""
+"""One dream at a time: a lock file with PID and start time; a dead or 60-minute-old lock is broken.
+
+A lock is a file anyone can write: a pid no process can have (0 and -1 would name a process
+group or every process to os.kill, a huge one overflows it) or a start time 60 minutes away
+from now in either direction (a clock set back, or a forged future) leaves it broken too.
+"""
 
 import fcntl
 import json
@@ -14,12 +19,17 @@ LOCK_FILE = "dream.lock"
 STALE_AFTER = timedelta(minutes=60)
 
 
+MAX_PID = 2**31 - 1  # pid_t is a signed 32-bit number; a process's pid is positive
+
+
 def _alive(pid: int) -> bool:
+    if not 0 < pid <= MAX_PID:
+        return False  # no process has it; os.kill would signal a group, or overflow
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except OSError:  # PermissionError: it lives, under another user
         return True
     return True
 
@@ -27,12 +37,19 @@ def _alive(pid: int) -> bool:
 def read_lock(paths: StorePaths) -> dict | None:
     try:
         data = json.loads((paths.state / LOCK_FILE).read_text(encoding="utf-8"))
-        started = datetime.fromisoformat(data["started"])
-        return {"pid": int(data["pid"]), "started": started if started.tzinfo else started.astimezone()}
+        pid, started = data["pid"], datetime.fromisoformat(data["started"])
+        if type(pid) is not int:  # a dream writes a whole number; true, 1.5 or "7" are not one
+            raise TypeError(pid)
+        return {"pid": pid, "started": started if started.tzinfo else started.astimezone()}
     except FileNotFoundError:
         return None
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return {"pid": -1, "started": datetime.fromtimestamp(0, timezone.utc)}  # unreadable: broken
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError):
+        return {"pid": 0, "started": datetime.fromtimestamp(0, timezone.utc)}  # unreadable: broken
+
+
+def _held(held: dict, now: datetime) -> bool:
+    """Held by another live process that started it within 60 minutes of now, before or after."""
+    return held["pid"] != os.getpid() and _alive(held["pid"]) and abs(now - held["started"]) < STALE_AFTER
 
 
 @contextmanager
@@ -43,8 +60,7 @@ def dream_lock(paths: StorePaths, now: datetime):
     try:
         fcntl.flock(folder, fcntl.LOCK_EX)  # makes check-and-take one step among dreams
         held = read_lock(paths)
-        if held is not None and held["pid"] != os.getpid() and _alive(held["pid"]) \
-                and now - held["started"] < STALE_AFTER:
+        if held is not None and _held(held, now):
             raise LockHeldError(f"another dream is running (pid {held['pid']}, started "
                                 f"{held['started']:%Y-%m-%d %H:%M}); its lock is {lock_path}")
         record = {"pid": os.getpid(), "started": now.isoformat(timespec="seconds")}
