@@ -1,0 +1,119 @@
+"""Hardening (issue 13), files and paths: what a hostile store, repository or file name did to
+the commands, each case as a user meets it.
+
+- A rewrite (a merge into a memory, archiving it) keeps a frontmatter `name` or `description`
+  it cannot hold as one line of text exactly as written: a list, several lines, `!!binary`…
+- A MEMORY.md header that leaves no room within the index caps is refused, not looped on.
+- The symbol scan of the repository reads regular files only: a FIFO does not block it.
+- Store folders, MEMORY.md and day logs that are symlinks (or not what they should be) are
+  refused before anything is written; a store template that links out of the store is refused.
+- Control characters in memory text or file names reach neither the terminal (`list`,
+  `check`) nor MEMORY.md raw.
+- A file name that is not UTF-8, a symlink loop, a date at the end of the calendar: a warning
+  or one line, never a traceback, and the other memories still work.
+
+Commands run through the installed `auto-dream` with a timeout, so a hang fails, it does not
+stall the suite; HOME and XDG folders are in tmp_path (conftest.isolated_env).
+"""
+
+import json
+import os
+import signal
+import subprocess
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+import yaml
+
+from auto_dream.errors import StoreError
+from auto_dream.journal import Entry, format_entry
+from auto_dream.paths import StorePaths, ensure_store
+from auto_dream.staleness import RepoIndex
+from auto_dream.store import scan_memories
+from auto_dream.templates import load_template
+from conftest import installed_command, make_git_project, tree_hash, write_memory_file
+
+NOW = datetime.now().astimezone()
+CONTROL_BYTES = ("\x1b", "\x07", "\x9b", "\x00", "\x7f")
+
+
+def ago(days: float) -> datetime:
+    return NOW - timedelta(days=days)
+
+
+def stamp(days: float) -> str:
+    return ago(days).isoformat(timespec="seconds")
+
+
+def log_day(days: float) -> str:
+    return f"logs/{ago(days):%Y/%m/%Y-%m-%d}.md"
+
+
+def log_line(days: float, text: str, entry_type: str | None = "project") -> str:
+    return format_entry(Entry(ago(days).replace(tzinfo=None, microsecond=0), text, entry_type))
+
+
+def run(root: Path, *argv: str, seconds: float = 30, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """The installed command; a run that does not finish in time fails, it does not hang."""
+    try:
+        return subprocess.run([installed_command(), "--root", str(root), *argv], capture_output=True, text=True,
+                              timeout=seconds, input=stdin, errors="surrogateescape")
+    except subprocess.TimeoutExpired as stopped:
+        return subprocess.CompletedProcess(stopped.cmd, None, "", f"did not finish in {seconds:g} s")
+
+
+def assert_one_line_error(done: subprocess.CompletedProcess, code: int, *said: str) -> None:
+    assert done.returncode == code, (done.returncode, done.stderr[-2000:])
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("auto-dream: error: "), done.stderr[-2000:]
+    for words in said:
+        assert words in lines[0], (words, lines[0])
+
+
+def assert_no_traceback(done: subprocess.CompletedProcess) -> None:
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr
+
+
+def frontmatter_of(path: Path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    return yaml.safe_load(text.split("---\n", 2)[1])
+
+
+def body_of(path: Path) -> str:
+    return path.read_text(encoding="utf-8").split("---\n", 2)[2]
+
+
+# ---------------------------------------------------------------- 3. a FIFO in the repository
+
+
+@pytest.fixture
+def project_with_a_fifo(tmp_path) -> Path:
+    project = make_git_project(tmp_path / "project")
+    os.mkfifo(project / "src" / "pipe.py")  # reading it blocks until someone writes: nobody will
+    (project / "src" / "zero.py").symlink_to("/dev/zero")
+    return project
+
+
+@pytest.mark.parametrize("command", ["check", "dream"])
+def test_a_fifo_in_the_repository_does_not_block_the_symbol_scan(project_with_a_fifo, command):
+    root = project_with_a_fifo / ".auto-dream"
+    ensure_store(root)
+    write_memory_file(root, "memories/project/20260101_Entry_point.md",
+                      f"---\nname: Entry point\ntype: project\nmtime: {stamp(60)}\n---\n"
+                      "The entry point is `main()`; requests go through `handle_request()`.\n")
+    done = run(root, command, "--json", seconds=20)
+    assert_no_traceback(done)
+    if command == "check":
+        (health,) = json.loads(done.stdout)["memories"]
+        assert health["missing_refs"] == ["handle_request"]  # main() was found in src/app.py
+
+
+def test_the_symbol_scan_skips_special_files_and_still_finds_symbols(project_with_a_fifo):
+    signal.signal(signal.SIGALRM, lambda *_: pytest.fail("the symbol scan did not return in 10 s"))
+    signal.alarm(10)
+    try:
+        assert RepoIndex(project_with_a_fifo).find_symbols({"main", "handle_request"}) == {"main"}
+    finally:
+        signal.alarm(0)
