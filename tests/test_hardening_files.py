@@ -117,3 +117,61 @@ def test_the_symbol_scan_skips_special_files_and_still_finds_symbols(project_wit
         assert RepoIndex(project_with_a_fifo).find_symbols({"main", "handle_request"}) == {"main"}
     finally:
         signal.alarm(0)
+
+
+# ---------------------------------------------------------------- 5. templates that link out of the store
+
+
+@pytest.fixture
+def secret(tmp_path) -> Path:
+    path = tmp_path / "secret.txt"
+    path.write_text("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("command", ["build-index", "dream", "check"])
+def test_a_header_template_that_links_out_of_the_store_is_refused(root, secret, command):
+    assert_no_traceback(run(root, "build-index"))
+    (root / "templates").mkdir()
+    (root / "templates" / "MEMORY_header.md").symlink_to(secret)
+    write_memory_file(root, log_day(1), log_line(1, "The ingest queue is drained every hour by the worker pool orca."))
+
+    done = run(root, command)
+    assert_one_line_error(done, 1, "MEMORY_header.md", "outside the store")
+    assert "wJalrXUtnFEMI" not in done.stdout + done.stderr
+    index = root / "MEMORY.md"
+    assert not index.exists() or "wJalrXUtnFEMI" not in index.read_text(encoding="utf-8")
+
+
+def test_a_templates_folder_that_links_out_of_the_store_is_refused(root, tmp_path, secret):
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "prompts").mkdir(parents=True)
+    (elsewhere / "MEMORY_header.md").write_text("# Someone else's header\n", encoding="utf-8")
+    (elsewhere / "prompts" / "system.md").symlink_to(secret)
+    (root / "templates").symlink_to(elsewhere, target_is_directory=True)
+    for name in ("MEMORY_header.md", "prompts/system.md"):
+        with pytest.raises(StoreError, match="outside the store"):
+            load_template(name, StorePaths(root).templates)
+
+
+def test_a_prompt_template_that_links_out_of_the_store_is_refused(root, secret):
+    (root / "templates" / "prompts").mkdir(parents=True)
+    (root / "templates" / "prompts" / "system.md").symlink_to(secret)
+    with pytest.raises(StoreError, match="outside the store"):
+        load_template("prompts/system.md", StorePaths(root).templates)
+
+
+def test_a_template_linked_to_another_file_inside_the_store_is_used(root):
+    write_memory_file(root, "my_header.md", "# Team memory\nLast updated: {last_updated}\n")
+    (root / "templates").mkdir()
+    (root / "templates" / "MEMORY_header.md").symlink_to(Path("..") / "my_header.md")
+    assert_no_traceback(run(root, "build-index"))
+    assert (root / "MEMORY.md").read_text(encoding="utf-8").startswith("# Team memory\n")
+
+
+def test_a_template_that_is_a_fifo_does_not_block(root):
+    (root / "templates").mkdir()
+    os.mkfifo(root / "templates" / "MEMORY_header.md")
+    done = run(root, "build-index", seconds=20)
+    assert done.returncode is not None, done.stderr
+    assert "Traceback" not in done.stderr
