@@ -119,6 +119,94 @@ def test_the_symbol_scan_skips_special_files_and_still_finds_symbols(project_wit
         signal.alarm(0)
 
 
+# ---------------------------------------------------------------- 4. symlinked store folders and logs
+
+
+@pytest.fixture
+def store_with_work(tmp_path) -> Path:
+    """A store with an entry to distil and a stale memory to archive: a dream writes memories/,
+    archive/, .state/ and MEMORY.md."""
+    project = make_git_project(tmp_path / "project")
+    root = project / ".auto-dream"
+    ensure_store(root)
+    write_memory_file(root, "memories/project/20250101_Payroll.md",
+                      f"---\nname: Payroll\ntype: project\nmtime: {stamp(60)}\n---\n"
+                      "Payroll exports are assembled in `src/payroll_export.py` each Friday.\n")
+    write_memory_file(root, log_day(1), log_line(1, "The ingest queue is drained every hour by the worker pool orca."))
+    return root
+
+
+@pytest.mark.parametrize("folder", ["memories", "archive", ".state", "memories/project", "archive/project",
+                                    ".state/runs"])
+@pytest.mark.parametrize("command", ["dream", "append", "build-index"])
+def test_a_store_folder_that_is_a_symlink_is_refused_and_nothing_is_written(store_with_work, tmp_path, folder,
+                                                                           command):
+    root = store_with_work
+    elsewhere = tmp_path / "elsewhere" / folder.replace("/", "_")
+    elsewhere.mkdir(parents=True)
+    if (root / folder).exists():
+        (root / folder).rename(elsewhere)
+        elsewhere.mkdir(exist_ok=True)
+    (root / folder).symlink_to(elsewhere, target_is_directory=True)
+    store_before, outside_before = tree_hash(root), tree_hash(elsewhere)
+
+    argv = ["append", "--type", "project", "Team heron owns the billing exports."] if command == "append" else [command]
+    done = run(root, *argv)
+    assert_one_line_error(done, 1, folder, "symlink")
+    assert tree_hash(elsewhere) == outside_before
+    assert tree_hash(root) == store_before
+
+
+def test_a_day_log_that_is_a_symlink_is_not_appended_through(root, tmp_path):
+    outside = tmp_path / "notes.md"
+    outside.write_text("my own notes\n", encoding="utf-8")
+    log = root / log_day(0)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.symlink_to(outside)
+
+    done = run(root, "append", "--type", "project", "Team heron owns the billing exports.")
+    assert_one_line_error(done, 1, log_day(0).rsplit("/", 1)[-1], "symlink")
+    assert outside.read_text(encoding="utf-8") == "my own notes\n"
+    assert log.is_symlink()
+
+
+def test_a_log_folder_that_is_a_symlink_is_not_appended_through(root, tmp_path):
+    outside = tmp_path / "year"
+    outside.mkdir()
+    (root / "logs" / f"{NOW:%Y}").symlink_to(outside, target_is_directory=True)
+
+    done = run(root, "append", "--type", "project", "Team heron owns the billing exports.")
+    assert_one_line_error(done, 1, "symlink")
+    assert list(outside.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "folder"])
+@pytest.mark.parametrize("command", ["build-index", "check", "dream"])
+def test_a_memory_index_that_is_not_a_regular_file_is_refused_not_read(root, tmp_path, kind, command):
+    index = root / "MEMORY.md"
+    index.unlink(missing_ok=True)
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("a file of someone else's\n", encoding="utf-8")
+    {"fifo": os.mkfifo, "symlink": lambda p: p.symlink_to(outside), "folder": os.mkdir}[kind](index)
+    before = tree_hash(root)
+
+    done = run(root, command, seconds=20)
+    assert_one_line_error(done, 1, "MEMORY.md")
+    assert tree_hash(root) == before
+    assert outside.read_text(encoding="utf-8") == "a file of someone else's\n"
+
+
+def test_a_store_root_that_is_a_symlink_still_works(tmp_path):
+    """Refusing links inside the store must not refuse a store kept elsewhere and linked to."""
+    real = tmp_path / "synced" / "auto-dream"
+    ensure_store(real)
+    (tmp_path / ".auto-dream").symlink_to(real, target_is_directory=True)
+    done = run(tmp_path / ".auto-dream", "append", "--type", "project", "Team heron owns the billing exports.")
+    assert_no_traceback(done)
+    assert_no_traceback(run(tmp_path / ".auto-dream", "dream"))
+    assert len(list((real / "memories" / "project").glob("*.md"))) == 1
+
+
 # ---------------------------------------------------------------- 5. templates that link out of the store
 
 

@@ -1,7 +1,9 @@
 """`list`, `check` and `build-index`: what is in a store and whether it is in order."""
 
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from stat import S_ISREG
 
 from auto_dream import MEMORY_TYPES
 from auto_dream.context import StoreContext
@@ -10,6 +12,7 @@ from auto_dream.journal import LogProblem, read_all_entries
 from auto_dream.memory import Memory, Unreadable, write_atomic
 from auto_dream.dream.bookkeeping import read_distilled_ids, read_last_dream
 from auto_dream.cache import ParseCache
+from auto_dream.errors import StoreError
 from auto_dream.store import MemoryScan, scan_memories
 from auto_dream.templates import load_template
 
@@ -94,21 +97,34 @@ def rebuild_index(context: StoreContext) -> IndexBuild:
     scan = scan_memories(context.paths, context.tz, cache=_cache(context))
     result = render_index(context, scan.memories)
     data = result.text.encode("utf-8")
-    try:
-        changed = context.paths.index.read_bytes() != data
-    except FileNotFoundError:
-        changed = True
+    changed = read_index(context, len(data) + 1) != data
     if changed:
         write_atomic(context.paths.index, data)
     return IndexBuild(result=result, changed=changed, unreadable=scan.unreadable)
 
 
-def index_in_sync(context: StoreContext, scan: MemoryScan) -> bool:
+def read_index(context: StoreContext, limit: int) -> bytes | None:
+    """MEMORY.md's first `limit` bytes (enough to compare it with what it should be), or None
+    when it is not there. Never through a link, never from a FIFO (paths.check_layout refuses
+    both when the store is opened; O_NOFOLLOW and O_NONBLOCK hold if one appears since)."""
     try:
-        current = context.paths.index.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
-        return False
-    return current == render_index(context, scan.memories).text.encode("utf-8")
+        fd = os.open(context.paths.index, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise StoreError(f"cannot read {context.paths.index}: {error.strerror}") from None
+    try:
+        if not S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(f"{context.paths.index} is not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit)
+    finally:
+        os.close(fd)
+
+
+def index_in_sync(context: StoreContext, scan: MemoryScan) -> bool:
+    expected = render_index(context, scan.memories).text.encode("utf-8")
+    return read_index(context, len(expected) + 1) == expected
 
 
 # ---------------------------------------------------------------- check
