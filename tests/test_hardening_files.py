@@ -85,6 +85,42 @@ def body_of(path: Path) -> str:
     return path.read_text(encoding="utf-8").split("---\n", 2)[2]
 
 
+# ---------------------------------------------------------------- 2. a header that leaves no room
+
+
+@pytest.mark.parametrize("header", ["lines", "bytes"])
+@pytest.mark.parametrize("command", ["build-index", "check", "dream", "list"])
+def test_a_header_larger_than_the_index_caps_is_refused_in_one_line_with_nothing_written(root, header, command):
+    write_memory_file(root, "memories/project/20260101_Billing.md",
+                      f"---\nname: Billing\ntype: project\nmtime: {stamp(3)}\n---\nBilling runs in Go.\n")
+    run(root, "build-index")
+    text = "# MEMORY.md\n" + ("a line\n" * 300 if header == "lines" else "x" * 26_000 + "\n")
+    write_memory_file(root, "templates/MEMORY_header.md", text)
+    before = tree_hash(root)
+
+    done = run(root, command, seconds=20)
+    if command == "list":  # list does not build the index: it works
+        assert_no_traceback(done)
+        assert "Billing" in done.stdout
+        return
+    assert_one_line_error(done, 1, "MEMORY_header.md")
+    assert tree_hash(root) == before
+
+
+def test_build_index_stops_instead_of_looping_on_a_header_over_the_line_cap(root):
+    from auto_dream.index import IndexLimits, build_index
+    from auto_dream.memory import Memory
+
+    memory = Memory("memories/project/a.md", "A", "A memory", "project", NOW)
+    signal.signal(signal.SIGALRM, lambda *_: pytest.fail("build_index did not return in 10 s"))
+    signal.alarm(10)
+    try:
+        with pytest.raises(StoreError, match="header"):
+            build_index([memory], "# H\n" + "line\n" * 300, IndexLimits(), None)
+    finally:
+        signal.alarm(0)
+
+
 # ---------------------------------------------------------------- 3. a FIFO in the repository
 
 
