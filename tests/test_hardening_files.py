@@ -299,3 +299,125 @@ def test_a_template_that_is_a_fifo_does_not_block(root):
     done = run(root, "build-index", seconds=20)
     assert done.returncode is not None, done.stderr
     assert "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------- 6. control characters
+
+
+HOSTILE_NAME = "Deploy \x1b[31mred\x1b[0m and a bell\x07 and \x9b2J"
+HOSTILE_DESCRIPTION = "Sets the title \x1b]0;pwned\x07 then erases \x1b[2J the screen\x7f."
+
+
+@pytest.fixture
+def hostile_store(root) -> Path:
+    write_memory_file(root, "memories/project/20260101_Deploy.md",
+                      "---\n" + yaml.safe_dump({"name": HOSTILE_NAME, "description": HOSTILE_DESCRIPTION,
+                                                "type": "project", "mtime": stamp(2)}, allow_unicode=False)
+                      + "---\nThe deploy script colours its output.\n")
+    write_memory_file(root, "memories/project/20260102_Esc\x1b[2Jname.md",
+                      f"---\nname: Plain\ntype: project\nmtime: {stamp(1)}\n---\nA file name with an escape.\n")
+    return root
+
+
+@pytest.mark.parametrize("command", ["list", "check", "build-index"])
+def test_control_characters_in_memories_never_reach_the_terminal(hostile_store, command):
+    done = run(hostile_store, command)
+    assert_no_traceback(done)
+    for char in CONTROL_BYTES:
+        assert char not in done.stdout + done.stderr, (char, done.stdout)
+    if command == "list":
+        assert "Deploy \\x1b[31mred" in done.stdout  # shown, not obeyed
+        assert "Esc\\x1b[2Jname.md" in done.stdout
+
+
+def test_control_characters_are_not_written_raw_into_the_index(hostile_store):
+    assert_no_traceback(run(hostile_store, "build-index"))
+    index = (hostile_store / "MEMORY.md").read_text(encoding="utf-8")
+    for char in CONTROL_BYTES:
+        assert char not in index, (char, index)
+    assert "Sets the title \\x1b]0;pwned\\x07 then" in index  # written out (in the label, Markdown-escaped too)
+    link = next(line for line in index.splitlines() if "Plain" in line).split("](", 1)[1].split(")", 1)[0]
+    from urllib.parse import unquote
+
+    assert (hostile_store / unquote(link)).is_file()  # the link still resolves
+
+
+def test_list_json_keeps_the_exact_text(hostile_store):
+    done = run(hostile_store, "list", "--json")
+    assert_no_traceback(done)
+    listed = {m["path"]: m for m in json.loads(done.stdout)}
+    assert listed["memories/project/20260101_Deploy.md"]["name"] == HOSTILE_NAME
+    assert listed["memories/project/20260101_Deploy.md"]["description"] == HOSTILE_DESCRIPTION
+    assert "memories/project/20260102_Esc\x1b[2Jname.md" in listed
+
+
+@pytest.mark.parametrize("command", ["list", "dream", "build-index"])
+def test_an_unreadable_file_whose_name_holds_an_escape_is_named_in_a_warning_written_out(root, command):
+    write_memory_file(root, "memories/project/broken\x1b]0;pwned\x07.md", "---\nname: [unclosed\n---\nBroken.\n")
+    done = run(root, command)
+    assert_no_traceback(done)
+    assert "memories/project/broken\\x1b]0;pwned\\x07.md" in done.stderr
+    for char in CONTROL_BYTES:
+        assert char not in done.stdout + done.stderr
+
+
+def test_an_entry_with_escape_sequences_becomes_an_index_line_without_them(root):
+    write_memory_file(root, log_day(1), log_line(1, "The build prints \x1b[32mOK\x1b[0m in green\x07 when done."))
+    assert_no_traceback(run(root, "dream"))
+    index = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "\x1b" not in index and "\x07" not in index
+    assert "\\x1b" in index  # written out
+
+
+# ---------------------------------------------------------------- 7. odd file names and symlink loops
+
+
+@pytest.fixture
+def store_with_a_good_memory(root) -> Path:
+    write_memory_file(root, "memories/project/20260101_Billing.md",
+                      f"---\nname: Billing\ntype: project\nmtime: {stamp(3)}\n---\nBilling runs in Go.\n")
+    return root
+
+
+def _assert_still_works(root: Path, bad: str) -> None:
+    for command in ("list", "list --json", "check", "check --json", "build-index", "dream", "dream --json"):
+        done = run(root, *command.split())
+        assert_no_traceback(done)
+        if command.endswith("--json"):
+            json.loads(done.stdout)
+        if command in ("list", "build-index", "dream"):
+            assert bad in done.stderr + done.stdout, (command, done.stderr)
+    listed = [m["path"] for m in json.loads(run(root, "list", "--json").stdout)]
+    assert listed == ["memories/project/20260101_Billing.md"]
+    assert "](memories/project/20260101_Billing.md)" in (root / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_a_memory_file_name_that_is_not_utf8_is_reported_not_a_crash(store_with_a_good_memory):
+    root = store_with_a_good_memory
+    bad = os.fsencode(root / "memories" / "project") + b"/caf\xe9\xff.md"
+    with open(bad, "wb") as handle:
+        handle.write(b"---\nname: Cafe\ntype: project\n---\nThe cafe opens at nine.\n")
+    _assert_still_works(root, "memories/project/caf\\xe9\\xff.md")
+    assert os.path.exists(bad)
+
+
+def test_a_folder_name_that_is_not_utf8_is_reported_not_a_crash(store_with_a_good_memory):
+    root = store_with_a_good_memory
+    folder = os.fsencode(root / "memories" / "project") + b"/notes\xff"
+    os.mkdir(folder)
+    with open(folder + b"/inside.md", "wb") as handle:
+        handle.write(b"---\nname: Inside\ntype: project\n---\nInside an odd folder.\n")
+    _assert_still_works(root, "memories/project/notes\\xff")
+
+
+@pytest.mark.parametrize("loop", ["self", "pair"])
+def test_a_symlink_loop_under_memories_is_reported_not_a_crash(store_with_a_good_memory, loop):
+    root = store_with_a_good_memory
+    folder = root / "memories" / "project"
+    if loop == "self":
+        (folder / "loop.md").symlink_to("loop.md")
+    else:
+        (folder / "loop.md").symlink_to("other.md")
+        (folder / "other.md").symlink_to("loop.md")
+    _assert_still_works(root, "memories/project/loop.md")
+    assert (folder / "loop.md").is_symlink()

@@ -9,12 +9,13 @@ from urllib.parse import quote
 
 from auto_dream import MEMORY_TYPES
 from auto_dream.errors import StoreError
-from auto_dream.memory import Memory
+from auto_dream.memory import Memory, shown
 
 SEPARATOR = " — "
 ELLIPSIS = "…"
 HEADER_TEMPLATE = "templates/MEMORY_header.md"  # where a store overrides the packaged header
-_LINK_UNSAFE = re.compile(r"[\s()<>%\[\]#?]")  # what would end or break a Markdown link
+# what would end or break a Markdown link, and control characters (percent-encoded, the link resolves)
+_LINK_UNSAFE = re.compile(r"[\s()<>%\[\]#?\x00-\x1f\x7f-\x9f]")
 _LABEL_SPECIAL = re.compile(r"([\\\[\]])")
 
 
@@ -171,14 +172,15 @@ class _Line:
 def _entry_line(memory: Memory, line_chars: int) -> _Line:
     link = _LINK_UNSAFE.sub(lambda m: quote(m.group(), safe=""), memory.path)
     room_for_label = max(line_chars - len(f"- []({link})") - len(SEPARATOR) - 12, 8)
-    shown = memory.name
+    name = shown(memory.name)  # an agent's context is no place for ESC or BEL: written out
+    label = name
     chars = room_for_label
-    while len(_escape_label(shown)) > room_for_label and chars >= 1:  # measured after escaping brackets
-        shown = shorten(memory.name, chars)
+    while len(_escape_label(label)) > room_for_label and chars >= 1:  # measured after escaping brackets
+        label = shorten(name, chars)
         chars -= 1
-    prefix = f"- [{_escape_label(shown)}]({link})"
+    prefix = f"- [{_escape_label(label)}]({link})"
     room = line_chars - len(prefix) - len(SEPARATOR)
-    description = _beyond_name(memory.description, shown)
+    description = _beyond_name(shown(memory.description), label)
     description = shorten(description, room) if room > 1 else ""
     return _Line(prefix, description)
 

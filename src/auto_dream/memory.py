@@ -10,6 +10,7 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, tzinfo
 from pathlib import Path
+from stat import S_ISREG
 
 import frontmatter
 import yaml
@@ -55,10 +56,16 @@ class Memory:
 
 @dataclass(frozen=True)
 class Unreadable:
-    """A file under memories/ that cannot be read as a memory; reported, never touched."""
+    """A file under memories/ that cannot be read as a memory; reported, never touched.
+
+    Its path is only ever shown: control characters and the bytes of a name that is not
+    UTF-8 are written out (`shown`), so that a warning is one line a terminal prints as is."""
 
     path: str
     reason: str
+
+    def __post_init__(self):
+        object.__setattr__(self, "path", shown(self.path))
 
 
 # ---------------------------------------------------------------- reading
@@ -69,15 +76,15 @@ def read_memory(path: Path, root: Path, tz: tzinfo | None) -> Memory | Unreadabl
     relative = Path(os.path.relpath(path, root)).as_posix()
     notes = []
     if path.is_symlink():
-        target = path.resolve()
-        if not target.is_relative_to(root.resolve()):
+        target = Path(os.path.realpath(path))  # a loop comes back as a path that stat refuses (below)
+        if not target.is_relative_to(os.path.realpath(root)):
             return Unreadable(relative, "a symlink to outside the store")
         notes.append("a symlink")
     try:
         stat = path.stat()
     except OSError as error:
         return Unreadable(relative, f"cannot read: {error.strerror}")
-    if not path.is_file():
+    if not S_ISREG(stat.st_mode):
         return Unreadable(relative, "not a regular file")
     if stat.st_size > MAX_MEMORY_BYTES:
         return Unreadable(relative, f"too large ({stat.st_size:,} bytes; the limit is {MAX_MEMORY_BYTES:,})")
@@ -266,6 +273,27 @@ def normalize_datetime(value: object, tz: tzinfo | None) -> datetime | None:
     if parsed.tzinfo is None:
         return parsed.replace(tzinfo=tz) if tz is not None else parsed.astimezone()
     return parsed
+
+
+# ---------------------------------------------------------------- showing
+
+
+# C0 and C1 controls and DEL (a terminal obeys them: ESC starts a sequence, BEL rings), and the
+# lone surrogates that stand for a file name's bytes that are not UTF-8
+_UNSHOWABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def shown(text: str) -> str:
+    """`text` as a terminal or MEMORY.md may show it: every control character written out as
+    `\\x1b`, a byte of a file name that is not UTF-8 as `\\xff`. Printable text is unchanged."""
+    return _UNSHOWABLE.sub(_written_out, text) if not text.isprintable() else text
+
+
+def _written_out(match: re.Match) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for the byte code - 0xDC00
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 # ---------------------------------------------------------------- writing
