@@ -421,3 +421,54 @@ def test_a_symlink_loop_under_memories_is_reported_not_a_crash(store_with_a_good
         (folder / "other.md").symlink_to("loop.md")
     _assert_still_works(root, "memories/project/loop.md")
     assert (folder / "loop.md").is_symlink()
+
+
+# ---------------------------------------------------------------- 8. dates at the end of the calendar
+
+
+EXTREME_DATES = ["0001-01-01", "0001-01-01T00:00:00+14:00", "9999-12-31", "9999-12-31T23:59:59-12:00"]
+TIME_KEYS = ["mtime", "created", "modified", "updated", "date", "metadata.modified"]
+
+
+@pytest.mark.parametrize("value", EXTREME_DATES)
+@pytest.mark.parametrize("key", TIME_KEYS)
+def test_an_extreme_date_in_the_frontmatter_is_no_crash(root, cli, key, value):
+    line = f"metadata:\n  modified: {value}\n" if key == "metadata.modified" else f"{key}: {value}\n"
+    write_memory_file(root, "memories/project/20260101_Extreme.md",
+                      f"---\nname: Extreme\ntype: project\n{line}---\nA memory from the end of time.\n")
+    write_memory_file(root, "memories/project/20260102_Billing.md",
+                      f"---\nname: Billing\ntype: project\nmtime: {stamp(3)}\n---\nBilling runs in Go.\n")
+    write_memory_file(root, log_day(1), log_line(1, "A memory from the end of time. It says nothing new."))
+    for command in ("list", "list --json", "check", "check --json", "build-index", "dream --json", "dream"):
+        done = cli("--root", root, *command.split())
+        assert done.code == 0, (command, done.err)
+    listed = {m["path"]: m for m in json.loads(cli("--root", root, "list", "--json").out)}
+    extreme = listed["memories/project/20260101_Extreme.md"]
+    assert 1900 < int(extreme["mtime"][:4]) < 9999  # an unusable time is taken as unknown: the file's own
+    assert extreme["age_days"] < 2
+
+
+def test_a_memory_file_whose_own_time_is_far_in_the_future_is_no_crash(store_with_a_good_memory):
+    root = store_with_a_good_memory
+    odd = write_memory_file(root, "memories/project/20260103_Future.md",
+                            "---\nname: Future\ntype: project\n---\nA file touched in the far future.\n")
+    os.utime(odd, (2**40, 2**40))  # about the year 36812: beyond what a datetime holds
+    for command in ("list", "list --json", "check", "build-index", "dream"):
+        assert_no_traceback(run(root, *command.split()))
+    listed = {m["path"] for m in json.loads(run(root, "list", "--json").stdout)}
+    assert "memories/project/20260103_Future.md" in listed
+
+
+def test_scan_memories_never_gives_a_time_that_cannot_be_converted(root):
+    for number, value in enumerate(EXTREME_DATES):
+        write_memory_file(root, f"memories/project/2026010{number}_x.md",
+                          f"---\nname: X{number}\ntype: project\nupdated: {value}\n---\nBody {number}.\n")
+    from datetime import timezone
+    from zoneinfo import ZoneInfo
+
+    for tz in (None, timezone.utc, ZoneInfo("Pacific/Kiritimati"), ZoneInfo("Etc/GMT+12")):
+        for memory in scan_memories(StorePaths(root), tz).memories:
+            for zone in (timezone.utc, ZoneInfo("Pacific/Kiritimati"), ZoneInfo("Etc/GMT+12")):
+                memory.mtime.astimezone(zone)
+            memory.mtime + timedelta(days=366)
+            memory.mtime - timedelta(days=366)

@@ -8,7 +8,7 @@ import re
 import tempfile
 import unicodedata
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, time, tzinfo
+from datetime import date, datetime, time, timezone, tzinfo
 from pathlib import Path
 from stat import S_ISREG
 
@@ -92,7 +92,20 @@ def read_memory(path: Path, root: Path, tz: tzinfo | None) -> Memory | Unreadabl
         raw = path.read_bytes()
     except OSError as error:
         return Unreadable(relative, f"cannot read: {error.strerror}")
-    return parse_memory(raw, relative, datetime.fromtimestamp(stat.st_mtime).astimezone(tz), tz, notes)
+    file_mtime = file_time(stat.st_mtime, tz)
+    if file_mtime is None:
+        notes.append("its file time is not a usable date")
+        file_mtime = UNKNOWN_TIME
+    return parse_memory(raw, relative, file_mtime, tz, notes)
+
+
+def file_time(seconds: float, tz: tzinfo | None) -> datetime | None:
+    """A file's modification time as an aware datetime, or None when no datetime can hold it
+    (a file touched to the year 36812)."""
+    try:
+        return usable_time(datetime.fromtimestamp(seconds, timezone.utc).astimezone(tz))
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | None,
@@ -133,7 +146,7 @@ def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | N
     mtime = normalize_datetime(metadata.get("mtime"), tz)
     if mtime is None:
         if metadata.get("mtime") is not None:
-            notes.append(f"mtime {metadata['mtime']!r} is not a date; its file time is used")
+            notes.append(f"mtime {metadata['mtime']!r} is not a usable date; its file time is used")
         mtime = own_time(metadata, tz) or file_mtime
     sources = metadata.get("sources")
     if isinstance(sources, list) and all(isinstance(s, (str, int, float)) for s in sources):
@@ -258,7 +271,8 @@ def own_time(metadata: dict, tz: tzinfo | None) -> datetime | None:
 
 
 def normalize_datetime(value: object, tz: tzinfo | None) -> datetime | None:
-    """YAML gives dates, datetimes (naive or aware) or strings: make an aware datetime."""
+    """YAML gives dates, datetimes (naive or aware) or strings: make an aware datetime, or None
+    when it is no date or not a usable one (see usable_time)."""
     if isinstance(value, datetime):
         parsed = value
     elif isinstance(value, date):
@@ -270,9 +284,28 @@ def normalize_datetime(value: object, tz: tzinfo | None) -> datetime | None:
             return None
     else:
         return None
-    if parsed.tzinfo is None:
-        return parsed.replace(tzinfo=tz) if tz is not None else parsed.astimezone()
-    return parsed
+    try:
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=tz) if tz is not None else parsed.astimezone()
+        return usable_time(parsed)
+    except (OverflowError, OSError, ValueError):  # 0001-01-01 has no local time west of UTC
+        return None
+
+
+# Every time a memory holds is converted to other zones, compared, shifted by days and shown;
+# at the ends of the calendar (0001-01-01, 9999-12-31T23:59:59-12:00) each of those overflows.
+# Within these bounds a year either way is safe. Outside them a time is not when a memory was
+# written: it counts as unknown.
+USABLE_TIMES = (datetime(1000, 1, 1, tzinfo=timezone.utc), datetime(9999, 1, 1, tzinfo=timezone.utc))
+UNKNOWN_TIME = datetime(1970, 1, 1, tzinfo=timezone.utc)  # when even the file's time is unusable
+
+
+def usable_time(moment: datetime) -> datetime | None:
+    """`moment` (aware) when it lies within USABLE_TIMES, else None."""
+    try:
+        return moment if USABLE_TIMES[0] <= moment < USABLE_TIMES[1] else None
+    except (OverflowError, ValueError):  # an offset that pushes it past year 9999 when compared
+        return None
 
 
 # ---------------------------------------------------------------- showing

@@ -38,7 +38,13 @@ def fingerprint(path: Path) -> Fingerprint | None:
         stat = path.lstat()
     except FileNotFoundError:
         return None
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    return (stat.st_size, _int64(stat.st_mtime_ns), _int64(stat.st_ino))
+
+
+def _int64(value: int) -> int:
+    """An unsigned stat field (an inode of 2**63 or more on some file systems, the mtime of a file
+    touched to the year 2446) as the signed 64-bit integer SQLite keeps: equal values stay equal."""
+    return value - 2**64 if value >= 2**63 else value
 
 
 def walk_memory_files(folder: Path, relative: str, ordered: bool = True):
@@ -86,7 +92,8 @@ def walk_memory_files(folder: Path, relative: str, ordered: bool = True):
                             pending.append((f"{current}/{name}", prefix + name))
                             odd.append(Unreadable(prefix + name, "a folder named like a memory file"))
                         else:  # the fingerprint, not the stat result: a fifth of the memory at 100,000 files
-                            files.append((prefix + name, (stat.st_size, stat.st_mtime_ns, stat.st_ino)))
+                            files.append((prefix + name, (stat.st_size, _int64(stat.st_mtime_ns),
+                                                          _int64(stat.st_ino))))
                         continue
                     try:
                         if entry.is_dir(follow_symlinks=False):
