@@ -85,6 +85,106 @@ def body_of(path: Path) -> str:
     return path.read_text(encoding="utf-8").split("---\n", 2)[2]
 
 
+# ---------------------------------------------------------------- 1. a rewrite keeps what it cannot hold
+
+# (case, frontmatter lines of name and description as a person wrote them)
+ODD_VALUES = [
+    ("name_is_a_list", "name: [Worker, pool orca]\n"),
+    ("description_on_several_lines", "name: Release train\ndescription: |\n  Leaves every other Thursday\n"
+                                     "  from platform nine.\n"),
+    ("folded_description", "name: Design system\ndescription: >\n  Lives in Figma\n  under Components.\n"),
+    ("binary_name", "name: !!binary SGVsbG8gd29ybGQ=\n"),
+    ("name_yes_read_as_a_boolean", "name: yes\ndescription: The kestrel cluster\n"),
+    ("name_with_two_spaces_and_a_trailing_one", "name: \"Two  spaces \"\n"),
+    ("description_a_hex_number", "name: Rack power\ndescription: 0x1F\n"),
+]
+# A fact per case for the merge (an entry repeats it) and another for archiving (it cites a file gone)
+MERGED_FACTS = [
+    "The ingest queue is drained every hour by the worker pool orca.",
+    "The release train leaves every other Thursday from platform nine.",
+    "The design system lives in Figma project Nimbus under the Components page.",
+    "Customer support tickets are triaged by the rota called lighthouse every morning.",
+    "The warehouse cluster kestrel runs eight nodes in the Frankfurt region.",
+    "Invoices are rendered to PDF by the service called quill before midnight.",
+    "Rack B7 has two power feeds from separate substations in the basement.",
+]
+ARCHIVED_FACTS = [
+    "Payroll exports are assembled in `src/payroll_export.py` each Friday.",
+    "Badge readers sync their whitelist through `src/badge_sync.py` hourly.",
+    "Weather alerts for the depot come from `src/storm_watch.py` polling.",
+    "Locker assignments are computed by `src/locker_plan.py` at intake.",
+    "Coffee machine telemetry lands via `src/espresso_feed.py` nightly.",
+    "Parking permits renew through `src/permit_cycle.py` every quarter.",
+    "Greenhouse humidity is balanced by `src/mist_control.py` continuously.",
+]
+
+
+@pytest.fixture(scope="module")
+def rewritten(tmp_path_factory):
+    """One store: each odd frontmatter twice, once repeated by a new entry (merged into), once
+    citing a file that is gone (archived as stale); one dream."""
+    project = make_git_project(tmp_path_factory.mktemp("odd_values") / "project")
+    root = project / ".auto-dream"
+    ensure_store(root)
+    written = {}
+    for number, (case, head) in enumerate(ODD_VALUES):
+        merged = f"memories/project/2026010{number}_merged_{case}.md"
+        write_memory_file(root, merged, f"---\n{head}type: project\nmtime: {stamp(20)}\n---\n{MERGED_FACTS[number]}\n")
+        stale = f"memories/project/2025010{number}_stale_{case}.md"
+        write_memory_file(root, stale, f"---\n{head}type: project\nmtime: {stamp(60)}\n---\n{ARCHIVED_FACTS[number]}\n")
+        written[case] = {"merged": (merged, frontmatter_of(root / merged), body_of(root / merged)),
+                         "archived": (stale, frontmatter_of(root / stale), body_of(root / stale))}
+    write_memory_file(root, log_day(1), "".join(log_line(1 + 0.01 * n, fact + " It was confirmed this week.")
+                                                for n, fact in enumerate(MERGED_FACTS)))
+    dream = run(root, "dream", "--json")
+    assert_no_traceback(dream)
+    return root, written, json.loads(dream.stdout)
+
+
+def _where_it_went(root: Path, report: dict, path: str) -> Path:
+    """The memory's file after the dream: where it was, or the archive copy a retirement made."""
+    if (root / path).exists():
+        return root / path
+    moved = [p for p in (root / "archive" / "project").glob("*.md") if p.name == path.rsplit("/", 1)[-1]]
+    assert moved, (path, report["actions"])
+    return moved[0]
+
+
+@pytest.mark.parametrize("how", ["merged", "archived"])
+@pytest.mark.parametrize("case", [c for c, _ in ODD_VALUES])
+def test_a_rewrite_keeps_a_name_or_description_it_cannot_hold_as_one_line_exactly_as_written(rewritten, case, how):
+    root, written, report = rewritten
+    path, before, body = written[case][how]
+    touched = [a for a in report["actions"] if path in (a["path"], a["target"])]
+    after_file = _where_it_went(root, report, path)
+    after = frontmatter_of(after_file)
+    if touched:  # rewritten: every value as written, of the same kind, and the whole body
+        for key in ("name", "description"):
+            if key in before:
+                assert after.get(key) == before[key] and type(after.get(key)) is type(before[key]), (key, after)
+        assert body.strip() in body_of(after_file)
+    else:  # or left as it is, named in a warning
+        assert after_file == root / path and after == before
+        assert any(path in warning for warning in report["warnings"]), report["warnings"]
+
+
+def test_the_merged_and_the_archived_memories_were_indeed_rewritten(rewritten):
+    """Keeping the values must not mean never touching the file: a merge and an archive still happen."""
+    _root, written, report = rewritten
+    kinds = {(a["kind"], a["target"] or a["path"]) for a in report["actions"]}
+    for case in written:
+        merged_path, archived_path = written[case]["merged"][0], written[case]["archived"][0]
+        assert ("merge", merged_path) in kinds, (case, kinds)
+        assert ("archive", archived_path) in kinds, (case, kinds)
+
+
+def test_a_second_dream_after_the_rewrite_plans_nothing(rewritten):
+    root, _written, _report = rewritten
+    again = run(root, "dream", "--json")
+    assert_no_traceback(again)
+    assert [a for a in json.loads(again.stdout)["actions"] if a["kind"] != "index"] == []
+
+
 # ---------------------------------------------------------------- 2. a header that leaves no room
 
 

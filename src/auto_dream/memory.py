@@ -162,6 +162,10 @@ def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | N
     extra = {k: v for k, v in metadata.items() if k not in KNOWN_KEYS}
     if "type" in metadata and type_source != "top":
         extra["type"] = metadata["type"]  # an unknown top-level type is kept as it was
+    for key in ("name", "description"):
+        if not _one_line_of_text(metadata.get(key)):
+            # a list, several lines, a number, `!!binary`…: shown as one line, written back as it was
+            extra[key] = metadata[key]
     return Memory(
         path=relative, name=name, description=description, type=memory_type, mtime=mtime,
         body=body, sources=sources, extra=extra, type_source=type_source,
@@ -232,9 +236,15 @@ def _find_type(metadata: dict, folder: str | None) -> tuple[str | None, str]:
 
 
 def _clean_line(value: object) -> str:
-    if value is None or isinstance(value, (dict, list)):
+    if value is None or isinstance(value, (dict, list, bytes)):
         return ""
     return " ".join(str(value).split())
+
+
+def _one_line_of_text(value: object) -> bool:
+    """Absent, or a string that is its own one-line form: a rewrite can write it from the
+    name or description the memory shows without changing a character of it."""
+    return value is None or (isinstance(value, str) and _clean_line(value) == value)
 
 
 def _name_from_file(relative: str) -> str:
@@ -342,7 +352,10 @@ def render_memory(memory: Memory) -> str:
     """The file text of a memory: known keys first, the rest preserved, then the body."""
     memory = replace(memory, name=_writable(memory.name), description=_writable(memory.description),
                      body=_writable(memory.body))
-    head = [_yaml_line("name", memory.name), _yaml_line("description", memory.description)]
+    # one line each, as a memory shows them; one kept in `extra` is written there, as it was (parse_memory)
+    head = [_yaml_line(key, _clean_line(value)) for key, value in (("name", memory.name),
+                                                                    ("description", memory.description))
+            if key not in memory.extra]
     if memory.type_source != "metadata" and "type" not in memory.extra:
         head.append(_yaml_line("type", memory.type))
     head.append(f"mtime: {memory.mtime.isoformat(timespec='seconds')}")
