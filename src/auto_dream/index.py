@@ -8,11 +8,14 @@ from typing import Protocol
 from urllib.parse import quote
 
 from auto_dream import MEMORY_TYPES
-from auto_dream.memory import Memory
+from auto_dream.errors import StoreError
+from auto_dream.memory import Memory, shown
 
 SEPARATOR = " — "
 ELLIPSIS = "…"
-_LINK_UNSAFE = re.compile(r"[\s()<>%\[\]#?]")  # what would end or break a Markdown link
+HEADER_TEMPLATE = "templates/MEMORY_header.md"  # where a store overrides the packaged header
+# what would end or break a Markdown link, and control characters (percent-encoded, the link resolves)
+_LINK_UNSAFE = re.compile(r"[\s()<>%\[\]#?\x00-\x1f\x7f-\x9f]")
 _LABEL_SPECIAL = re.compile(r"([\\\[\]])")
 
 
@@ -73,6 +76,7 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
     last_updated = memories.newest()
     stamp = last_updated.astimezone(tz).strftime("%Y-%m-%d %H:%M") if last_updated else "never"
     header = header_template.replace("{last_updated}", stamp).rstrip("\n") + "\n\n"
+    check_header(header, limits)
     # no more than the line cap can ever be listed: only those need sorting and their lines built
     kept = memories.first_by_priority(max(limits.max_lines - len(MEMORY_TYPES) - header.count("\n"), 0))
     lines = {m.path: _entry_line(m, limits.line_chars) for m in kept}
@@ -83,7 +87,7 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
         if omitted:
             fixed.append(_more_line(omitted) + "\n")
         fixed_lines = sum(part.count("\n") for part in fixed)
-        if fixed_lines + len(kept) > limits.max_lines:
+        if fixed_lines + len(kept) > limits.max_lines and kept:  # check_header: with none, it fits
             kept = kept[: max(limits.max_lines - fixed_lines - (0 if omitted else 1), 0)]
             continue
         available = limits.max_bytes - sum(len(part.encode()) for part in fixed)
@@ -110,6 +114,20 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
             "(`auto-dream list` shows them all)"
         )
     return IndexResult(text=text, listed=listed, omitted=omitted, warnings=warnings)
+
+
+def check_header(header: str, limits: IndexLimits) -> None:
+    """Refuse a header that leaves no room, with the section headings and the line counting
+    what is left out, within the caps: MEMORY.md could list no memory (and would loop to fit)."""
+    fixed = [header, *(f"## {t.upper()}\n" for t in MEMORY_TYPES), _more_line(10**9) + "\n"]
+    lines = sum(part.count("\n") for part in fixed)
+    size = sum(len(part.encode()) for part in fixed)
+    if lines > limits.max_lines or size > limits.max_bytes:
+        header_lines, header_bytes = header.count("\n"), len(header.encode())
+        raise StoreError(
+            f"the MEMORY.md header ({HEADER_TEMPLATE}) is {header_lines:,} lines and {header_bytes:,} bytes: "
+            f"with the section headings it leaves no room within index_max_lines = {limits.max_lines} "
+            f"and index_max_bytes = {limits.max_bytes:,}; shorten it")
 
 
 def first_by_priority(memories: list[Memory], count: int) -> list[Memory]:
@@ -154,14 +172,15 @@ class _Line:
 def _entry_line(memory: Memory, line_chars: int) -> _Line:
     link = _LINK_UNSAFE.sub(lambda m: quote(m.group(), safe=""), memory.path)
     room_for_label = max(line_chars - len(f"- []({link})") - len(SEPARATOR) - 12, 8)
-    shown = memory.name
+    name = shown(memory.name)  # an agent's context is no place for ESC or BEL: written out
+    label = name
     chars = room_for_label
-    while len(_escape_label(shown)) > room_for_label and chars >= 1:  # measured after escaping brackets
-        shown = shorten(memory.name, chars)
+    while len(_escape_label(label)) > room_for_label and chars >= 1:  # measured after escaping brackets
+        label = shorten(name, chars)
         chars -= 1
-    prefix = f"- [{_escape_label(shown)}]({link})"
+    prefix = f"- [{_escape_label(label)}]({link})"
     room = line_chars - len(prefix) - len(SEPARATOR)
-    description = _beyond_name(memory.description, shown)
+    description = _beyond_name(shown(memory.description), label)
     description = shorten(description, room) if room > 1 else ""
     return _Line(prefix, description)
 

@@ -8,8 +8,9 @@ import re
 import tempfile
 import unicodedata
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, time, tzinfo
+from datetime import date, datetime, time, timezone, tzinfo
 from pathlib import Path
+from stat import S_ISREG
 
 import frontmatter
 import yaml
@@ -55,10 +56,16 @@ class Memory:
 
 @dataclass(frozen=True)
 class Unreadable:
-    """A file under memories/ that cannot be read as a memory; reported, never touched."""
+    """A file under memories/ that cannot be read as a memory; reported, never touched.
+
+    Its path is only ever shown: control characters and the bytes of a name that is not
+    UTF-8 are written out (`shown`), so that a warning is one line a terminal prints as is."""
 
     path: str
     reason: str
+
+    def __post_init__(self):
+        object.__setattr__(self, "path", shown(self.path))
 
 
 # ---------------------------------------------------------------- reading
@@ -69,15 +76,15 @@ def read_memory(path: Path, root: Path, tz: tzinfo | None) -> Memory | Unreadabl
     relative = Path(os.path.relpath(path, root)).as_posix()
     notes = []
     if path.is_symlink():
-        target = path.resolve()
-        if not target.is_relative_to(root.resolve()):
+        target = Path(os.path.realpath(path))  # a loop comes back as a path that stat refuses (below)
+        if not target.is_relative_to(os.path.realpath(root)):
             return Unreadable(relative, "a symlink to outside the store")
         notes.append("a symlink")
     try:
         stat = path.stat()
     except OSError as error:
         return Unreadable(relative, f"cannot read: {error.strerror}")
-    if not path.is_file():
+    if not S_ISREG(stat.st_mode):
         return Unreadable(relative, "not a regular file")
     if stat.st_size > MAX_MEMORY_BYTES:
         return Unreadable(relative, f"too large ({stat.st_size:,} bytes; the limit is {MAX_MEMORY_BYTES:,})")
@@ -85,7 +92,20 @@ def read_memory(path: Path, root: Path, tz: tzinfo | None) -> Memory | Unreadabl
         raw = path.read_bytes()
     except OSError as error:
         return Unreadable(relative, f"cannot read: {error.strerror}")
-    return parse_memory(raw, relative, datetime.fromtimestamp(stat.st_mtime).astimezone(tz), tz, notes)
+    file_mtime = file_time(stat.st_mtime, tz)
+    if file_mtime is None:
+        notes.append("its file time is not a usable date")
+        file_mtime = UNKNOWN_TIME
+    return parse_memory(raw, relative, file_mtime, tz, notes)
+
+
+def file_time(seconds: float, tz: tzinfo | None) -> datetime | None:
+    """A file's modification time as an aware datetime, or None when no datetime can hold it
+    (a file touched to the year 36812)."""
+    try:
+        return usable_time(datetime.fromtimestamp(seconds, timezone.utc).astimezone(tz))
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | None,
@@ -126,7 +146,7 @@ def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | N
     mtime = normalize_datetime(metadata.get("mtime"), tz)
     if mtime is None:
         if metadata.get("mtime") is not None:
-            notes.append(f"mtime {metadata['mtime']!r} is not a date; its file time is used")
+            notes.append(f"mtime {metadata['mtime']!r} is not a usable date; its file time is used")
         mtime = own_time(metadata, tz) or file_mtime
     sources = metadata.get("sources")
     if isinstance(sources, list) and all(isinstance(s, (str, int, float)) for s in sources):
@@ -142,6 +162,10 @@ def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | N
     extra = {k: v for k, v in metadata.items() if k not in KNOWN_KEYS}
     if "type" in metadata and type_source != "top":
         extra["type"] = metadata["type"]  # an unknown top-level type is kept as it was
+    for key in ("name", "description"):
+        if not _one_line_of_text(metadata.get(key)):
+            # a list, several lines, a number, `!!binary`…: shown as one line, written back as it was
+            extra[key] = metadata[key]
     return Memory(
         path=relative, name=name, description=description, type=memory_type, mtime=mtime,
         body=body, sources=sources, extra=extra, type_source=type_source,
@@ -212,9 +236,15 @@ def _find_type(metadata: dict, folder: str | None) -> tuple[str | None, str]:
 
 
 def _clean_line(value: object) -> str:
-    if value is None or isinstance(value, (dict, list)):
+    if value is None or isinstance(value, (dict, list, bytes)):
         return ""
     return " ".join(str(value).split())
+
+
+def _one_line_of_text(value: object) -> bool:
+    """Absent, or a string that is its own one-line form: a rewrite can write it from the
+    name or description the memory shows without changing a character of it."""
+    return value is None or (isinstance(value, str) and _clean_line(value) == value)
 
 
 def _name_from_file(relative: str) -> str:
@@ -251,7 +281,8 @@ def own_time(metadata: dict, tz: tzinfo | None) -> datetime | None:
 
 
 def normalize_datetime(value: object, tz: tzinfo | None) -> datetime | None:
-    """YAML gives dates, datetimes (naive or aware) or strings: make an aware datetime."""
+    """YAML gives dates, datetimes (naive or aware) or strings: make an aware datetime, or None
+    when it is no date or not a usable one (see usable_time)."""
     if isinstance(value, datetime):
         parsed = value
     elif isinstance(value, date):
@@ -263,9 +294,49 @@ def normalize_datetime(value: object, tz: tzinfo | None) -> datetime | None:
             return None
     else:
         return None
-    if parsed.tzinfo is None:
-        return parsed.replace(tzinfo=tz) if tz is not None else parsed.astimezone()
-    return parsed
+    try:
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=tz) if tz is not None else parsed.astimezone()
+        return usable_time(parsed)
+    except (OverflowError, OSError, ValueError):  # 0001-01-01 has no local time west of UTC
+        return None
+
+
+# Every time a memory holds is converted to other zones, compared, shifted by days and shown;
+# at the ends of the calendar (0001-01-01, 9999-12-31T23:59:59-12:00) each of those overflows.
+# Within these bounds a year either way is safe. Outside them a time is not when a memory was
+# written: it counts as unknown.
+USABLE_TIMES = (datetime(1000, 1, 1, tzinfo=timezone.utc), datetime(9999, 1, 1, tzinfo=timezone.utc))
+UNKNOWN_TIME = datetime(1970, 1, 1, tzinfo=timezone.utc)  # when even the file's time is unusable
+
+
+def usable_time(moment: datetime) -> datetime | None:
+    """`moment` (aware) when it lies within USABLE_TIMES, else None."""
+    try:
+        return moment if USABLE_TIMES[0] <= moment < USABLE_TIMES[1] else None
+    except (OverflowError, ValueError):  # an offset that pushes it past year 9999 when compared
+        return None
+
+
+# ---------------------------------------------------------------- showing
+
+
+# C0 and C1 controls and DEL (a terminal obeys them: ESC starts a sequence, BEL rings), and the
+# lone surrogates that stand for a file name's bytes that are not UTF-8
+_UNSHOWABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def shown(text: str) -> str:
+    """`text` as a terminal or MEMORY.md may show it: every control character written out as
+    `\\x1b`, a byte of a file name that is not UTF-8 as `\\xff`. Printable text is unchanged."""
+    return _UNSHOWABLE.sub(_written_out, text) if not text.isprintable() else text
+
+
+def _written_out(match: re.Match) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for the byte code - 0xDC00
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 # ---------------------------------------------------------------- writing
@@ -281,7 +352,10 @@ def render_memory(memory: Memory) -> str:
     """The file text of a memory: known keys first, the rest preserved, then the body."""
     memory = replace(memory, name=_writable(memory.name), description=_writable(memory.description),
                      body=_writable(memory.body))
-    head = [_yaml_line("name", memory.name), _yaml_line("description", memory.description)]
+    # one line each, as a memory shows them; one kept in `extra` is written there, as it was (parse_memory)
+    head = [_yaml_line(key, _clean_line(value)) for key, value in (("name", memory.name),
+                                                                    ("description", memory.description))
+            if key not in memory.extra]
     if memory.type_source != "metadata" and "type" not in memory.extra:
         head.append(_yaml_line("type", memory.type))
     head.append(f"mtime: {memory.mtime.isoformat(timespec='seconds')}")

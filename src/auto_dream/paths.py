@@ -3,6 +3,7 @@
 import os
 from datetime import date
 from pathlib import Path
+from stat import S_ISDIR, S_ISLNK, S_ISREG
 
 from auto_dream import MEMORY_TYPES
 from auto_dream.errors import InputError, StoreError
@@ -59,10 +60,20 @@ class StorePaths:
         return self.root / "templates"
 
     def log_file(self, day: date) -> Path:
-        return self.logs / f"{day:%Y}" / f"{day:%m}" / f"{day:%Y-%m-%d}.md"
+        """The day's log, for appending: refused (StoreError) when it, or a folder of logs/ above
+        it, is a symlink, so that an append never writes through a link out of the store."""
+        path = self.logs / f"{day:%Y}" / f"{day:%m}" / f"{day:%Y-%m-%d}.md"
+        for part in (self.logs, path.parent.parent, path.parent, path):
+            refuse_link(self, part)
+        return path
 
     def memory_dir(self, memory_type: str) -> Path:
         return self.memories / memory_type
+
+    def folders(self) -> list[Path]:
+        """The store's own folders: each one real, never a link (check_layout)."""
+        return [self.logs, self.memories, *(self.memory_dir(t) for t in MEMORY_TYPES), self.archive,
+                *(self.archive / t for t in MEMORY_TYPES), self.state, self.state / "runs"]
 
     def relative(self, path: Path) -> str:
         """`path` relative to the root, with forward slashes, as JSON and reports show it."""
@@ -95,11 +106,39 @@ def make_dirs(path: Path) -> None:
                 raise
 
 
+def refuse_link(paths: StorePaths, path: Path, folder: bool | None = None) -> None:
+    """StoreError when `path` is a symlink, or (`folder` True/False) not a folder/regular file.
+    Nothing is written through a link out of the store, nor read from a FIFO named like its files."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as error:
+        raise StoreError(f"cannot look at {path}: {error.strerror}") from None
+    where = f"{paths.relative(path)} in the store at {paths.root}"
+    if S_ISLNK(mode):
+        raise StoreError(f"{where} is a symlink (to {os.readlink(path)!r}): auto-dream writes only inside its "
+                         "store; put the real " + ("folder" if folder is not False else "file") + " there")
+    if folder is True and not S_ISDIR(mode):
+        raise StoreError(f"{where} should be a folder, and is not")
+    if folder is False and not S_ISREG(mode):
+        raise StoreError(f"{where} is not a regular file (a folder, a FIFO or a device): move it away")
+
+
+def check_layout(paths: StorePaths) -> None:
+    """Refuse a store whose own folders or MEMORY.md are symlinks, or not what they should be
+    (a store root that is itself a link is fine: everything is written inside it)."""
+    for folder in paths.folders():
+        refuse_link(paths, folder, folder=True)
+    refuse_link(paths, paths.index, folder=False)
+
+
 def ensure_store(root: Path) -> StorePaths:
     """The store at `root`, its skeleton created when missing (for commands that write)."""
     paths = StorePaths(root)
     if root.exists() and not root.is_dir():
         raise StoreError(f"store root {root} is a file, not a folder")
+    check_layout(paths)
     try:
         for folder in (paths.logs, paths.state, paths.archive,
                        *(paths.memory_dir(t) for t in MEMORY_TYPES)):
@@ -117,7 +156,9 @@ def open_store(root: Path) -> StorePaths:
         raise StoreError(f"no store at {root}: run `auto-dream init` first")
     if not root.is_dir():
         raise StoreError(f"store root {root} is a file, not a folder")
-    return StorePaths(root)
+    paths = StorePaths(root)
+    check_layout(paths)
+    return paths
 
 
 def store_dir_for_init(directory: str | None, root_flag: str | None, cwd: Path) -> Path:

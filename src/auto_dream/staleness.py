@@ -15,6 +15,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 
 EVERGREEN, FRESH, PARTIALLY_STALE, FULLY_STALE = "EVERGREEN", "FRESH", "PARTIALLY_STALE", "FULLY_STALE"
 
@@ -216,19 +217,34 @@ class RepoIndex:
             dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not d.startswith(".")
                        and (self.exclude is None or (here / d).resolve() != self.exclude)]
             for name in names:
-                path = here / name
-                try:
-                    if path.is_symlink() or path.stat().st_size > MAX_SCANNED_FILE:
-                        continue
-                    data = path.read_bytes()
-                except OSError:
-                    continue
-                if b"\x00" in data[:8192]:
+                data = _read_source_file(here / name)
+                if data is None or b"\x00" in data[:8192]:
                     continue
                 found |= wanted & set(_IDENTIFIER.findall(data.decode("utf-8", "replace")))
                 if found == wanted:
                     return found
         return found
+
+
+def _read_source_file(path: Path) -> bytes | None:
+    """A regular file's bytes when it is no larger than MAX_SCANNED_FILE, else None: never a
+    symlink (to /dev/zero, out of the repository), never a FIFO or a device, whose read blocks
+    or never ends. O_NONBLOCK lets a FIFO open without a writer; fstat then turns it away."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        stat = os.fstat(fd)
+        if not S_ISREG(stat.st_mode) or stat.st_size > MAX_SCANNED_FILE:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_SCANNED_FILE + 1)  # a file that grew since fstat is read no further
+        return data if len(data) <= MAX_SCANNED_FILE else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def classify(refs: References, repo_index: RepoIndex, found_symbols: set[str]) -> Staleness:

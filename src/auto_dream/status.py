@@ -1,15 +1,18 @@
 """`list`, `check` and `build-index`: what is in a store and whether it is in order."""
 
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from stat import S_ISREG
 
 from auto_dream import MEMORY_TYPES
 from auto_dream.context import StoreContext
 from auto_dream.index import IndexLimits, IndexResult, IndexSource, build_index
 from auto_dream.journal import LogProblem, read_all_entries
-from auto_dream.memory import Memory, Unreadable, write_atomic
+from auto_dream.memory import Memory, Unreadable, shown, write_atomic
 from auto_dream.dream.bookkeeping import read_distilled_ids, read_last_dream
 from auto_dream.cache import ParseCache
+from auto_dream.errors import StoreError
 from auto_dream.store import MemoryScan, scan_memories
 from auto_dream.templates import load_template
 
@@ -38,6 +41,9 @@ def freshness(days: int) -> str:
 
 @dataclass(frozen=True)
 class ListedMemory:
+    """One memory as `list` shows it: `path`, `name` and `description` with their control
+    characters written out (memory.shown), safe to print; `as_json` gives them exactly."""
+
     path: str
     name: str
     type: str
@@ -45,10 +51,17 @@ class ListedMemory:
     mtime: datetime
     age_days: int
     pinned: bool
+    exact: tuple[str, str, str] | None = field(default=None, repr=False, compare=False)  # path, name, description
+
+    @classmethod
+    def of(cls, memory: Memory, now: datetime) -> "ListedMemory":
+        return cls(shown(memory.path), shown(memory.name), memory.type, shown(memory.description), memory.mtime,
+                   age_days(memory, now), memory.pinned, (memory.path, memory.name, memory.description))
 
     def as_json(self) -> dict:
-        return {"path": self.path, "name": self.name, "type": self.type,
-                "description": self.description, "mtime": self.mtime.isoformat(timespec="seconds"),
+        path, name, description = self.exact or (self.path, self.name, self.description)
+        return {"path": path, "name": name, "type": self.type,
+                "description": description, "mtime": self.mtime.isoformat(timespec="seconds"),
                 "age_days": self.age_days}
 
 
@@ -64,8 +77,7 @@ def list_memories(context: StoreContext, now: datetime, memory_type: str | None 
     scan = scan_memories(context.paths, context.tz, archived=archived, cache=None if archived else _cache(context))
     chosen = [m for m in scan.memories if memory_type is None or m.type == memory_type]
     chosen.sort(key=lambda m: (MEMORY_TYPES.index(m.type), not m.pinned, -m.mtime.timestamp(), m.path))
-    listed = [ListedMemory(m.path, m.name, m.type, m.description, m.mtime, age_days(m, now), m.pinned)
-              for m in chosen]
+    listed = [ListedMemory.of(m, now) for m in chosen]
     return ListResult(memories=listed, unreadable=scan.unreadable)
 
 
@@ -94,21 +106,34 @@ def rebuild_index(context: StoreContext) -> IndexBuild:
     scan = scan_memories(context.paths, context.tz, cache=_cache(context))
     result = render_index(context, scan.memories)
     data = result.text.encode("utf-8")
-    try:
-        changed = context.paths.index.read_bytes() != data
-    except FileNotFoundError:
-        changed = True
+    changed = read_index(context, len(data) + 1) != data
     if changed:
         write_atomic(context.paths.index, data)
     return IndexBuild(result=result, changed=changed, unreadable=scan.unreadable)
 
 
-def index_in_sync(context: StoreContext, scan: MemoryScan) -> bool:
+def read_index(context: StoreContext, limit: int) -> bytes | None:
+    """MEMORY.md's first `limit` bytes (enough to compare it with what it should be), or None
+    when it is not there. Never through a link, never from a FIFO (paths.check_layout refuses
+    both when the store is opened; O_NOFOLLOW and O_NONBLOCK hold if one appears since)."""
     try:
-        current = context.paths.index.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
-        return False
-    return current == render_index(context, scan.memories).text.encode("utf-8")
+        fd = os.open(context.paths.index, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise StoreError(f"cannot read {context.paths.index}: {error.strerror}") from None
+    try:
+        if not S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(f"{context.paths.index} is not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit)
+    finally:
+        os.close(fd)
+
+
+def index_in_sync(context: StoreContext, scan: MemoryScan) -> bool:
+    expected = render_index(context, scan.memories).text.encode("utf-8")
+    return read_index(context, len(expected) + 1) == expected
 
 
 # ---------------------------------------------------------------- check
@@ -116,6 +141,8 @@ def index_in_sync(context: StoreContext, scan: MemoryScan) -> bool:
 
 @dataclass(frozen=True)
 class MemoryHealth:
+    """One memory as `check` shows it (`path` and `name` safe to print); `as_json` gives the exact path."""
+
     path: str
     name: str
     type: str
@@ -123,9 +150,10 @@ class MemoryHealth:
     freshness: str
     staleness: str  # EVERGREEN, FRESH, PARTIALLY_STALE or FULLY_STALE
     missing_refs: list[str] = field(default_factory=list)
+    exact_path: str = field(default="", repr=False, compare=False)
 
     def as_json(self) -> dict:
-        return {"path": self.path, "freshness": self.freshness, "staleness": self.staleness,
+        return {"path": self.exact_path or self.path, "freshness": self.freshness, "staleness": self.staleness,
                 "missing_refs": self.missing_refs}
 
 
@@ -171,8 +199,8 @@ def check_store(context: StoreContext, now: datetime) -> CheckResult:
     for memory in sorted(scan.memories, key=lambda m: m.path):
         days = age_days(memory, now)
         result = staleness[memory.path]
-        health.append(MemoryHealth(memory.path, memory.name, memory.type, days, freshness(days),
-                                   result.classification, result.missing_refs))
+        health.append(MemoryHealth(shown(memory.path), shown(memory.name), memory.type, days, freshness(days),
+                                   result.classification, result.missing_refs, exact_path=memory.path))
     return CheckResult(
         undistilled_entries=waiting,
         last_dream=last_dream,

@@ -38,21 +38,30 @@ def fingerprint(path: Path) -> Fingerprint | None:
         stat = path.lstat()
     except FileNotFoundError:
         return None
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    return (stat.st_size, _int64(stat.st_mtime_ns), _int64(stat.st_ino))
+
+
+def _int64(value: int) -> int:
+    """An unsigned stat field (an inode of 2**63 or more on some file systems, the mtime of a file
+    touched to the year 2446) as the signed 64-bit integer SQLite keeps: equal values stay equal."""
+    return value - 2**64 if value >= 2**63 else value
 
 
 def walk_memory_files(folder: Path, relative: str, ordered: bool = True):
     """(path relative to the root, fingerprint) of every `*.md` under `folder` (in path order
-    if `ordered`), and the folders named like one. Dot-files and dot-folders are skipped.
+    if `ordered`), and what cannot be a memory, as Unreadable: a folder named like one, a name
+    that is not UTF-8 (no text, JSON or MEMORY.md line can hold it; shown with its bytes
+    written out). Dot-files and dot-folders are skipped.
 
     os.scandir hands back each entry's lstat with its name, and, listing an open folder,
     stats each name relative to it rather than resolving the whole path again: at 100,000
     memories this walk is a few hundred milliseconds, where pathlib and relpath per file
     cost seconds.
     """
-    files, odd_folders = [], []
+    files: list[tuple[str, Fingerprint]] = []
+    odd: list[Unreadable] = []
     if not folder.is_dir():
-        return files, odd_folders
+        return files, odd
     pending = [(str(folder), relative)]
     while pending:
         current, prefix = pending.pop()
@@ -67,6 +76,13 @@ def walk_memory_files(folder: Path, relative: str, ordered: bool = True):
                     name = entry.name
                     if name[0] == ".":
                         continue
+                    if not name.isascii() and not _is_utf8(name):
+                        try:
+                            if name.endswith(".md") or entry.is_dir(follow_symlinks=False):
+                                odd.append(Unreadable(prefix + name, "its name is not UTF-8 (not read)"))
+                        except OSError:
+                            pass
+                        continue
                     if name.endswith(".md"):  # one lstat tells a memory file from a folder named like one
                         try:
                             stat = entry.stat(follow_symlinks=False)
@@ -74,9 +90,10 @@ def walk_memory_files(folder: Path, relative: str, ordered: bool = True):
                             continue
                         if S_ISDIR(stat.st_mode):
                             pending.append((f"{current}/{name}", prefix + name))
-                            odd_folders.append(prefix + name)
+                            odd.append(Unreadable(prefix + name, "a folder named like a memory file"))
                         else:  # the fingerprint, not the stat result: a fifth of the memory at 100,000 files
-                            files.append((prefix + name, (stat.st_size, stat.st_mtime_ns, stat.st_ino)))
+                            files.append((prefix + name, (stat.st_size, _int64(stat.st_mtime_ns),
+                                                          _int64(stat.st_ino))))
                         continue
                     try:
                         if entry.is_dir(follow_symlinks=False):
@@ -90,8 +107,16 @@ def walk_memory_files(folder: Path, relative: str, ordered: bool = True):
                 os.close(handle)
     if ordered:
         files.sort(key=itemgetter(0))  # strings compared as strings: twice as fast as the pairs
-    odd_folders.sort()
-    return files, odd_folders
+    odd.sort(key=lambda bad: bad.path)
+    return files, odd
+
+
+def _is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # os.fsdecode turned a byte that is not UTF-8 into a lone surrogate
+        return False
+    return True
 
 
 _SCANDIR_FD = os.scandir in os.supports_fd
@@ -104,7 +129,7 @@ def scan_store(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
     are only named; the rest are read (and, with a cache, parsed for it: the caller decides
     whether to save it). Files that are not memories are reported."""
     folder_name = "archive" if archived else "memories"
-    files, odd_folders = walk_memory_files(paths.root / folder_name, folder_name, ordered=False)
+    files, odd = walk_memory_files(paths.root / folder_name, folder_name, ordered=False)
     fingerprints = dict(files)
     rows = cache.rows if cache is not None else {}
     # a comprehension and set operations, not a loop of calls: this runs for every file of the store
@@ -120,8 +145,8 @@ def scan_store(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
                 cache.put(parsed_by_path[relative])
         else:
             unreadable.append(parsed)
-            del fingerprints[parsed.path]
-    unreadable.extend(Unreadable(p, "a folder named like a memory file") for p in odd_folders)
+            del fingerprints[relative]  # parsed.path is as shown, control characters written out
+    unreadable.extend(odd)
     return StoreScan(paths=list(fingerprints), read=read, unchanged=unchanged, unreadable=unreadable,
                      fingerprints=fingerprints, parsed=parsed_by_path)
 
