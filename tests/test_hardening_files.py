@@ -572,3 +572,48 @@ def test_scan_memories_never_gives_a_time_that_cannot_be_converted(root):
                 memory.mtime.astimezone(zone)
             memory.mtime + timedelta(days=366)
             memory.mtime - timedelta(days=366)
+
+
+# ---------------------------------------------------------------- found while merging the hardening work
+
+
+def test_dream_does_not_read_a_day_log_that_is_a_symlink_so_a_secret_never_becomes_a_memory(tmp_path):
+    root = tmp_path / "store"
+    ensure_store(root)
+    secret = tmp_path / "secret.md"
+    secret.write_text(log_line(1, "The deploy token is hunter2-SECRET."), encoding="utf-8")
+    link = root / log_day(1)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(secret)
+    result = run(root, "dream")
+    assert result.returncode == 0, result.stderr
+    assert "symbolic link" in result.stderr
+    stored = [p for p in root.rglob("*") if p.is_file() and not p.is_symlink()]
+    assert not any(b"hunter2" in p.read_bytes() for p in stored)
+
+
+@pytest.mark.parametrize("name", ["Brackets [/] close nothing", "[red]not red[/red]", "[bold"])
+def test_a_name_that_looks_like_rich_markup_is_listed_as_written(tmp_path, name):
+    root = tmp_path / "store"
+    ensure_store(root)
+    write_memory_file(root, "memories/project/20261001_markup.md",
+                      f"---\nname: '{name}'\ndescription: '{name} too'\ntype: project\nmtime: {stamp(3)}\n---\nBody.\n")
+    for command in ("list", "check"):
+        result = run(root, command)
+        assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert name in run(root, "list").stdout
+
+
+def test_the_dream_report_writes_control_characters_out(tmp_path):
+    root = tmp_path / "store"
+    ensure_store(root)
+    body = "Deploys happen every Tuesday \x1b[31mafternoon\x1b[0m from the release branch \x07"
+    for name, days in (("20260901_a.md", 60), ("20261101_b.md", 20)):
+        write_memory_file(root, f"memories/project/{name}",
+                          f"---\nname: Deploy day\ndescription: Deploys\ntype: project\nmtime: {stamp(days)}\n---\n{body}\n")
+    result = run(root, "dream")
+    assert result.returncode == 0, result.stderr
+    assert "afternoon" in result.stdout  # the report quotes the shared passage…
+    assert not any(c in result.stdout + result.stderr for c in ("\x1b", "\x07"))  # …written out
+    report = next((root / ".state" / "runs").glob("*/report.md")).read_text(encoding="utf-8")
+    assert "\x1b" not in report and "\\x1b" in report

@@ -15,6 +15,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from auto_dream import MEMORY_TYPES, __version__
 from auto_dream.appending import append_text, join_text_arguments, read_stdin, store_root
@@ -179,7 +180,8 @@ def list_command(
             table.add_column(column, overflow="fold", style="dim" if column == "path" else None)
         for m in group:
             age = pendulum.instance(m.mtime).diff_for_humans()  # "3 days ago"
-            table.add_row(("📌 " if m.pinned else "") + m.name, age, m.description, m.path)
+            # Text: what people wrote is shown as written, never read as Rich markup (`[/]`, `[red]`)
+            table.add_row(Text(("📌 " if m.pinned else "") + m.name), age, Text(m.description), Text(m.path))
         stdout.print(table)
 
 
@@ -213,7 +215,7 @@ def check(
             staleness = m.staleness or "—"
             if m.missing_refs:
                 staleness += " (missing: " + ", ".join(m.missing_refs) + ")"
-            table.add_row(f"[{colour}]{m.age_days}d[/]", m.type, staleness, m.path)
+            table.add_row(Text(f"{m.age_days}d", style=colour), m.type, Text(staleness), Text(m.path))
         stdout.print(table)
 
 

@@ -285,6 +285,8 @@ def _not_regular(mode: int) -> str | None:
         return None
     if stat.S_ISDIR(mode):
         return "a folder"
+    if stat.S_ISLNK(mode):  # it may lead anywhere, a secret included: never read into memories
+        return "a symbolic link"
     if stat.S_ISFIFO(mode):
         return "a FIFO"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
@@ -296,7 +298,7 @@ def read_log(log_path: Path) -> tuple[list[Entry], list[LogProblem]]:
     """Parse one day's log, holding a shared lock so a half-written append is never seen.
 
     Only a regular file of at most MAX_LOG_BYTES is read: a FIFO or a device named like a
-    day's log would block or never end."""
+    day's log would block or never end, and a symbolic link may lead to anything."""
     try:
         raw = _read_day_file(log_path)
     except _NotRead as why:
@@ -313,9 +315,9 @@ class _NotRead(Exception):
 
 
 def _read_day_file(log_path: Path) -> bytes:
-    kind = _not_regular(os.stat(log_path).st_mode)  # a device is not even opened
+    kind = _not_regular(os.lstat(log_path).st_mode)  # a device is not even opened
     if kind is None:
-        fd = os.open(log_path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        fd = os.open(log_path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW)
         with open(fd, "rb") as handle:
             status = os.fstat(fd)
             kind = _not_regular(status.st_mode)  # something else took its place since the stat

@@ -63,8 +63,9 @@ class StorePaths:
         """The day's log, for appending: refused (StoreError) when it, or a folder of logs/ above
         it, is a symlink, so that an append never writes through a link out of the store."""
         path = self.logs / f"{day:%Y}" / f"{day:%m}" / f"{day:%Y-%m-%d}.md"
-        for part in (self.logs, path.parent.parent, path.parent, path):
-            refuse_link(self, part)
+        for part in (self.logs, path.parent.parent, path.parent):
+            refuse_link(self, part, folder=True)
+        refuse_link(self, path, folder=False)
         return path
 
     def memory_dir(self, memory_type: str) -> Path:

@@ -1,6 +1,7 @@
 """The report (DESIGN 3.5): one dict, rendered as JSON or as Markdown."""
 
 from auto_dream.dream.plan import CreateMemory, Plan, RebuildIndex, RetireMemory, SkipEntries, UpdateMemory
+from auto_dream.memory import shown
 
 DEFERRED_SHOWN = 20
 DRY_RUN_BANNER = "[DRY RUN] No files were modified. Run without --dry-run to apply changes."
@@ -123,12 +124,12 @@ def render_markdown(report: dict) -> str:
                 action = _VERBS[row["kind"]] + (f" `{row['target']}`" if row["target"] else "")
                 lines.append(f"| `{row['path']}` | {action} | {_cell(row['reason'])} |")
     if report["deferred"]:
-        shown = report["deferred"][:DEFERRED_SHOWN]
+        listed = report["deferred"][:DEFERRED_SHOWN]
         lines += ["", "### Deferred by the retirement budget (the next dream resumes here)", ""]
         lines += [f"- {_VERBS[d['kind']].split()[0].lower()}: `{d['path']}`"
-                  + (f" → `{d['target']}`" if d["target"] else "") + f" — {_cell(d['reason'])}" for d in shown]
-        if len(report["deferred"]) > len(shown):
-            lines.append(f"- … and {len(report['deferred']) - len(shown)} more (`dream --json` lists them all)")
+                  + (f" → `{d['target']}`" if d["target"] else "") + f" — {_cell(d['reason'])}" for d in listed]
+        if len(report["deferred"]) > len(listed):
+            lines.append(f"- … and {len(report['deferred']) - len(listed)} more (`dream --json` lists them all)")
     if report["review"]:
         lines += ["", "### For Review (both kept: dream was not certain)", "",
                   "| File | Possible | Other file | Evidence |", "|------|----------|------------|----------|"]
@@ -147,7 +148,8 @@ def render_markdown(report: dict) -> str:
     if report["warnings"]:
         lines += ["", "### Warnings", ""]
         lines += [f"- {_cell(w)}" for w in report["warnings"]]
-    return "\n".join(lines) + "\n"
+    # memory names, reasons and evidence quote what people wrote: no escape sequence reaches a terminal
+    return "\n".join(shown(line) for line in lines) + "\n"
 
 
 def _cell(text: str) -> str:

@@ -43,10 +43,20 @@ def digest(data: bytes | None) -> str | None:
 
 
 def read_if_present(path: Path) -> bytes | None:
+    """A regular file's bytes, None when there is none. A link is not followed and a FIFO not
+    waited on (a planted one would block undo): either is a StoreError."""
     try:
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise StoreError(f"{path}: a symbolic link where dream keeps a file; nothing was changed") from None
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        if not stat_module.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(f"{path}: not a regular file; nothing was changed")
+        return handle.read()
 
 
 @dataclass(frozen=True)
@@ -385,9 +395,10 @@ def _check_inside(paths: StorePaths, target: Path) -> None:
 
 
 def _read_pre(path: Path) -> bytes:
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read()
+    data = read_if_present(path)
+    if data is None:
+        raise StoreError(f"{path}: a pre-image is missing; nothing more was restored")
+    return data
 
 
 def _remove_empty_folders(paths: StorePaths, folder: Path) -> None:
