@@ -29,6 +29,15 @@ def isolated_env(tmp_path, monkeypatch):
 
 
 @pytest.fixture
+def sleeper():
+    """A live process that is not a dream: its pid in a lock means the lock is held."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    yield child
+    child.kill()
+    child.wait()
+
+
+@pytest.fixture
 def root(tmp_path) -> Path:
     """An empty store at tmp_path/store/.auto-dream."""
     path = tmp_path / "store" / ".auto-dream"

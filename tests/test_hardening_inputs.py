@@ -411,15 +411,6 @@ def write_lock(root: Path, pid: object, started: datetime | str) -> Path:
     return lock
 
 
-@pytest.fixture
-def sleeper():
-    """A live process that is not a dream: its pid in a lock means the lock is held."""
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
-    yield child
-    child.kill()
-    child.wait()
-
-
 @pytest.mark.parametrize("pid", [2**70, -2**70, 1e300, 2**31, 0, -1, -4096, True, "1", None, [1]],
                          ids=["2**70", "-2**70", "1e300", "2**31", "0", "-1", "-4096", "true", "string", "null", "list"])
 def test_a_lock_whose_pid_no_process_can_have_is_broken(waiting, cli, pid):

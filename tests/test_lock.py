@@ -36,15 +36,6 @@ def store(root, cli) -> Path:
     return root
 
 
-@pytest.fixture
-def sleeper():
-    """A live process that is not a dream: its pid in a lock means the lock is held."""
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
-    yield child
-    child.kill()
-    child.wait()
-
-
 def dead_pid() -> int:
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()

@@ -382,6 +382,17 @@ def _yaml_line(key: str, value: str) -> str:
 
 def write_atomic(path: Path, content: bytes) -> None:
     """Write to a temporary file beside `path`, flush it to disk, then rename it into place."""
+    temporary = write_temporary(path, content)
+    try:
+        os.replace(temporary, path)
+    except BaseException:
+        remove_temporary(temporary)
+        raise
+    fsync_dir(path.parent)
+
+
+def write_temporary(path: Path, content: bytes) -> str:
+    """`content` in a new owner-only file beside `path` (`.name.XXXXXXXX.tmp`), on disk: its path."""
     make_dirs(path.parent)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -390,17 +401,20 @@ def write_atomic(path: Path, content: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temporary, FILE_MODE)
-        os.replace(temporary, path)
     except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
+        remove_temporary(temporary)
         raise
-    _fsync_dir(path.parent)
+    return temporary
 
 
-def _fsync_dir(folder: Path) -> None:
+def remove_temporary(temporary: str) -> None:
+    try:
+        os.unlink(temporary)
+    except FileNotFoundError:
+        pass
+
+
+def fsync_dir(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)

@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import stat as stat_module
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,9 +20,9 @@ from pathlib import Path, PurePosixPath
 
 from auto_dream import MEMORY_TYPES
 from auto_dream.errors import InputError, StoreError
-from auto_dream.memory import _fsync_dir, write_atomic
+from auto_dream.memory import fsync_dir, remove_temporary, write_atomic, write_temporary
 from auto_dream.paths import FILE_MODE, StorePaths, make_dirs
-from auto_dream.store import Fingerprint
+from auto_dream.store import Fingerprint, fingerprint
 
 RUNS = "runs"
 STATUS = "status"  # a run folder's one-word status, beside its journal
@@ -132,16 +131,16 @@ def _write_journal(folder: Path, paths: StorePaths, run_id: str, changes: list[F
     files, seen = [], []
     for number, change in enumerate(changes):
         target = paths.root / change.path
-        before, fingerprint = _read_seen(target)
+        before, seen_as = _read_seen(target)
         if before is not None:
             write_atomic(folder / "pre" / f"{number:05d}", before)
-        seen.append(fingerprint)
+        seen.append(seen_as)
         mode = stat_module.S_IMODE(os.lstat(target).st_mode) if before is not None else None
         files.append({"path": change.path, "pre": f"{number:05d}" if before is not None else None,
                       "pre_sha256": digest(before), "post_sha256": digest(change.data()),
                       "mode": mode,
                       # a memory without an mtime: key takes its age from the file's time
-                      "mtime_ns": fingerprint[1] if fingerprint else None})
+                      "mtime_ns": seen_as[1] if seen_as else None})
     journal = {"run_id": run_id, "started": started.isoformat(timespec="seconds"), "status": APPLYING,
                "files": files}
     write_atomic(folder / "journal.json", json.dumps(journal, indent=1, ensure_ascii=False).encode())
@@ -250,7 +249,7 @@ def apply_change(paths: StorePaths, change: FileChange, run_id: str, expected: F
             os.rename(target, aside)
         except FileNotFoundError:
             return "removed since the dream started"
-        if _fingerprint(aside) != expected:
+        if fingerprint(aside) != expected:
             if _put_back(aside, target):
                 return "changed since the dream started"
             return f"changed since the dream started (and was replaced: the changed one is kept as {aside.name})"
@@ -262,28 +261,14 @@ def apply_change(paths: StorePaths, change: FileChange, run_id: str, expected: F
         raise
     if aside is not None:
         aside.unlink()  # as it was when journaled: its pre-image holds it
-    _fsync_dir(target.parent)
+    fsync_dir(target.parent)
     return None if placed else "written by someone else since the dream started"
-
-
-def _fingerprint(path: Path) -> Fingerprint | None:
-    try:
-        stat = path.lstat()
-    except FileNotFoundError:
-        return None
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
 def _link_new(target: Path, data: bytes) -> bool:
     """Write `data` to `target` only if no file is there (False when one is), durably."""
-    make_dirs(target.parent)
-    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    temporary = write_temporary(target, data)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, FILE_MODE)
         try:
             os.link(temporary, target)
         except FileExistsError:
@@ -296,10 +281,7 @@ def _link_new(target: Path, data: bytes) -> bool:
             os.rename(temporary, target)
         return True
     finally:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
+        remove_temporary(temporary)
 
 
 def _put_back(aside: Path, target: Path) -> bool:
