@@ -136,6 +136,17 @@ def test_a_file_written_where_dream_creates_one_is_kept(root):
     assert any("not created" in w for w in report["warnings"]), report["warnings"]
 
 
+def test_memory_md_edited_while_dream_applies_is_kept_and_the_report_says_so(root):
+    two_duplicates(root)
+    assert run_installed("--root", root, "build-index").returncode == 0
+    index = root / "MEMORY.md"
+    report = run(root, step_hook=edit_at_first_write(index, "\nA line written by hand.\n"))
+    assert index.read_text(encoding="utf-8").endswith("A line written by hand.\n")
+    assert "index" not in [a["kind"] for a in report["actions"]]
+    assert any(w.startswith("MEMORY.md changed since the dream started") for w in report["warnings"]), \
+        report["warnings"]
+
+
 # ---------------------------------------------------------------- undo: ids and journals
 
 

@@ -222,7 +222,14 @@ class _Writer:
         path = step.change.path
         self.left.add(path)
         selected, live = self.selected, self.selected.live
-        if step.change.removes and (archive := self.retiring.get(path)) not in self.left:
+        if step.derived:
+            selected.skipped.append(f"{path} {why}: not rewritten"
+                                    + (" (run `auto-dream build-index`)" if path == "MEMORY.md" else ""))
+            if path == "MEMORY.md":
+                selected.actions = [a for a in selected.actions if not isinstance(a, RebuildIndex)]
+            return
+        archive = self.retiring.get(path)
+        if step.change.removes and archive is not None and archive not in self.left:
             copy = self.state.context.paths.root / archive  # written already: it goes, the memory stays
             if digest(read_if_present(copy)) == digest(self.steps[self.number_of(archive)].change.data()):
                 copy.unlink()
