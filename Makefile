@@ -1,12 +1,12 @@
 # Two commands on a fresh machine with only Python and make:
 #   make run    create .venv, install, and run the main job on a temporary store
-#   make test   create .venv if needed, install with test extras, run the whole suite
+#   make test   create .venv if needed, install with test extras, run lint and the whole suite
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test install bench clean
+.PHONY: run test lint install bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,8 +25,13 @@ install: $(VENV)/.installed
 run: $(VENV)/.installed
 	$(BIN)/python -m auto_dream.demo
 
-test: $(VENV)/.installed-test
+test: lint
 	$(BIN)/python -m pytest -q
+
+# ruff: pyflakes, pycodestyle and import order (pyproject [tool.ruff]); mypy and an
+# architecture test join it with the layers of issue 14.
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check src tests bench
 
 bench: $(VENV)/.installed
 	$(BIN)/python bench/append.py

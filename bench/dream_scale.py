@@ -28,12 +28,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synth import add_entries, make_store  # noqa: E402
-
 from auto_dream.pairs import indexed_pairs, reference_pairs  # noqa: E402
 from auto_dream.paths import StorePaths  # noqa: E402
 from auto_dream.similarity import Profile  # noqa: E402
 from auto_dream.store import scan_memories  # noqa: E402
+from synth import add_entries, make_store  # noqa: E402
 
 COMMAND = Path(sys.executable).parent / "auto-dream"
 
@@ -193,7 +192,9 @@ def main() -> None:
             pair_search(args.pairs_at, folder, args.threshold)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    print(f"\nreproduce: {Path(sys.executable).relative_to(Path.cwd()) if Path(sys.executable).is_relative_to(Path.cwd()) else sys.executable} "
+    python = Path(sys.executable)
+    python = python.relative_to(Path.cwd()) if python.is_relative_to(Path.cwd()) else python
+    print(f"\nreproduce: {python} "
           f"bench/dream_scale.py --sizes {' '.join(map(str, args.sizes))} --pairs-at {args.pairs_at} "
           f"--repeat {args.repeat}")
 

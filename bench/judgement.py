@@ -108,7 +108,8 @@ def score(rows: list[dict]) -> dict:
                         "precision": hits / len(said) if said else None,
                         "recall": hits / len(truth) if truth else None}
     distinct = [r for r in rows if r["label"] == "distinct"]
-    result["distinct_acted_on"] = sum(1 for p, r in zip(predicted, rows) if r["label"] == "distinct" and p != "distinct")
+    result["distinct_acted_on"] = sum(1 for p, r in zip(predicted, rows)
+                                      if r["label"] == "distinct" and p != "distinct")
     result["distinct"] = len(distinct)
     return result
 
@@ -155,7 +156,8 @@ def main() -> None:
     by_lang = defaultdict(list)
     for row in short_rows:
         by_lang[row["lang"]].append(row)
-    wrong_docs = [r for r in doc_rows if r["decision"] in ("duplicate", "contradiction") and r["decision"] != r["label"]]
+    wrong_docs = [r for r in doc_rows
+                  if r["decision"] in ("duplicate", "contradiction") and r["decision"] != r["label"]]
     superseded_docs = [r for r in doc_rows if r["decision"] == "contradiction"]
     figures = {"short": score(short_rows), "short_by_language": {k: score(v) for k, v in sorted(by_lang.items())},
                "documents": score(doc_rows), "documents_wrongly_acted_on": len(wrong_docs),

@@ -44,8 +44,7 @@ from auto_dream.dream.state import DreamOptions  # noqa: E402
 from auto_dream.journal import append_entry, make_entry  # noqa: E402
 from auto_dream.memory import Memory  # noqa: E402
 from auto_dream.paths import ensure_store  # noqa: E402
-from auto_dream.similarity import Profile, overlap, significant_words  # noqa: E402
-from auto_dream.similarity import _CHANGE, _NEGATION, without_replacements  # noqa: E402 (to show what raised a signal)
+from auto_dream.similarity import _CHANGE, _NEGATION, Profile, overlap, significant_words, without_replacements  # noqa: E402  # noqa: E402 (to show what raised a signal)
 from auto_dream.store import scan_memories  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -246,7 +245,8 @@ def winner_note(loser: str, reason: str, by_id: dict[str, Observation], live: li
     entry_id = match and (match.group(1) or match.group(2))
     if entry_id and entry_id in by_id:
         winner = by_id[entry_id]
-        return f"\n    won by session {winner.session} {winner.dia_id}: {winner.text!r}" + signal_note(loser, winner.text)
+        return (f"\n    won by session {winner.session} {winner.dia_id}: {winner.text!r}"
+                + signal_note(loser, winner.text))
     survivor = next((m for m in live if m.path == target), None) if target else None
     if survivor is not None:
         return f"\n    won by live {survivor.path}: {survivor.text()[:300]!r}" + signal_note(loser, survivor.text())
@@ -256,7 +256,8 @@ def winner_note(loser: str, reason: str, by_id: dict[str, Observation], live: li
 def signal_note(loser: str, winner: str) -> str:
     a, b = Profile.of(loser), Profile.of(winner)
     shared = sorted(a.words & b.words)
-    return (f"\n    overlap {overlap(a.words, b.words):.2f} (shared {shared} of {len(a.words)} and {len(b.words)} words); "
+    return (f"\n    overlap {overlap(a.words, b.words):.2f} "
+            f"(shared {shared} of {len(a.words)} and {len(b.words)} words); "
             f"signals: loser {triggers(loser, a.signals_against(b))} / winner {triggers(winner, b.signals_against(a))}")
 
 
@@ -278,7 +279,8 @@ def percent(part: int, whole: int) -> str:
 
 
 def row(result: Result) -> str:
-    return (f"{result.name:<10} {result.entries:>7} {result.live:>6} {result.entries and result.live / result.entries:>11.3f} "
+    compression = result.entries and result.live / result.entries
+    return (f"{result.name:<10} {result.entries:>7} {result.live:>6} {compression:>11.3f} "
             f"{percent(result.retained, result.entries):>9} {result.not_retained:>12} {result.archived:>8} "
             f"{result.seconds:>8.2f}")
 
@@ -340,7 +342,8 @@ def main() -> None:
     print("-" * len(header))
     print(row(total))
     print()
-    print(f"entries {total.entries}, live memories {total.live}, compression {total.entries and total.live / total.entries:.3f}, "
+    compression = total.entries and total.live / total.entries
+    print(f"entries {total.entries}, live memories {total.live}, compression {compression:.3f}, "
           f"retention {percent(total.retained, total.entries)} ({total.retained}/{total.entries}), "
           f"not retained {total.not_retained}, archived {total.archived}, dreams {total.dreams}, "
           f"time {total.seconds:.2f} s (whole run with the retention check: {wall:.2f} s)")
@@ -355,7 +358,8 @@ def main() -> None:
         print(f"\n{len(shown)} of {len(total.lost)} observations not retained:")
         for lost in shown:
             o = lost.observation
-            print(f"- {o.conversation} session {o.session} {o.dia_id}: {o.text!r}\n    {lost.cause}:\n    {lost.detail}")
+            print(f"- {o.conversation} session {o.session} {o.dia_id}: {o.text!r}\n"
+                  f"    {lost.cause}:\n    {lost.detail}")
     if total.warnings:
         print(f"\n{len(total.warnings)} warnings from the dreams (first 5):")
         for warning in total.warnings[:5]:

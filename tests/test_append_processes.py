@@ -4,10 +4,9 @@ import os
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
-from conftest import installed_command
-
 from auto_dream.journal import read_all_entries
 from auto_dream.paths import StorePaths
+from conftest import installed_command
 
 WORKERS = 8
 APPENDS = 100

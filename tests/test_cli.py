@@ -510,7 +510,8 @@ def test_check_json_shape(cli, stocked):
 def test_check_freshness_colours_at_the_boundaries(cli, root):
     ages = {0: "green", 7: "green", 8: "yellow", 30: "yellow", 31: "red"}
     for age in ages:
-        write_memory_file(root, f"memories/project/age_{age:02}.md", memory_text(f"Age {age}", "project", days_ago(age)))
+        write_memory_file(root, f"memories/project/age_{age:02}.md",
+                          memory_text(f"Age {age}", "project", days_ago(age)))
     report = json.loads(cli("--root", root, "check", "--json").out)
     found = {m["path"]: m["freshness"] for m in report["memories"]}
     assert found == {f"memories/project/age_{age:02}.md": colour for age, colour in ages.items()}

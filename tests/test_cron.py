@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from croniter import croniter
-from conftest import installed_command
 
 from auto_dream.journal import Entry, append_entry
 from auto_dream.paths import ensure_store
+from conftest import installed_command
 
 CRON = Path(__file__).resolve().parent.parent / "cron"
 INSTALLED_AT = "$HOME/.local/bin/auto-dream"

@@ -5,7 +5,6 @@ import os
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from conftest import tree_hash, write_memory_file
 
 from auto_dream.context import open_context
 from auto_dream.distill import DeterministicDistiller, guess_type
@@ -14,6 +13,7 @@ from auto_dream.dream.state import DreamOptions
 from auto_dream.journal import Entry, append_entry
 from auto_dream.paths import StorePaths
 from auto_dream.store import scan_memories
+from conftest import tree_hash, write_memory_file
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 

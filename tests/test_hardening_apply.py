@@ -13,7 +13,6 @@ import signal
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from conftest import run_installed, tree_hash, write_memory_file
 
 from auto_dream.context import open_context
 from auto_dream.distill import DeterministicDistiller
@@ -24,6 +23,7 @@ from auto_dream.errors import StoreError
 from auto_dream.journal import Entry, append_entry
 from auto_dream.paths import StorePaths
 from auto_dream.store import scan_memories
+from conftest import run_installed, tree_hash, write_memory_file
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 DEPLOYS = "Deploys happen every Tuesday afternoon from the release branch"
@@ -178,8 +178,8 @@ def test_a_planted_journal_never_makes_undo_write_outside_what_a_run_touches(roo
     journal_file = root / ".state" / "runs" / run_id / "journal.json"
     journal = json.loads(journal_file.read_text())
     absolute = tmp_path / "absolute-outside.txt"
-    journal["files"].append({"path": str(absolute) if planted == "ABSOLUTE" else planted, "pre": "00000", "pre_sha256": "0" * 64, "post_sha256": None,
-                             "mode": 0o644, "mtime_ns": None})
+    journal["files"].append({"path": str(absolute) if planted == "ABSOLUTE" else planted, "pre": "00000",
+                             "pre_sha256": "0" * 64, "post_sha256": None, "mode": 0o644, "mtime_ns": None})
     journal_file.write_text(json.dumps(journal))
     outside = [tmp_path / "store" / "outside.txt", tmp_path / "outside.txt", absolute]
     before = tree_hash(root)

@@ -610,7 +610,8 @@ def test_the_dream_report_writes_control_characters_out(tmp_path):
     body = "Deploys happen every Tuesday \x1b[31mafternoon\x1b[0m from the release branch \x07"
     for name, days in (("20260901_a.md", 60), ("20261101_b.md", 20)):
         write_memory_file(root, f"memories/project/{name}",
-                          f"---\nname: Deploy day\ndescription: Deploys\ntype: project\nmtime: {stamp(days)}\n---\n{body}\n")
+                          f"---\nname: Deploy day\ndescription: Deploys\ntype: project\nmtime: {stamp(days)}\n"
+                          f"---\n{body}\n")
     result = run(root, "dream")
     assert result.returncode == 0, result.stderr
     assert "afternoon" in result.stdout  # the report quotes the shared passage…

@@ -412,7 +412,8 @@ def write_lock(root: Path, pid: object, started: datetime | str) -> Path:
 
 
 @pytest.mark.parametrize("pid", [2**70, -2**70, 1e300, 2**31, 0, -1, -4096, True, "1", None, [1]],
-                         ids=["2**70", "-2**70", "1e300", "2**31", "0", "-1", "-4096", "true", "string", "null", "list"])
+                         ids=["2**70", "-2**70", "1e300", "2**31", "0", "-1", "-4096", "true", "string", "null",
+                              "list"])
 def test_a_lock_whose_pid_no_process_can_have_is_broken(waiting, cli, pid):
     lock = write_lock(waiting, pid, NOW)
     result = cli("--root", waiting, "dream", "--no-llm", "--json")

@@ -321,7 +321,8 @@ def test_listed_plus_counted_equals_memory_files_on_disk(root, count):
     for i in range(count):
         memory_type = MEMORY_TYPES[i % 4]
         write_memory_file(root, f"memories/{memory_type}/20260101_m{i:04d}.md",
-                          f"---\nname: m{i}\ndescription: memory number {i}\nmtime: 2026-03-12T10:{i % 60:02d}:00+08:00\n"
+                          f"---\nname: m{i}\ndescription: memory number {i}\n"
+                          f"mtime: 2026-03-12T10:{i % 60:02d}:00+08:00\n"
                           f"---\nbody\n")
     rebuild_index(open_context(root))
     text = (root / "MEMORY.md").read_text(encoding="utf-8")

@@ -9,8 +9,16 @@ from hypothesis import strategies as st
 
 from auto_dream import MEMORY_TYPES
 from auto_dream.errors import InputError
-from auto_dream.journal import (Entry, append_entry, format_entry, make_entry, parse_log, parse_when,
-                                read_all_entries, read_log)
+from auto_dream.journal import (
+    Entry,
+    append_entry,
+    format_entry,
+    make_entry,
+    parse_log,
+    parse_when,
+    read_all_entries,
+    read_log,
+)
 
 AT = datetime(2026, 4, 1, 14, 30, 5)
 

@@ -4,13 +4,20 @@ import json
 import os
 from datetime import datetime, timedelta, timezone
 
+from auto_dream.dream.report import render_markdown
+from auto_dream.judge import (
+    Side,
+    changed_slots,
+    document_says,
+    is_statement,
+    judge,
+    judge_documents,
+    swapped_words,
+    value_changed,
+)
+from auto_dream.similarity import Profile
 from conftest import write_memory_file
 from test_dream import NOW, add, archived, live, memory, run
-
-from auto_dream.dream.report import render_markdown
-from auto_dream.judge import (Side, changed_slots, document_says, is_statement, judge, judge_documents,
-                              swapped_words, value_changed)
-from auto_dream.similarity import Profile
 
 DUPLICATE, CONTRADICTION = 0.6, 0.4
 OLDER = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -257,7 +264,8 @@ def test_a_definite_subject_with_another_value_after_is_is_a_contradiction():
     assert verdict("The user's main editor is VS Code.", "The user's main editor is Neovim.").outcome == "supersede"
     assert verdict("用户的主力编辑器是VS Code。", "用户的主力编辑器是Neovim。").outcome == "supersede"
     # two roles, and a difference after "to": not one value replacing another
-    assert verdict("The user is a data engineer at Acme.", "The user is a Python developer at Acme.").outcome != "supersede"
+    assert verdict("The user is a data engineer at Acme.",
+                   "The user is a Python developer at Acme.").outcome != "supersede"
     assert verdict("The user is a backend engineer who is new to Kubernetes.",
                    "The user is a backend engineer who is new to Terraform.").outcome == "review"
 

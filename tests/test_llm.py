@@ -7,9 +7,6 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from conftest import run_installed, tree_hash
-from fake_anthropic import (FakeAnthropic, answer, batch_of, decide, error, grouped, malformed, one_memory_per_entry,
-                            text_only, timeout)
 
 from auto_dream.config import Config
 from auto_dream.distill import DistillRequest, Thresholds
@@ -20,6 +17,19 @@ from auto_dream.memory import Memory
 from auto_dream.paths import StorePaths, ensure_store
 from auto_dream.similarity import Profile
 from auto_dream.store import scan_memories
+from conftest import run_installed, tree_hash
+from fake_anthropic import (
+    FakeAnthropic,
+    answer,
+    batch_of,
+    decide,
+    error,
+    grouped,
+    malformed,
+    one_memory_per_entry,
+    text_only,
+    timeout,
+)
 
 FAKE_KEY = "sk-ant-fake-0123456789-never-written"
 ENTRIES = [
@@ -308,7 +318,8 @@ def test_each_batch_shows_the_newest_other_memories_and_the_store_is_gone_throug
     store = CountingMapping(memories)
     request = DistillRequest(entries, store, {p: Profile.of(m.text()) for p, m in memories.items()}, Thresholds(), None)
     finder = CandidateFinder(request)
-    batches = [AnthropicDistiller._batch(n, entries[i:i + 4], finder, request) for n, i in enumerate(range(0, 12, 4), 1)]
+    batches = [AnthropicDistiller._batch(n, entries[i:i + 4], finder, request)
+               for n, i in enumerate(range(0, 12, 4), 1)]
     for batch in batches:
         candidates = set(batch.candidates.values())
         assert candidates & {p for p, m in memories.items() if m.mtime >= start + timedelta(days=50)}

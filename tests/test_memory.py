@@ -118,7 +118,8 @@ def test_file_without_frontmatter_description_is_first_body_line():
 
 def test_read_memory_reads_a_file_on_disk(root):
     path = write_memory_file(root, "memories/user/20260312_goal.md",
-                             "---\nname: Goal\ndescription: One book a week\nmtime: 2026-03-12T10:30:00+08:00\n---\nBody\n")
+                             "---\nname: Goal\ndescription: One book a week\n"
+                             "mtime: 2026-03-12T10:30:00+08:00\n---\nBody\n")
     memory = read_memory(path, root, SHANGHAI)
     assert isinstance(memory, Memory)
     assert memory.path == "memories/user/20260312_goal.md"
@@ -337,7 +338,8 @@ def test_memory_file_name_cannot_escape_its_folder(name):
 
 def test_memory_file_name_starts_with_the_date():
     assert memory_file_name("Weekly reading goal", date(2026, 3, 12), set()) == "20260312_Weekly_reading_goal.md"
-    assert memory_file_name("用户想通过内容平台分享知识", date(2026, 4, 1), set()) == "20260401_用户想通过内容平台分享知识.md"
+    assert memory_file_name("用户想通过内容平台分享知识", date(2026, 4, 1), set()) \
+        == "20260401_用户想通过内容平台分享知识.md"
 
 
 def test_memory_file_name_adds_a_suffix_on_collision():

@@ -12,8 +12,18 @@ from auto_dream.dream.runner import dream
 from auto_dream.dream.state import DreamOptions
 from auto_dream.memory import split_frontmatter
 from auto_dream.paths import ensure_store
-from auto_dream.staleness import (EVERGREEN, FRESH, FULLY_STALE, PARTIALLY_STALE, References, RepoIndex,
-                                  classify, extract_references, find_repo, is_verifiable)
+from auto_dream.staleness import (
+    EVERGREEN,
+    FRESH,
+    FULLY_STALE,
+    PARTIALLY_STALE,
+    References,
+    RepoIndex,
+    classify,
+    extract_references,
+    find_repo,
+    is_verifiable,
+)
 from auto_dream.status import rebuild_index
 from conftest import write_memory_file
 

@@ -393,7 +393,8 @@ class ParseCache:
             self._write()
         except sqlite3.OperationalError:  # locked, disk full: not now
             return False
-        except (sqlite3.DatabaseError, ValueError, TypeError, KeyError):  # damaged: start afresh with what this run read
+        # damaged: start afresh with what this run read
+        except (sqlite3.DatabaseError, ValueError, TypeError, KeyError):
             self._remove_file()
             self._drops.clear()  # what this run read is saved again, the rest is read again next time
             try:
@@ -451,7 +452,8 @@ class ParseCache:
             if row is not None:
                 removed.append((row[0], json.loads(row[1])))
         ranks = dict(_select_in(db, "SELECT word, rank FROM word WHERE word IN ({})",
-                                list({w for _, words in removed for w in words} | {w for p in puts for w in p.profile.words})))
+                                list({w for _, words in removed for w in words}
+                                     | {w for p in puts for w in p.profile.words})))
         for row_id, words in removed:
             size = len(words)
             db.executemany("DELETE FROM posting WHERE rank = ? AND reach = ? AND memory = ?",
@@ -529,7 +531,8 @@ def _is_this_version(db: sqlite3.Connection) -> bool:
 
 def _connect(file: Path, writable: bool) -> sqlite3.Connection:
     mode = "rw" if writable else "ro"
-    db = sqlite3.connect(f"{Path(os.path.abspath(file)).as_uri()}?mode={mode}", uri=True, timeout=10, isolation_level=None)
+    db = sqlite3.connect(f"{Path(os.path.abspath(file)).as_uri()}?mode={mode}", uri=True, timeout=10,
+                         isolation_level=None)
     db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # a file that is not SQLite fails here
     return db
 

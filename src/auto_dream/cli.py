@@ -240,13 +240,15 @@ def build_index_command(ctx: typer.Context) -> None:
 @app.command("dream")
 def dream_command(
     ctx: typer.Context,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan, prefixed [DRY RUN]; write nothing.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run",
+                                          help="Print the plan, prefixed [DRY RUN]; write nothing.")] = False,
     propose: Annotated[bool, typer.Option(
         "--propose", help="Apply only what adds (new memories, merges); list retirements as proposals.")] = False,
     llm: Annotated[Optional[bool], typer.Option(
         "--llm/--no-llm", help="Ask Claude to distil and to decide the pairs left for review "
         "(default: config llm = auto, i.e. when ANTHROPIC_API_KEY is set).")] = None,
-    full: Annotated[bool, typer.Option("--full", help="Check every pair of memories, not only the changed ones.")] = False,
+    full: Annotated[bool, typer.Option("--full",
+                                       help="Check every pair of memories, not only the changed ones.")] = False,
     if_due: Annotated[bool, typer.Option(
         "--if-due", help="Run only when due: 24 h since the last dream and 5 entries waiting (config).")] = False,
     budget: Annotated[Optional[int], typer.Option(
@@ -257,10 +259,10 @@ def dream_command(
     stale memories, rebuild MEMORY.md; print the report. Only what is certain is acted on: pairs
     that might be duplicates or conflicts are kept and listed for review (with --llm, Claude
     decides them). Every run can be undone."""
+    import gc
+
     from auto_dream.dream.runner import dream
     from auto_dream.dream.state import DreamOptions
-
-    import gc
 
     # A dream is a short batch job that builds many objects and few cycles: the collector
     # would spend seconds re-scanning a large store's memories. (The command line keeps it

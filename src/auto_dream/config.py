@@ -33,8 +33,8 @@ class Config:
 
 
 _CHOICES = {"mode": ("apply", "propose"), "llm": ("auto", "on", "off")}
-_MINIMUMS = {"max_llm_calls": 0, "llm_timeout": 0.1, "llm_batch_entries": 1, "budget": 0, "index_max_lines": 10, "index_max_bytes": 1000,
-             "index_line_chars": 40, "guard_days": 0, "due_hours": 0, "due_entries": 0}
+_MINIMUMS = {"max_llm_calls": 0, "llm_timeout": 0.1, "llm_batch_entries": 1, "budget": 0, "index_max_lines": 10,
+             "index_max_bytes": 1000, "index_line_chars": 40, "guard_days": 0, "due_hours": 0, "due_entries": 0}
 # Spans of time become timedeltas (at most 999,999,999 days) subtracted from now: a century
 # is far beyond any use and keeps every date in range.
 _MAXIMUMS = {"guard_days": 36_500, "due_hours": 876_000, "llm_timeout": 3600}

@@ -20,8 +20,19 @@ from functools import cached_property
 from typing import NamedTuple
 
 from auto_dream.memory import Memory
-from auto_dream.similarity import (_CJK_RUN, _TOKEN, Profile, _aimed, _negations, _Statements, is_contradiction,
-                                   is_duplicate, overlap, significant_words, stem)
+from auto_dream.similarity import (
+    _CJK_RUN,
+    _TOKEN,
+    Profile,
+    _aimed,
+    _negations,
+    _Statements,
+    is_contradiction,
+    is_duplicate,
+    overlap,
+    significant_words,
+    stem,
+)
 
 # A statement is one or two sentences (seed 000's rules were made for those); its Why and
 # How to apply lines support it and do not count.

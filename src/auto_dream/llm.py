@@ -15,8 +15,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from auto_dream import MEMORY_TYPES
-from auto_dream.distill import (Create, DeterministicDistiller, DistillRequest, DistillResult, LlmUsage, MergeInto,
-                                NewMemory, Operation, ReviewCase, ReviewDecision, ReviewResult, Skip, Supersede)
+from auto_dream.distill import (
+    Create,
+    DeterministicDistiller,
+    DistillRequest,
+    DistillResult,
+    LlmUsage,
+    MergeInto,
+    NewMemory,
+    Operation,
+    ReviewCase,
+    ReviewDecision,
+    ReviewResult,
+    Skip,
+    Supersede,
+)
 from auto_dream.journal import Entry
 from auto_dream.memory import Memory
 from auto_dream.similarity import Profile, overlap

@@ -21,9 +21,9 @@ their partners among 100,000 without loading them.
 
 import math
 from bisect import bisect_left
-from operator import itemgetter
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping
+from operator import itemgetter
 from typing import Protocol
 
 from auto_dream.similarity import overlap

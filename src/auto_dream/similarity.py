@@ -33,13 +33,14 @@ _NEGATION_BEFORE = re.compile(
     r"stop using|stopped using|not|cannot|can't|won't|shouldn't|must not|no need to|no|without)\b"
     r"|\bstop(?:ped)?(?=\s+\w+ing\b)"  # "stop squash-merging", "stopped explaining"
     r"|n't\b", re.IGNORECASE)
-_NEGATION_BEFORE_CJK = re.compile(r"不要|不再|不用|不需要|无需|别用|別用|(?:^|(?<=[\s，,。；;:：]))[别別]|禁止|停止使用|并非|不是",
-                                  re.MULTILINE)
+_NEGATION_BEFORE_CJK = re.compile(r"不要|不再|不用|不需要|无需|别用|別用"
+                                  r"|(?:^|(?<=[\s，,。；;:：]))[别別]|禁止|停止使用|并非|不是", re.MULTILINE)
 # Japanese negates with the verb's negative form, whatever the verb: its irrealis stem (an
 # a-row kana, or the e/i-row of a one-step verb, or a kanji stem) before ない / なかった / ず,
 # or the polite ません. 少ない and 危ない end in ない without being verbs, so a bare kanji
 # before ない is not enough: the kana before it is what marks a verb.
-_NEGATION_AFTER_CJK = re.compile(r"(?:[かがさたなばまらわいきぎしじちにびみりえけげせぜてでねべめれこの])(?:ない|なかった|なく|ず)"
+_NEGATION_AFTER_CJK = re.compile(r"(?:[かがさたなばまらわいきぎしじちにびみり"
+                                 r"えけげせぜてでねべめれこの])(?:ない|なかった|なく|ず)"
                                  r"|ません|ではない|じゃない|やめ|禁止|(?<=[はがも])不要|廃止|延期|下线|下線|废弃|弃用|停用|않")
 # English says that a thing is gone after naming it, in the passive: "Jenkins has been retired"
 # ("had to shut down his account" names its object after the verb).
@@ -87,7 +88,8 @@ _INSTEAD_OF = re.compile(rf"\b(?:instead of|rather than)\s+{_REPLACED}"
                          re.IGNORECASE)
 # Japanese "YからXに変更": tried only on a text that has から (the open start is slow to try everywhere).
 # What changed is the word right before から, after the last particle ("課金DBをMySQLから…" changes MySQL).
-_INSTEAD_OF_JA = re.compile(r"([^\s、。をはがのにへでとも]{1,12})から\S{1,12}?(?:に|へ)(?:変更|移行|切り替え|乗り換え|アップグレード)")
+_INSTEAD_OF_JA = re.compile(r"([^\s、。をはがのにへでとも]{1,12})から\S{1,12}?(?:に|へ)"
+                            r"(?:変更|移行|切り替え|乗り換え|アップグレード)")
 
 
 def _replacements(text: str) -> list[re.Match]:

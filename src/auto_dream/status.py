@@ -6,13 +6,13 @@ from datetime import datetime, timedelta
 from stat import S_ISREG
 
 from auto_dream import MEMORY_TYPES
+from auto_dream.cache import ParseCache
 from auto_dream.context import StoreContext
+from auto_dream.dream.bookkeeping import read_distilled_ids, read_last_dream
+from auto_dream.errors import StoreError
 from auto_dream.index import IndexLimits, IndexResult, IndexSource, build_index
 from auto_dream.journal import LogProblem, read_all_entries
 from auto_dream.memory import Memory, Unreadable, shown, write_atomic
-from auto_dream.dream.bookkeeping import read_distilled_ids, read_last_dream
-from auto_dream.cache import ParseCache
-from auto_dream.errors import StoreError
 from auto_dream.store import MemoryScan, scan_memories
 from auto_dream.templates import load_template
 

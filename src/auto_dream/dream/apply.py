@@ -9,8 +9,17 @@ from functools import partial
 
 from auto_dream.dream import bookkeeping
 from auto_dream.dream.plan import CreateMemory, Plan, RebuildIndex, RetireMemory, SkipEntries, UpdateMemory
-from auto_dream.dream.runs import DONE, FileChange, apply_change, digest, read_if_present, restore, set_post, \
-    set_status, write_journal
+from auto_dream.dream.runs import (
+    DONE,
+    FileChange,
+    apply_change,
+    digest,
+    read_if_present,
+    restore,
+    set_post,
+    set_status,
+    write_journal,
+)
 from auto_dream.dream.state import DreamState
 from auto_dream.dream.views import LiveView
 from auto_dream.errors import StoreError

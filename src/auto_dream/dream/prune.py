@@ -7,8 +7,16 @@ from pathlib import Path
 from auto_dream.dream.plan import RebuildIndex
 from auto_dream.dream.state import DreamState
 from auto_dream.memory import Memory
-from auto_dream.staleness import (EVERGREEN, FULLY_STALE, PARTIALLY_STALE, References, RepoIndex, Staleness,
-                                  classify, extract_references)
+from auto_dream.staleness import (
+    EVERGREEN,
+    FULLY_STALE,
+    PARTIALLY_STALE,
+    References,
+    RepoIndex,
+    Staleness,
+    classify,
+    extract_references,
+)
 from auto_dream.status import render_index
 
 # Guard 4 of seed 000: a memory that exists to prevent a regression outlives the code it cites.

@@ -4,6 +4,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from auto_dream.cache import Parsed
 from auto_dream.context import StoreContext
 from auto_dream.distill import Distiller
 from auto_dream.dream import bookkeeping
@@ -15,14 +16,25 @@ from auto_dream.dream.orient import orient
 from auto_dream.dream.plan import Plan
 from auto_dream.dream.prune import prune
 from auto_dream.dream.report import build_report, render_markdown
-from auto_dream.dream.runs import APPLYING, RUN_ID, Restored, check_run_id, clean_leftovers, last_done_run, \
-    read_journal, restore, roll_back_interrupted, run_dir, run_ids, run_status
+from auto_dream.dream.runs import (
+    APPLYING,
+    RUN_ID,
+    Restored,
+    check_run_id,
+    clean_leftovers,
+    last_done_run,
+    read_journal,
+    restore,
+    roll_back_interrupted,
+    run_dir,
+    run_ids,
+    run_status,
+)
 from auto_dream.dream.state import DreamOptions, DreamState
-from auto_dream.cache import Parsed
 from auto_dream.errors import InputError, StoreError
+from auto_dream.memory import Memory, read_memory, write_atomic
 from auto_dream.paths import make_dirs
 from auto_dream.status import dream_is_due, rebuild_index
-from auto_dream.memory import Memory, read_memory, write_atomic
 from auto_dream.store import fingerprint
 
 

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from auto_dream.cache import Fingerprint, ParseCache
 from auto_dream.context import StoreContext
 from auto_dream.distill import LlmUsage
 from auto_dream.dream.plan import Action, RetireMemory, ReviewPair
@@ -12,7 +13,6 @@ from auto_dream.index import IndexResult
 from auto_dream.journal import Entry, LogProblem
 from auto_dream.memory import Memory, Unreadable
 from auto_dream.similarity import Profile
-from auto_dream.cache import Fingerprint, ParseCache
 
 
 class Profiles(dict):
