@@ -208,6 +208,7 @@ class _Writer:
         self.steps, self.seen = steps, seen
         self.left: set[str] = set()  # paths whose change did not happen
         self.retiring = {s.archives: s.change.path for s in steps if s.archives}  # memory -> archive copy
+        self.number = {s.change.path: n for n, s in enumerate(steps)}
 
     def write(self, number: int) -> None:
         step = self.steps[number]
@@ -217,8 +218,7 @@ class _Writer:
             why = f"{missing[0]} was left as it is"
         elif step.expected is not None and self.seen[number] != step.expected:
             why = "changed since the dream started"
-        elif step.archives and fingerprint(self.state.context.paths.root / step.archives) \
-                != self.state.fingerprints.get(step.archives):
+        elif step.archives and not _still_as_orient_saw(self.state, step.archives):
             why = f"{step.archives} changed since the dream started"
         if why is None:
             why = apply_change(self.state.context.paths, step.change, self.run_id, expected)
@@ -240,7 +240,7 @@ class _Writer:
         archive = self.retiring.get(path)
         if step.change.removes and archive is not None and archive not in self.left:
             copy = self.state.context.paths.root / archive  # written already: it goes, the memory stays
-            if digest(read_if_present(copy)) == digest(self.steps[self.number_of(archive)].change.data()):
+            if digest(read_if_present(copy)) == digest(self.steps[self.number[archive]].change.data()):
                 copy.unlink()
             self.left.add(archive)
         before = self.state.memories
@@ -259,9 +259,6 @@ class _Writer:
                 live[memory.path] = before[memory.path]
             else:
                 live.pop(memory.path, None)
-
-    def number_of(self, path: str) -> int:
-        return next(n for n, s in enumerate(self.steps) if s.change.path == path)
 
     def redo_derived(self, first: int) -> None:
         """Memory changes were left out: the record and the index are made again from what

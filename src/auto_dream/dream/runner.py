@@ -18,7 +18,6 @@ from auto_dream.dream.prune import prune
 from auto_dream.dream.report import build_report, render_markdown
 from auto_dream.dream.runs import (
     APPLYING,
-    RUN_ID,
     Restored,
     check_run_id,
     clean_leftovers,
@@ -28,6 +27,7 @@ from auto_dream.dream.runs import (
     roll_back_interrupted,
     run_dir,
     run_ids,
+    run_number,
     run_status,
 )
 from auto_dream.dream.state import DreamOptions, DreamState
@@ -51,8 +51,8 @@ class DreamOutcome:
 def new_run_id(paths, now: datetime) -> str:
     """`0042-20261201T031500`: a sequence number first, so runs sort in the order they ran
     even when two finish within a second or the clock goes back."""
-    numbers = [int(RUN_ID.fullmatch(r).group(1)) for r in run_ids(paths)]
-    return f"{max(numbers, default=0) + 1:04d}-{now:%Y%m%dT%H%M%S}"
+    ids = run_ids(paths)  # in number order
+    return f"{(run_number(ids[-1]) if ids else 0) + 1:04d}-{now:%Y%m%dT%H%M%S}"
 
 
 def plan_dream(state: DreamState, distiller: Distiller) -> Plan:

@@ -85,6 +85,11 @@ def check_run_id(run_id: str) -> str:
     return run_id
 
 
+def run_number(run_id: str) -> int:
+    """The sequence number a run id starts with (`0042-…` is 42)."""
+    return int(RUN_ID.fullmatch(run_id).group(1))
+
+
 def side_path(target: Path, run_id: str) -> Path:
     """Where apply moves a file while it checks it: beside it, hidden, named after the run."""
     return target.with_name(f".{target.name}.{run_id}.old")
@@ -230,7 +235,7 @@ def run_ids(paths: StorePaths) -> list[str]:
     if not folder.is_dir():
         return []
     found = [p.name for p in folder.iterdir() if RUN_ID.fullmatch(p.name) and (p / "journal.json").is_file()]
-    return sorted(found, key=lambda run_id: (int(RUN_ID.fullmatch(run_id).group(1)), run_id))
+    return sorted(found, key=lambda run_id: (run_number(run_id), run_id))
 
 
 def apply_change(paths: StorePaths, change: FileChange, run_id: str, expected: Fingerprint | None) -> str | None:
@@ -305,7 +310,9 @@ def recover_aside(paths: StorePaths, run_id: str, journal: dict) -> list[str]:
             continue
         if not os.path.lexists(target):
             os.rename(aside, target)
-        elif digest(read_if_present(aside)) in (record["pre_sha256"], digest(read_if_present(target))):
+            continue
+        kept = digest(read_if_present(aside))
+        if kept in (record["pre_sha256"], digest(read_if_present(target))):
             aside.unlink()  # the journal's pre-image holds it
         else:
             warnings.append(f"{record['path']}: an earlier version is kept beside it as "
@@ -333,11 +340,9 @@ def restore(paths: StorePaths, run_id: str, force: bool, rolling_back: bool = Fa
     for record in journal["files"]:
         _check_inside(paths, paths.root / record["path"])
     recover_aside(paths, run_id, journal)
-    conflicts = []
-    for record in journal["files"]:
-        current = digest(read_if_present(paths.root / record["path"]))
-        if current not in (record["post_sha256"], record["pre_sha256"]) and record["path"] not in DERIVED:
-            conflicts.append(record["path"])
+    current = {r["path"]: digest(read_if_present(paths.root / r["path"])) for r in journal["files"]}
+    conflicts = [r["path"] for r in journal["files"] if r["path"] not in DERIVED
+                 and current[r["path"]] not in (r["post_sha256"], r["pre_sha256"])]
     if conflicts and not force and not rolling_back:
         raise StoreError(f"cannot undo run {run_id}: {conflicts[0]} changed since that run"
                          + (f" (and {len(conflicts) - 1} more)" if len(conflicts) > 1 else "")
@@ -347,7 +352,7 @@ def restore(paths: StorePaths, run_id: str, force: bool, rolling_back: bool = Fa
         if record["path"] in conflicts and not force:
             continue
         target = paths.root / record["path"]
-        if record["path"] in DERIVED and digest(read_if_present(target)) != record["post_sha256"]:
+        if record["path"] in DERIVED and current[record["path"]] != record["post_sha256"]:
             continue  # rebuilt since the run: the caller rebuilds it again
         if record["pre"] is None:
             if target.exists() or target.is_symlink():
@@ -355,7 +360,7 @@ def restore(paths: StorePaths, run_id: str, force: bool, rolling_back: bool = Fa
                 _remove_empty_folders(paths, target.parent)
                 restored.append(record["path"])
             continue
-        if digest(read_if_present(target)) == record["pre_sha256"]:
+        if current[record["path"]] == record["pre_sha256"]:
             continue  # never changed (the run stopped before it): leave it, and its times, alone
         write_atomic(target, _read_pre(folder / "pre" / record["pre"]))
         os.chmod(target, record["mode"] if record["mode"] is not None else FILE_MODE)
