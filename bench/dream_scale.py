@@ -28,10 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from auto_dream.pairs import indexed_pairs, reference_pairs  # noqa: E402
-from auto_dream.paths import StorePaths  # noqa: E402
-from auto_dream.similarity import Profile  # noqa: E402
-from auto_dream.store import scan_memories  # noqa: E402
+from auto_dream.judge.pairs import indexed_pairs, reference_pairs  # noqa: E402
+from auto_dream.judge.similarity import Profile  # noqa: E402
+from auto_dream.store.paths import StorePaths  # noqa: E402
+from auto_dream.store.scan import scan_memories  # noqa: E402
 from synth import add_entries, make_store  # noqa: E402
 
 COMMAND = Path(sys.executable).parent / "auto-dream"

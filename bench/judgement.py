@@ -33,12 +33,12 @@ try:
 except ImportError:  # run from a checkout without `make install`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from auto_dream.context import open_context  # noqa: E402
-from auto_dream.distill import DeterministicDistiller  # noqa: E402
+from auto_dream.distill.deterministic import DeterministicDistiller  # noqa: E402
 from auto_dream.dream.runner import dream  # noqa: E402
 from auto_dream.dream.state import DreamOptions  # noqa: E402
-from auto_dream.journal import Entry, append_entry  # noqa: E402
-from auto_dream.paths import StorePaths, ensure_store  # noqa: E402
+from auto_dream.store.context import open_context  # noqa: E402
+from auto_dream.store.daylog import Entry, append_entry  # noqa: E402
+from auto_dream.store.paths import StorePaths, ensure_store  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "judgement"
 OLDER = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)

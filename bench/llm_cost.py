@@ -22,8 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from auto_dream.cli import run  # noqa: E402
-from auto_dream.journal import Entry, append_entry  # noqa: E402
-from auto_dream.paths import ensure_store  # noqa: E402
+from auto_dream.store.daylog import Entry, append_entry  # noqa: E402
+from auto_dream.store.paths import ensure_store  # noqa: E402
 from fake_anthropic import FakeAnthropic, answer, one_memory_per_entry  # noqa: E402
 
 SUBJECTS = ["billing service", "search index", "deploy pipeline", "auth gateway", "data warehouse",

@@ -37,15 +37,15 @@ try:
 except ImportError:  # run from a checkout without `make install`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from auto_dream.context import open_context  # noqa: E402
-from auto_dream.distill import DeterministicDistiller  # noqa: E402
+from auto_dream.distill.deterministic import DeterministicDistiller  # noqa: E402
 from auto_dream.dream.runner import dream  # noqa: E402
 from auto_dream.dream.state import DreamOptions  # noqa: E402
-from auto_dream.journal import append_entry, make_entry  # noqa: E402
-from auto_dream.memory import Memory  # noqa: E402
-from auto_dream.paths import ensure_store  # noqa: E402
-from auto_dream.similarity import _CHANGE, _NEGATION, Profile, overlap, significant_words, without_replacements  # noqa: E402  # noqa: E402 (to show what raised a signal)
-from auto_dream.store import scan_memories  # noqa: E402
+from auto_dream.judge.similarity import _CHANGE, _NEGATION, Profile, overlap, significant_words, without_replacements  # noqa: E402  # noqa: E402 (to show what raised a signal)
+from auto_dream.store.context import open_context  # noqa: E402
+from auto_dream.store.daylog import append_entry, make_entry  # noqa: E402
+from auto_dream.store.memory import Memory  # noqa: E402
+from auto_dream.store.paths import ensure_store  # noqa: E402
+from auto_dream.store.scan import scan_memories  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = "../shared/data/locomo10.json"  # relative to the repository root

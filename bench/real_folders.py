@@ -35,7 +35,7 @@ try:
 except ImportError:  # run from a checkout without `make install`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from auto_dream.paths import ensure_store  # noqa: E402
+from auto_dream.store.paths import ensure_store  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "claude-memory"  # ../shared
 TYPES = ("user", "feedback", "project", "reference")

@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from auto_dream import MEMORY_TYPES
-from auto_dream.journal import Entry, format_entry
-from auto_dream.memory import TakenNames, memory_file_name
-from auto_dream.paths import ensure_store
+from auto_dream.store.daylog import Entry, format_entry
+from auto_dream.store.memory import TakenNames, memory_file_name
+from auto_dream.store.paths import MEMORY_TYPES, ensure_store
 
 SYLLABLES = ["ka", "lo", "mi", "ter", "van", "sol", "rin", "dex", "pa", "tor", "qui", "ne", "bal", "cor", "zu",
              "fen", "gra", "hol", "ix", "jor", "lum", "mor", "nix", "ost", "pel", "ras", "sev", "tam", "ul", "wen"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from auto_dream.cli import run
-from auto_dream.paths import StorePaths, ensure_store
+from auto_dream.store.paths import StorePaths, ensure_store
 
 BIN = Path(sys.executable).parent
 

@@ -4,8 +4,8 @@ import os
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
-from auto_dream.journal import read_all_entries
-from auto_dream.paths import StorePaths
+from auto_dream.store.daylog import read_all_entries
+from auto_dream.store.paths import StorePaths
 from conftest import installed_command
 
 WORKERS = 8

@@ -8,11 +8,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auto_dream.cache import FILE_NAME, CachedMemory, ParseCache, Parsed
-from auto_dream.memory import Memory
-from auto_dream.pairs import reference_pairs, stored_pairs
-from auto_dream.paths import StorePaths
-from auto_dream.similarity import Profile, significant_words
+from auto_dream.judge.pairs import reference_pairs, stored_pairs
+from auto_dream.judge.similarity import Profile, significant_words
+from auto_dream.store.cache import FILE_NAME, CachedMemory, ParseCache, Parsed
+from auto_dream.store.memory import Memory
+from auto_dream.store.paths import StorePaths
 
 latin = st.sampled_from(["deploy", "billing", "kafka", "postgres", "rebase", "branch", "tuesday", "invoice",
                          "queue", "review", "mock", "database", "tests", "release", "cache", "redis"])
@@ -100,7 +100,7 @@ def test_a_save_that_fails_half_way_leaves_the_previous_cache(tmp_path, monkeypa
     cache = ParseCache.load(StorePaths(tmp_path), writable=True)
     cache.drop("memories/project/1.md")
     cache.put(parsed(3, "postgres database release"))
-    monkeypatch.setattr("auto_dream.cache._rank_new_words",
+    monkeypatch.setattr("auto_dream.store.cache._rank_new_words",
                         lambda *a: (_ for _ in ()).throw(sqlite3.OperationalError("disk I/O error")))
     try:
         cache._write()
@@ -114,7 +114,7 @@ def test_a_cache_that_cannot_be_written_is_left_as_it_was_and_the_dream_goes_on(
     save(tmp_path, {1: "kafka billing invoice"})
     cache = ParseCache.load(StorePaths(tmp_path), writable=True)
     cache.put(parsed(2, "redis cache review"))
-    monkeypatch.setattr("auto_dream.cache._rank_new_words",
+    monkeypatch.setattr("auto_dream.store.cache._rank_new_words",
                         lambda *a: (_ for _ in ()).throw(sqlite3.OperationalError("database is locked")))
     assert cache.save() is False
     assert sorted(ParseCache.load(StorePaths(tmp_path)).rows) == ["memories/project/1.md"]

@@ -170,8 +170,8 @@ def test_append_joins_several_words_with_spaces(cli, root):
 
 def test_append_keeps_cjk_and_a_leading_bracket_as_text(cli, root):
     cli("--root", root, "append", "--at", "2026-04-01 09:00", "--", "(project) 用户想通过内容平台分享知识")
-    from auto_dream.journal import read_all_entries
-    from auto_dream.paths import StorePaths
+    from auto_dream.store.daylog import read_all_entries
+    from auto_dream.store.paths import StorePaths
 
     entries, problems = read_all_entries(StorePaths(root))
     assert problems == []
@@ -352,7 +352,7 @@ def append_as_another_user(cli, root: Path, text: str) -> tuple[int, str, str]:
 
 
 def test_append_to_a_store_it_cannot_write_exits_1_naming_the_path(cli, reachable_folder):
-    from auto_dream.paths import ensure_store
+    from auto_dream.store.paths import ensure_store
 
     root = reachable_folder / ".auto-dream"
     ensure_store(root)

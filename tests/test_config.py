@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from auto_dream.config import Config, load_config
 from auto_dream.errors import StoreError
+from auto_dream.store.config import Config, load_config
 from conftest import tree_hash, write_memory_file
 
 DESIGN_KEYS = ("timezone", "mode", "llm", "model", "max_llm_calls", "budget", "index_max_lines",

@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from auto_dream.cli import run
-from auto_dream.context import open_context
-from auto_dream.distill import DeterministicDistiller
+from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.dream.apply import apply
 from auto_dream.dream.bookkeeping import read_distilled_ids
 from auto_dream.dream.gather import gather
@@ -27,9 +26,10 @@ from auto_dream.dream.orient import orient
 from auto_dream.dream.plan import UpdateMemory
 from auto_dream.dream.runner import new_run_id, plan_dream
 from auto_dream.dream.state import DreamOptions
-from auto_dream.journal import read_all_entries
-from auto_dream.paths import StorePaths, ensure_store
-from auto_dream.store import scan_memories
+from auto_dream.store.context import open_context
+from auto_dream.store.daylog import read_all_entries
+from auto_dream.store.paths import StorePaths, ensure_store
+from auto_dream.store.scan import scan_memories
 from conftest import make_git_project, run_installed, tree_hash, write_memory_file
 
 NOW = datetime.now().astimezone()

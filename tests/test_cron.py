@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from croniter import croniter
 
-from auto_dream.journal import Entry, append_entry
-from auto_dream.paths import ensure_store
+from auto_dream.store.daylog import Entry, append_entry
+from auto_dream.store.paths import ensure_store
 from conftest import installed_command
 
 CRON = Path(__file__).resolve().parent.parent / "cron"

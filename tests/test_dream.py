@@ -6,13 +6,14 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from auto_dream.context import open_context
-from auto_dream.distill import DeterministicDistiller, guess_type
+from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.dream.runner import dream
 from auto_dream.dream.state import DreamOptions
-from auto_dream.journal import Entry, append_entry
-from auto_dream.paths import StorePaths
-from auto_dream.store import scan_memories
+from auto_dream.judge.kinds import guess_type
+from auto_dream.store.context import open_context
+from auto_dream.store.daylog import Entry, append_entry
+from auto_dream.store.paths import StorePaths
+from auto_dream.store.scan import scan_memories
 from conftest import tree_hash, write_memory_file
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -165,7 +166,7 @@ def test_a_memory_that_absorbs_several_duplicates_in_one_run_keeps_every_detail_
     from auto_dream.dream.consolidate import consolidate
     from auto_dream.dream.gather import gather
     from auto_dream.dream.orient import orient
-    from auto_dream.similarity import significant_words
+    from auto_dream.judge.similarity import significant_words
 
     base = "Deploys happen every Tuesday afternoon from the release branch"
     details = ["Rollbacks need two approvals", "Hotfixes skip the staging soak", "Release notes go to the wiki"]

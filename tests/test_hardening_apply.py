@@ -14,15 +14,15 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from auto_dream.context import open_context
-from auto_dream.distill import DeterministicDistiller
+from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.dream import runs
 from auto_dream.dream.runner import dream
 from auto_dream.dream.state import DreamOptions
 from auto_dream.errors import StoreError
-from auto_dream.journal import Entry, append_entry
-from auto_dream.paths import StorePaths
-from auto_dream.store import scan_memories
+from auto_dream.store.context import open_context
+from auto_dream.store.daylog import Entry, append_entry
+from auto_dream.store.paths import StorePaths
+from auto_dream.store.scan import scan_memories
 from conftest import run_installed, tree_hash, write_memory_file
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)

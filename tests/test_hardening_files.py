@@ -27,11 +27,11 @@ import pytest
 import yaml
 
 from auto_dream.errors import StoreError
-from auto_dream.journal import Entry, format_entry
-from auto_dream.paths import StorePaths, ensure_store
-from auto_dream.staleness import RepoIndex
-from auto_dream.store import scan_memories
-from auto_dream.templates import load_template
+from auto_dream.judge.staleness import RepoIndex
+from auto_dream.store.daylog import Entry, format_entry
+from auto_dream.store.paths import StorePaths, ensure_store
+from auto_dream.store.scan import scan_memories
+from auto_dream.store.templates import load_template
 from conftest import installed_command, make_git_project, tree_hash, write_memory_file
 
 NOW = datetime.now().astimezone()
@@ -208,8 +208,8 @@ def test_a_header_larger_than_the_index_caps_is_refused_in_one_line_with_nothing
 
 
 def test_build_index_stops_instead_of_looping_on_a_header_over_the_line_cap(root):
-    from auto_dream.index import IndexLimits, build_index
-    from auto_dream.memory import Memory
+    from auto_dream.store.index import IndexLimits, build_index
+    from auto_dream.store.memory import Memory
 
     memory = Memory("memories/project/a.md", "A", "A memory", "project", NOW)
     signal.signal(signal.SIGALRM, lambda *_: pytest.fail("build_index did not return in 10 s"))

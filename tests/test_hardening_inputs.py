@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from auto_dream import journal
 from auto_dream.__main__ import quick_append_arguments, run_quick_append
-from auto_dream.journal import Entry, format_entry, read_all_entries, read_log
-from auto_dream.paths import StorePaths
+from auto_dream.store import daylog as journal
+from auto_dream.store.daylog import Entry, format_entry, read_all_entries, read_log
+from auto_dream.store.paths import StorePaths
 from conftest import installed_command, tree_hash
 
 NOW = datetime.now().astimezone()
@@ -710,9 +710,9 @@ main()
 
 @pytest.mark.parametrize("module, argv", [
     ("auto_dream.cli", ["list"]), ("typer", ["check"]), ("rich.console", ["--version"]),
-    ("auto_dream.appending", ["append", "a fact"]), ("auto_dream.journal", ["append", "a fact"]),
+    ("auto_dream.commands.append", ["append", "a fact"]), ("auto_dream.store.daylog", ["append", "a fact"]),
     ("auto_dream.errors", ["append", "a fact"]), ("pathlib", ["append", "a fact"]),
-    ("auto_dream.appending", ["append", "-tuser", "a fact"]),
+    ("auto_dream.commands.append", ["append", "-tuser", "a fact"]),
 ])
 def test_ctrl_c_during_the_first_imports_is_one_line_and_exit_130(tmp_path, module, argv):
     root = tmp_path / "store"

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auto_dream import MEMORY_TYPES
-from auto_dream.context import open_context
-from auto_dream.index import IndexLimits, build_index
-from auto_dream.memory import Memory, render_memory
-from auto_dream.status import rebuild_index
-from auto_dream.templates import load_template
+from auto_dream.store.context import open_context
+from auto_dream.store.index import IndexLimits, build_index
+from auto_dream.store.memory import Memory, render_memory
+from auto_dream.store.memory_md import rebuild_index
+from auto_dream.store.paths import MEMORY_TYPES
+from auto_dream.store.templates import load_template
 from conftest import write_memory_file
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")

@@ -7,9 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auto_dream import MEMORY_TYPES
 from auto_dream.errors import InputError
-from auto_dream.journal import (
+from auto_dream.store.daylog import (
     Entry,
     append_entry,
     format_entry,
@@ -19,6 +18,7 @@ from auto_dream.journal import (
     read_all_entries,
     read_log,
 )
+from auto_dream.store.paths import MEMORY_TYPES
 
 AT = datetime(2026, 4, 1, 14, 30, 5)
 

@@ -5,7 +5,8 @@ import os
 from datetime import datetime, timedelta, timezone
 
 from auto_dream.dream.report import render_markdown
-from auto_dream.judge import (
+from auto_dream.judge.similarity import Profile
+from auto_dream.judge.statements import (
     Side,
     changed_slots,
     document_says,
@@ -15,7 +16,6 @@ from auto_dream.judge import (
     swapped_words,
     value_changed,
 )
-from auto_dream.similarity import Profile
 from conftest import write_memory_file
 from test_dream import NOW, add, archived, live, memory, run
 

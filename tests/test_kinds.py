@@ -2,7 +2,7 @@
 
 import pytest
 
-from auto_dream.kinds import guess_type
+from auto_dream.judge.kinds import guess_type
 
 ENGLISH = [
     ("Don't use tabs in YAML files", "feedback"),

@@ -8,15 +8,22 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from auto_dream.config import Config
-from auto_dream.distill import DistillRequest, Thresholds
+from auto_dream.distill.base import DistillRequest, Thresholds
+from auto_dream.distill.claude import (
+    OVERVIEW_MEMORIES,
+    AnthropicDistiller,
+    Batch,
+    CandidateFinder,
+    batch_document,
+    validate,
+)
 from auto_dream.dream.bookkeeping import read_distilled_ids
-from auto_dream.journal import Entry, append_entry, read_all_entries
-from auto_dream.llm import OVERVIEW_MEMORIES, AnthropicDistiller, Batch, CandidateFinder, batch_document, validate
-from auto_dream.memory import Memory
-from auto_dream.paths import StorePaths, ensure_store
-from auto_dream.similarity import Profile
-from auto_dream.store import scan_memories
+from auto_dream.judge.similarity import Profile
+from auto_dream.store.config import Config
+from auto_dream.store.daylog import Entry, append_entry, read_all_entries
+from auto_dream.store.memory import Memory
+from auto_dream.store.paths import StorePaths, ensure_store
+from auto_dream.store.scan import scan_memories
 from conftest import run_installed, tree_hash
 from fake_anthropic import (
     FakeAnthropic,

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from auto_dream.dream.lock import dream_lock
-from auto_dream.journal import Entry, format_entry
-from auto_dream.paths import StorePaths
+from auto_dream.store.daylog import Entry, format_entry
+from auto_dream.store.paths import StorePaths
 from conftest import installed_command, run_installed, tree_hash
 
 

@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auto_dream.memory import (
+from auto_dream.store.memory import (
     Memory,
     TakenNames,
     Unreadable,
@@ -22,7 +22,7 @@ from auto_dream.memory import (
     slugify,
     write_atomic,
 )
-from auto_dream.store import scan_memories
+from auto_dream.store.scan import scan_memories
 from conftest import tree_hash, write_memory_file
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")

@@ -22,6 +22,6 @@ def test_wheel_contains_templates_and_example(tmp_path):
 
 
 def test_packaged_templates_are_what_the_code_loads():
-    from auto_dream.templates import load_template
+    from auto_dream.store.templates import load_template
 
     assert load_template("MEMORY_header.md") == (REPO / "templates" / "MEMORY_header.md").read_text()

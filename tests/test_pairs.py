@@ -3,8 +3,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auto_dream.pairs import indexed_pairs, reference_pairs
-from auto_dream.similarity import overlap, significant_words
+from auto_dream.judge.pairs import indexed_pairs, reference_pairs
+from auto_dream.judge.similarity import overlap, significant_words
 
 # Small vocabularies make overlaps frequent, so the property meets many true pairs;
 # CJK sentences give bigrams.

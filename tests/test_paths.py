@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from auto_dream.paths import StorePaths, resolve_root
+from auto_dream.store.paths import StorePaths, resolve_root
 from conftest import run_installed, tree_hash
 
 TYPE_FOLDERS = ("user", "feedback", "project", "reference")
@@ -165,7 +165,7 @@ def test_init_with_only_root_creates_that_folder(cli, tmp_path):
 
 
 def test_init_config_is_valid_and_means_the_defaults(cli, tmp_path):
-    from auto_dream.config import Config, load_config
+    from auto_dream.store.config import Config, load_config
 
     cli("init", tmp_path)
     assert load_config(tmp_path / ".auto-dream" / "config.toml") == Config()

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auto_dream.distill import new_memory_from_text
-from auto_dream.similarity import Profile, overlap, relation, significant_words
+from auto_dream.distill.deterministic import new_memory_from_text
+from auto_dream.judge.similarity import Profile, overlap, relation, significant_words
 
 DUPLICATE, CONTRADICTION = 0.6, 0.4  # the config defaults
 

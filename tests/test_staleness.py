@@ -6,13 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from auto_dream.context import open_context
-from auto_dream.distill import DeterministicDistiller
+from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.dream.runner import dream
 from auto_dream.dream.state import DreamOptions
-from auto_dream.memory import split_frontmatter
-from auto_dream.paths import ensure_store
-from auto_dream.staleness import (
+from auto_dream.judge.staleness import (
     EVERGREEN,
     FRESH,
     FULLY_STALE,
@@ -24,7 +21,10 @@ from auto_dream.staleness import (
     find_repo,
     is_verifiable,
 )
-from auto_dream.status import rebuild_index
+from auto_dream.store.context import open_context
+from auto_dream.store.memory import split_frontmatter
+from auto_dream.store.memory_md import rebuild_index
+from auto_dream.store.paths import ensure_store
 from conftest import write_memory_file
 
 NOW = datetime(2026, 10, 1, 12, 0, tzinfo=timezone.utc)

@@ -10,11 +10,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from auto_dream import MEMORY_TYPES
-from auto_dream.appending import append_text
-from auto_dream.journal import append_entry, local_now, make_entry, read_all_entries
-from auto_dream.paths import StorePaths, ensure_store
-from auto_dream.store import scan_memories
+from auto_dream.commands.append import append_text
+from auto_dream.store.daylog import append_entry, local_now, make_entry, read_all_entries
+from auto_dream.store.paths import MEMORY_TYPES, StorePaths, ensure_store
+from auto_dream.store.scan import scan_memories
 from conftest import run_installed
 
 WORKERS = 16

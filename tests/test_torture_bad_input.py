@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from auto_dream.journal import Entry, format_entry, read_all_entries
-from auto_dream.paths import StorePaths, ensure_store
-from auto_dream.store import scan_memories
+from auto_dream.store.daylog import Entry, format_entry, read_all_entries
+from auto_dream.store.paths import StorePaths, ensure_store
+from auto_dream.store.scan import scan_memories
 from conftest import installed_command, run_installed, write_memory_file
 
 NOW = datetime.now().astimezone()

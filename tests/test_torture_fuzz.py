@@ -13,10 +13,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from auto_dream import MEMORY_TYPES
 from auto_dream.errors import AutoDreamError
-from auto_dream.journal import Entry, LogProblem, format_entry, parse_log, read_log
-from auto_dream.memory import Memory, Unreadable, parse_memory, render_memory
+from auto_dream.store.daylog import Entry, LogProblem, format_entry, parse_log, read_log
+from auto_dream.store.memory import Memory, Unreadable, parse_memory, render_memory
+from auto_dream.store.paths import MEMORY_TYPES
 
 FILE_MTIME = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 # Derandomized: the same examples every run, so a failure here is a finding, not a fluke.

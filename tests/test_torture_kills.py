@@ -16,18 +16,18 @@ from pathlib import Path
 
 import pytest
 
-from auto_dream.appending import append_text
-from auto_dream.context import open_context
-from auto_dream.distill import DeterministicDistiller
+from auto_dream.commands.append import append_text
+from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.dream.apply import file_changes, select_actions
 from auto_dream.dream.gather import gather
 from auto_dream.dream.orient import orient
 from auto_dream.dream.runner import dream, new_run_id, plan_dream, undo
 from auto_dream.dream.state import DreamOptions
 from auto_dream.errors import StoreError
-from auto_dream.journal import read_all_entries
-from auto_dream.paths import StorePaths, ensure_store
-from auto_dream.store import scan_memories
+from auto_dream.store.context import open_context
+from auto_dream.store.daylog import read_all_entries
+from auto_dream.store.paths import StorePaths, ensure_store
+from auto_dream.store.scan import scan_memories
 from conftest import make_git_project, run_installed, write_memory_file
 
 KILLS = 50

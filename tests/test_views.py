@@ -8,14 +8,13 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auto_dream import MEMORY_TYPES
-from auto_dream.cache import ParseCache
-from auto_dream.dream.views import LiveView, StoreView
-from auto_dream.index import IndexLimits, build_index, first_by_priority
-from auto_dream.memory import Memory, render_memory
-from auto_dream.paths import StorePaths
-from auto_dream.staleness import extract_references
-from auto_dream.store import scan_memories, scan_store
+from auto_dream.judge.staleness import extract_references
+from auto_dream.store.cache import ParseCache
+from auto_dream.store.index import IndexLimits, build_index, first_by_priority
+from auto_dream.store.memory import Memory, render_memory
+from auto_dream.store.paths import MEMORY_TYPES, StorePaths
+from auto_dream.store.scan import scan_memories, scan_store
+from auto_dream.store.views import LiveView, StoreView
 
 BASE = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
 # (hours after BASE: from few values, many ties, or many values; pinned; type; cites a file)

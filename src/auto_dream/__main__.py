@@ -49,7 +49,7 @@ def quick_append_arguments(argv: list[str]) -> dict | None:
 def run_quick_append(found: dict) -> int:
     from pathlib import Path
 
-    from auto_dream.appending import append_text, join_text_arguments, read_stdin, store_root
+    from auto_dream.commands.append import append_text, join_text_arguments, read_stdin, store_root
     from auto_dream.console import OutputLost, tell, write_out
     from auto_dream.errors import failure_line
 

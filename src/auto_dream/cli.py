@@ -17,13 +17,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from auto_dream import MEMORY_TYPES, __version__
-from auto_dream.appending import append_text, join_text_arguments, read_stdin, store_root
+from auto_dream import __version__
+from auto_dream.commands.append import append_text, join_text_arguments, read_stdin, store_root
 from auto_dream.console import OutputLost, stderr_file, stdout_file, tell, write_out
-from auto_dream.context import StoreContext, open_context
 from auto_dream.errors import InputError, failure_line
-from auto_dream.paths import ensure_store, store_dir_for_init
-from auto_dream.templates import load_template
+from auto_dream.store.context import StoreContext, open_context
+from auto_dream.store.paths import MEMORY_TYPES, ensure_store, store_dir_for_init
+from auto_dream.store.templates import load_template
 
 app = typer.Typer(
     name="auto-dream",
@@ -115,11 +115,11 @@ def init(
     existed = target.is_dir()
     paths = ensure_store(target)
     if not paths.config.exists():
-        from auto_dream.memory import write_atomic
+        from auto_dream.store.memory import write_atomic
 
         write_atomic(paths.config, load_template("config.toml").encode("utf-8"))
     if not paths.index.exists():
-        from auto_dream.status import rebuild_index
+        from auto_dream.store.memory_md import rebuild_index
 
         rebuild_index(open_context(target))
     _store_changed(ctx)
@@ -155,7 +155,7 @@ def list_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON list on stdout.")] = False,
 ) -> None:
     """Memories grouped by type, newest first, with their age."""
-    from auto_dream.status import list_memories
+    from auto_dream.commands.listing import list_memories
 
     _check_type(memory_type)
     now = _now()
@@ -191,7 +191,7 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
 ) -> None:
     """Freshness of every memory, entries waiting for a dream, whether a dream is due, index drift."""
-    from auto_dream.status import check_store
+    from auto_dream.commands.check import check_store
 
     result = check_store(_context(ctx), _now())
     for bad in result.unreadable:
@@ -222,7 +222,7 @@ def check(
 @app.command("build-index")
 def build_index_command(ctx: typer.Context) -> None:
     """Rebuild MEMORY.md from memories/ alone (an index already up to date is left as it is)."""
-    from auto_dream.status import rebuild_index
+    from auto_dream.store.memory_md import rebuild_index
 
     built = rebuild_index(_context(ctx))
     _store_changed(ctx)
@@ -295,7 +295,7 @@ def dream_command(
 
 def _distiller(context: StoreContext, llm: bool | None):
     """--llm/--no-llm beat config `llm`; `auto` uses Claude when ANTHROPIC_API_KEY is set."""
-    from auto_dream.distill import DeterministicDistiller
+    from auto_dream.distill.deterministic import DeterministicDistiller
 
     api_key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
     wanted = llm if llm is not None else {"on": True, "off": False}.get(context.config.llm, bool(api_key))
@@ -303,7 +303,7 @@ def _distiller(context: StoreContext, llm: bool | None):
         return DeterministicDistiller()
     if not api_key:
         raise InputError("the LLM distiller needs ANTHROPIC_API_KEY in the environment (or use --no-llm)")
-    from auto_dream.llm import AnthropicDistiller, LlmSettings
+    from auto_dream.distill.claude import AnthropicDistiller, LlmSettings
 
     config = context.config
     settings = LlmSettings(model=config.model, api_key=api_key, base_url=os.environ.get("ANTHROPIC_BASE_URL") or None,

@@ -21,12 +21,12 @@ from auto_dream.dream.runs import (
     write_journal,
 )
 from auto_dream.dream.state import DreamState
-from auto_dream.dream.views import LiveView
 from auto_dream.errors import StoreError
-from auto_dream.index import IndexResult
-from auto_dream.memory import Memory, TakenNames, render_memory
-from auto_dream.status import render_index
-from auto_dream.store import fingerprint
+from auto_dream.store.index import IndexResult
+from auto_dream.store.memory import Memory, TakenNames, render_memory
+from auto_dream.store.memory_md import render_index
+from auto_dream.store.scan import fingerprint
+from auto_dream.store.views import LiveView
 
 StepHook = Callable[[int], None]
 

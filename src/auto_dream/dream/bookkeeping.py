@@ -5,9 +5,9 @@ import json
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from auto_dream.memory import write_atomic
-from auto_dream.paths import StorePaths
-from auto_dream.similarity import significant_words
+from auto_dream.judge.similarity import significant_words
+from auto_dream.store.memory import write_atomic
+from auto_dream.store.paths import StorePaths
 
 DISTILLED = "distilled.txt"  # one entry id per line
 LAST_DREAM = "last_dream.json"
@@ -140,3 +140,10 @@ def _when(value: object, now: datetime) -> datetime | None:
         parsed = datetime.fromisoformat(value)
         return parsed if parsed.tzinfo else parsed.replace(tzinfo=now.tzinfo)
     return None
+
+
+def dream_is_due(last_dream: datetime | None, waiting_entries: int, due_hours: float,
+                 due_entries: int, now: datetime) -> bool:
+    """At least `due_hours` since the last dream and at least `due_entries` entries waiting."""
+    long_enough = last_dream is None or now - last_dream >= timedelta(hours=due_hours)
+    return long_enough and waiting_entries >= due_entries

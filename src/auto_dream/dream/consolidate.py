@@ -4,7 +4,7 @@ contradictions among the memories this run changed and the rest (--full: among a
 import os
 from dataclasses import replace
 
-from auto_dream.distill import (
+from auto_dream.distill.base import (
     Create,
     Distiller,
     DistillRequest,
@@ -14,17 +14,17 @@ from auto_dream.distill import (
     Skip,
     Supersede,
     Thresholds,
-    guess_type,
-    new_memory_from_text,
 )
+from auto_dream.distill.deterministic import new_memory_from_text
 from auto_dream.dream.nearby import entry_neighbours, memory_pairs, word_rarity
 from auto_dream.dream.plan import CreateMemory, ReviewPair, SkipEntries, UpdateMemory
 from auto_dream.dream.state import DreamState
-from auto_dream.dream.views import LiveView
-from auto_dream.journal import aware
-from auto_dream.judge import ABSORB_LIMIT, Side, judge
-from auto_dream.memory import Memory, TakenNames, memory_file_name
-from auto_dream.similarity import Profile, overlap, significant_words
+from auto_dream.judge.kinds import guess_type
+from auto_dream.judge.similarity import Profile, overlap, significant_words
+from auto_dream.judge.statements import ABSORB_LIMIT, Side, judge
+from auto_dream.store.daylog import aware
+from auto_dream.store.memory import Memory, TakenNames, memory_file_name
+from auto_dream.store.views import LiveView
 
 
 def consolidate(state: DreamState, distiller: Distiller) -> DreamState:

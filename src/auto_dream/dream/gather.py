@@ -2,8 +2,8 @@
 
 from auto_dream.dream import bookkeeping
 from auto_dream.dream.state import DreamState
-from auto_dream.journal import log_files, read_log
-from auto_dream.store import fingerprint
+from auto_dream.store.daylog import log_files, read_log
+from auto_dream.store.scan import fingerprint
 
 
 def gather(state: DreamState) -> DreamState:

@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
 from auto_dream.errors import LockHeldError
-from auto_dream.memory import write_atomic
-from auto_dream.paths import StorePaths
+from auto_dream.store.memory import write_atomic
+from auto_dream.store.paths import StorePaths
 
 LOCK_FILE = "dream.lock"
 STALE_AFTER = timedelta(minutes=60)

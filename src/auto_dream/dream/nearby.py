@@ -14,12 +14,12 @@ searches run at the higher threshold, where prefixes are shorter and candidates 
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping
 
-from auto_dream.distill import Thresholds
+from auto_dream.distill.base import Thresholds
 from auto_dream.dream.state import DreamState
-from auto_dream.journal import Entry
-from auto_dream.judge import idf_weights
-from auto_dream.pairs import indexed_pairs, stored_pairs
-from auto_dream.similarity import Profile
+from auto_dream.judge.pairs import indexed_pairs, stored_pairs
+from auto_dream.judge.similarity import Profile
+from auto_dream.judge.statements import idf_weights
+from auto_dream.store.daylog import Entry
 
 
 def memory_pairs(state: DreamState, probes: Iterable[str], thresholds: Thresholds) -> set[tuple[str, str]]:

@@ -2,14 +2,14 @@
 
 from datetime import datetime
 
-from auto_dream.cache import ParseCache
-from auto_dream.context import StoreContext
 from auto_dream.dream import bookkeeping
 from auto_dream.dream.state import DreamOptions, DreamState, Profiles
-from auto_dream.dream.views import StoreView
-from auto_dream.similarity import Profile
-from auto_dream.staleness import find_repo
-from auto_dream.store import scan_store
+from auto_dream.judge.similarity import Profile
+from auto_dream.judge.staleness import find_repo
+from auto_dream.store.cache import ParseCache
+from auto_dream.store.context import StoreContext
+from auto_dream.store.scan import scan_store
+from auto_dream.store.views import StoreView
 
 READ_ONLY_NAMED = 20
 

@@ -2,8 +2,8 @@
 
 from dataclasses import dataclass, field
 
-from auto_dream.distill import LlmUsage
-from auto_dream.memory import Memory
+from auto_dream.distill.base import LlmUsage
+from auto_dream.store.memory import Memory
 
 
 @dataclass(frozen=True)

@@ -2,38 +2,20 @@
 
 import re
 from datetime import timedelta
-from pathlib import Path
 
 from auto_dream.dream.plan import RebuildIndex
 from auto_dream.dream.state import DreamState
-from auto_dream.memory import Memory
-from auto_dream.staleness import (
+from auto_dream.judge.staleness import (
     EVERGREEN,
     FULLY_STALE,
     PARTIALLY_STALE,
-    References,
-    RepoIndex,
-    Staleness,
-    classify,
-    extract_references,
+    assess_staleness,
 )
-from auto_dream.status import render_index
+from auto_dream.store.memory import Memory
+from auto_dream.store.memory_md import render_index
 
 # Guard 4 of seed 000: a memory that exists to prevent a regression outlives the code it cites.
 _DIRECTIVE = re.compile(r"\b(?:do not|don't|never|avoid)\b|不要|禁止|切勿|别再|しない|してはいけない|禁止", re.I)
-
-
-def assess_staleness(memories: list[Memory], repo: Path | None, store_root: Path,
-                     known_refs: dict[str, References] | None = None) -> dict[str, Staleness]:
-    """The staleness class of every memory, checking the repository once for all symbols."""
-    repo_index = RepoIndex(repo, exclude=store_root)
-    known_refs = known_refs or {}
-    references = {m.path: known_refs.get(m.path) or extract_references(m.text()) for m in memories}
-    wanted = {s for refs in references.values() for s in refs.symbols} if repo is not None else set()
-    found = repo_index.find_symbols(wanted) if wanted else set()
-    evergreen = Staleness(EVERGREEN)
-    return {path: classify(refs, repo_index, found) if refs.files or refs.symbols else evergreen
-            for path, refs in references.items()}
 
 
 def prune_guard(memory: Memory, state: DreamState) -> str | None:

@@ -1,7 +1,7 @@
 """The report (DESIGN 3.5): one dict, rendered as JSON or as Markdown."""
 
 from auto_dream.dream.plan import CreateMemory, Plan, RebuildIndex, RetireMemory, SkipEntries, UpdateMemory
-from auto_dream.memory import shown
+from auto_dream.store.memory import shown
 
 DEFERRED_SHOWN = 20
 DRY_RUN_BANNER = "[DRY RUN] No files were modified. Run without --dry-run to apply changes."

@@ -4,11 +4,10 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from auto_dream.cache import Parsed
-from auto_dream.context import StoreContext
-from auto_dream.distill import Distiller
+from auto_dream.distill.base import Distiller
 from auto_dream.dream import bookkeeping
 from auto_dream.dream.apply import StepHook, apply
+from auto_dream.dream.bookkeeping import dream_is_due
 from auto_dream.dream.consolidate import consolidate
 from auto_dream.dream.gather import gather
 from auto_dream.dream.lock import dream_lock
@@ -32,10 +31,12 @@ from auto_dream.dream.runs import (
 )
 from auto_dream.dream.state import DreamOptions, DreamState
 from auto_dream.errors import InputError, StoreError
-from auto_dream.memory import Memory, read_memory, write_atomic
-from auto_dream.paths import make_dirs
-from auto_dream.status import dream_is_due, rebuild_index
-from auto_dream.store import fingerprint
+from auto_dream.store.cache import Parsed
+from auto_dream.store.context import StoreContext
+from auto_dream.store.memory import Memory, read_memory, write_atomic
+from auto_dream.store.memory_md import rebuild_index
+from auto_dream.store.paths import make_dirs
+from auto_dream.store.scan import fingerprint
 
 
 @dataclass(frozen=True)

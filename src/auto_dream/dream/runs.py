@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
-from auto_dream import MEMORY_TYPES
 from auto_dream.errors import InputError, StoreError
-from auto_dream.memory import fsync_dir, remove_temporary, write_atomic, write_temporary
-from auto_dream.paths import FILE_MODE, StorePaths, make_dirs
-from auto_dream.store import Fingerprint, fingerprint
+from auto_dream.store.memory import fsync_dir, remove_temporary, write_atomic, write_temporary
+from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, StorePaths, make_dirs
+from auto_dream.store.scan import Fingerprint, fingerprint
 
 RUNS = "runs"
 STATUS = "status"  # a run folder's one-word status, beside its journal

@@ -5,14 +5,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from auto_dream.cache import Fingerprint, ParseCache
-from auto_dream.context import StoreContext
-from auto_dream.distill import LlmUsage
+from auto_dream.distill.base import LlmUsage
 from auto_dream.dream.plan import Action, RetireMemory, ReviewPair
-from auto_dream.index import IndexResult
-from auto_dream.journal import Entry, LogProblem
-from auto_dream.memory import Memory, Unreadable
-from auto_dream.similarity import Profile
+from auto_dream.judge.similarity import Profile
+from auto_dream.store.cache import Fingerprint, ParseCache
+from auto_dream.store.context import StoreContext
+from auto_dream.store.daylog import Entry, LogProblem
+from auto_dream.store.index import IndexResult
+from auto_dream.store.memory import Memory, Unreadable
 
 
 class Profiles(dict):

@@ -45,10 +45,10 @@ from operator import itemgetter
 from pathlib import Path
 
 from auto_dream.errors import StoreError
-from auto_dream.memory import Memory
-from auto_dream.paths import FILE_MODE, StorePaths
-from auto_dream.similarity import Profile
-from auto_dream.staleness import References, extract_references
+from auto_dream.judge.similarity import Profile
+from auto_dream.judge.staleness import References, extract_references
+from auto_dream.store.memory import Memory
+from auto_dream.store.paths import FILE_MODE, StorePaths
 
 VERSION = 10  # PRAGMA user_version of the file; any other value is a foreign cache
 # (4: `negated` holds what a negation's clause-bounded scope holds, similarity.Profile;

@@ -15,8 +15,7 @@ from stat import S_ISREG
 import frontmatter
 import yaml
 
-from auto_dream import MEMORY_TYPES
-from auto_dream.paths import FILE_MODE, make_dirs
+from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, make_dirs
 
 MAX_MEMORY_BYTES = 1_000_000  # larger than any memory a person or an agent writes
 SLUG_MAX_CHARS = 50

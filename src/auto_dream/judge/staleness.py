@@ -13,9 +13,11 @@ names its real case.
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
+from typing import Protocol
 
 EVERGREEN, FRESH, PARTIALLY_STALE, FULLY_STALE = "EVERGREEN", "FRESH", "PARTIALLY_STALE", "FULLY_STALE"
 
@@ -278,3 +280,24 @@ def find_repo(store_root: Path, configured: str | None) -> Path | None:
         if (folder / ".git").exists():
             return folder
     return None
+
+
+class Cited(Protocol):
+    """What staleness reads of a memory (store.memory.Memory is one)."""
+
+    @property
+    def path(self) -> str: ...
+    def text(self) -> str: ...
+
+
+def assess_staleness(memories: Iterable[Cited], repo: Path | None, store_root: Path,
+                     known_refs: dict[str, References] | None = None) -> dict[str, Staleness]:
+    """The staleness class of every memory, checking the repository once for all symbols."""
+    repo_index = RepoIndex(repo, exclude=store_root)
+    known_refs = known_refs or {}
+    references = {m.path: known_refs.get(m.path) or extract_references(m.text()) for m in memories}
+    wanted = {s for refs in references.values() for s in refs.symbols} if repo is not None else set()
+    found = repo_index.find_symbols(wanted) if wanted else set()
+    evergreen = Staleness(EVERGREEN)
+    return {path: classify(refs, repo_index, found) if refs.files or refs.symbols else evergreen
+            for path, refs in references.items()}

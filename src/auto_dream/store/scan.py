@@ -7,9 +7,9 @@ from operator import itemgetter
 from pathlib import Path
 from stat import S_ISDIR
 
-from auto_dream.cache import Fingerprint, ParseCache, Parsed
-from auto_dream.memory import Memory, Unreadable, read_memory
-from auto_dream.paths import StorePaths
+from auto_dream.store.cache import Fingerprint, ParseCache, Parsed
+from auto_dream.store.memory import Memory, Unreadable, read_memory
+from auto_dream.store.paths import StorePaths
 
 
 @dataclass(frozen=True)

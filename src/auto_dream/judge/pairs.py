@@ -26,7 +26,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from operator import itemgetter
 from typing import Protocol
 
-from auto_dream.similarity import overlap
+from auto_dream.judge.similarity import overlap
 
 Key = Hashable
 

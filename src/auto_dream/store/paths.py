@@ -5,9 +5,9 @@ from datetime import date
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK, S_ISREG
 
-from auto_dream import MEMORY_TYPES
 from auto_dream.errors import InputError, StoreError
 
+MEMORY_TYPES = ("user", "feedback", "project", "reference")  # the folders under memories/ and archive/
 STORE_DIR_NAME = ".auto-dream"
 DIR_MODE = 0o700
 FILE_MODE = 0o600

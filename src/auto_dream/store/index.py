@@ -7,9 +7,9 @@ from datetime import datetime, tzinfo
 from typing import Protocol
 from urllib.parse import quote
 
-from auto_dream import MEMORY_TYPES
 from auto_dream.errors import StoreError
-from auto_dream.memory import Memory, shown
+from auto_dream.store.memory import Memory, shown
+from auto_dream.store.paths import MEMORY_TYPES
 
 SEPARATOR = " — "
 ELLIPSIS = "…"

@@ -17,10 +17,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
-from auto_dream.memory import Memory
-from auto_dream.similarity import (
+from auto_dream.judge.similarity import (
     _CJK_RUN,
     _TOKEN,
     Profile,
@@ -65,6 +64,18 @@ class Verdict:
 NOTHING = Verdict("none")
 
 
+class Written(Protocol):
+    """What the judge reads of a memory (store.memory.Memory is one): the judge sits below the
+    store and knows no files."""
+
+    @property
+    def body(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def mtime(self) -> datetime: ...
+
+
 @dataclass(frozen=True)
 class Side:
     """One side of a pair: its text as a person reads it (the body, or the description when the
@@ -75,7 +86,7 @@ class Side:
     time: object = None
 
     @classmethod
-    def of(cls, memory: Memory, profile: Profile, now: datetime | None = None) -> "Side":
+    def of(cls, memory: "Written", profile: Profile, now: datetime | None = None) -> "Side":
         """A memory's side; a time after `now` (a skewed clock, a typo) is no time: unknown."""
         known = memory.mtime if now is None or memory.mtime <= now else None
         return cls(memory.body or memory.description, profile, known)

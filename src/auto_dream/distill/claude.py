@@ -14,10 +14,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from auto_dream import MEMORY_TYPES
-from auto_dream.distill import (
+from auto_dream.distill.base import (
     Create,
-    DeterministicDistiller,
     DistillRequest,
     DistillResult,
     LlmUsage,
@@ -30,10 +28,12 @@ from auto_dream.distill import (
     Skip,
     Supersede,
 )
-from auto_dream.journal import Entry
-from auto_dream.memory import Memory
-from auto_dream.similarity import Profile, overlap
-from auto_dream.templates import load_template
+from auto_dream.distill.deterministic import DeterministicDistiller
+from auto_dream.judge.similarity import Profile, overlap
+from auto_dream.store.daylog import Entry
+from auto_dream.store.memory import Memory
+from auto_dream.store.paths import MEMORY_TYPES
+from auto_dream.store.templates import load_template
 
 TOOL_NAME = "record_operations"
 NAME_CHARS = 80

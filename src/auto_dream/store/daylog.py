@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 from pathlib import Path
 
-from auto_dream import MEMORY_TYPES
 from auto_dream.errors import InputError, StoreError
-from auto_dream.paths import FILE_MODE, StorePaths, make_dirs
+from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, StorePaths, make_dirs
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
 ENTRY_LINE = re.compile(r"- \[(\d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d)?)\](.*)")

@@ -7,10 +7,10 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from auto_dream.config import load_config
 from auto_dream.errors import InputError, StoreError
-from auto_dream.journal import Entry, append_entry, load_timezone, local_now, make_entry, parse_when
-from auto_dream.paths import StorePaths, ensure_store, resolve_root
+from auto_dream.store.config import load_config
+from auto_dream.store.daylog import Entry, append_entry, load_timezone, local_now, make_entry, parse_when
+from auto_dream.store.paths import StorePaths, ensure_store, resolve_root
 
 
 def append_text(root: Path, text: str, entry_type: str | None, at: str | None,

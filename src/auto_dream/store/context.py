@@ -4,9 +4,9 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 
-from auto_dream.config import Config, load_config
-from auto_dream.journal import load_timezone
-from auto_dream.paths import StorePaths, ensure_store, open_store
+from auto_dream.store.config import Config, load_config
+from auto_dream.store.daylog import load_timezone
+from auto_dream.store.paths import StorePaths, ensure_store, open_store
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ check the memories that cite a file or symbol (`references`).
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from datetime import datetime
 
-from auto_dream.cache import ParseCache
-from auto_dream.index import first_by_priority
-from auto_dream.memory import Memory
-from auto_dream.staleness import References, extract_references
-from auto_dream.store import StoreScan
+from auto_dream.judge.staleness import References, extract_references
+from auto_dream.store.cache import ParseCache
+from auto_dream.store.index import first_by_priority
+from auto_dream.store.memory import Memory
+from auto_dream.store.scan import StoreScan
 
 
 class StoreView(Mapping[str, Memory]):

@@ -1,162 +1,28 @@
-"""Turning new log entries into memory operations: the Distiller seam and its deterministic side.
+"""The deterministic distiller: word overlap decides create, merge, supersede or skip (DESIGN 3.2).
 
-A distiller sees a batch of entries and the live memories and answers with operations:
-create, merge into, supersede, skip. The deterministic distiller decides by word overlap
-(DESIGN 3.2); the Anthropic one (issue 4) asks Claude and falls back to this one.
+The Claude distiller (distill.claude) asks Claude instead, and falls back to this one.
 """
 
 import re
 from collections import ChainMap
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import datetime, tzinfo
-from typing import Protocol
+from dataclasses import dataclass
 
-from auto_dream.index import shorten
-from auto_dream.journal import Entry, aware
-from auto_dream.judge import SIZE_LINE, Side, document_says, judge_statements
-from auto_dream.kinds import guess_type  # noqa: F401 (re-exported: the distiller's typing of untyped entries)
-from auto_dream.memory import Memory
-from auto_dream.pairs import indexed_pairs
-from auto_dream.similarity import Profile, is_contradiction, overlap
-
-NAME_CHARS = 60
-DESCRIPTION_CHARS = 150
-
-
-@dataclass(frozen=True)
-class NewMemory:
-    type: str
-    name: str
-    description: str
-    body: str
-
-
-@dataclass(frozen=True)
-class Create:
-    new: NewMemory
-    sources: tuple[str, ...]
-    reason: str
-
-
-@dataclass(frozen=True)
-class MergeInto:
-    memory: str  # path of a live memory
-    addition: str  # text to add to its body ("" when the entry adds no new word)
-    sources: tuple[str, ...]
-    reason: str
-
-
-@dataclass(frozen=True)
-class Supersede:
-    memory: str  # path of the live memory the new one replaces
-    new: NewMemory
-    sources: tuple[str, ...]
-    reason: str
-
-
-@dataclass(frozen=True)
-class Skip:
-    sources: tuple[str, ...]
-    reason: str
-
-
-Operation = Create | MergeInto | Supersede | Skip
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    duplicate: float = 0.6
-    contradiction: float = 0.4
-
-
-@dataclass
-class LlmUsage:
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    estimated_cost_usd: float = 0.0
-    fallback_batches: int = 0
-
-    def add(self, other: "LlmUsage") -> None:
-        for name in ("calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-                     "estimated_cost_usd", "fallback_batches"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-
-
-@dataclass(frozen=True)
-class ReviewCase:
-    """A pair the judge was not certain of (a possible duplicate or conflict), for the LLM to decide."""
-
-    a: Memory
-    b: Memory
-    kind: str  # "possible_duplicate" | "possible_conflict"
-    evidence: str
-
-
-@dataclass(frozen=True)
-class ReviewDecision:
-    case: int  # index into the cases asked about
-    action: str  # "merge" | "supersede" | "keep"
-    retire: str | None  # path of the memory that leaves (merge, supersede)
-    reason: str
-
-
-@dataclass
-class ReviewResult:
-    decisions: list[ReviewDecision]
-    usage: "LlmUsage"
-    notes: list[str] = field(default_factory=list)  # batches that kept both because the LLM failed, and why
-
-
-@dataclass
-class DistillResult:
-    operations: list[Operation]
-    usage: LlmUsage = field(default_factory=LlmUsage)
-    notes: list[str] = field(default_factory=list)  # batches that fell back, and why
-
-
-@dataclass(frozen=True)
-class DistillRequest:
-    entries: list[Entry]  # new entries, oldest first
-    memories: Mapping[str, Memory]  # live memories by path (in a dream, a view that loads them when asked)
-    profiles: Mapping[str, Profile]  # their word profiles (read, never changed)
-    thresholds: Thresholds
-    tz: tzinfo | None  # the store's timezone, in which entry times are written
-    # For each entry id, the memories whose overlap with it reaches a threshold: dream's pair
-    # index (dream.nearby); None: searched here over `profiles`.
-    nearby: Callable[[float, float | None], dict[str, set[str]]] | None = None
-    # The dream's time: no entry is later than when it was read, and a memory dated after it
-    # has no known order (a back-dated entry or a skewed clock must not outrank every correction).
-    now: datetime | None = None
-
-    def entry_time(self, entry: Entry) -> datetime:
-        at = aware(entry.at, self.tz)
-        return at if self.now is None else min(at, self.now)
-
-    def neighbours(self, threshold: float, aimless_threshold: float | None = None) -> dict[str, set[str]]:
-        """For each entry id, the memories whose overlap with it reaches `threshold`. With
-        `aimless_threshold`, a pair in which neither side can aim a signal (Profile.aims, so
-        no contradiction) must reach that one instead: it may be left out below it."""
-        if self.nearby is not None:
-            return self.nearby(threshold, aimless_threshold)
-        return entry_candidates(self.entries, self.profiles, threshold)
-
-
-class Distiller(Protocol):
-    """One method: entries plus the live memories in, operations out."""
-
-    def distill(self, request: DistillRequest) -> DistillResult: ...
-
-
-class Reviewer(Protocol):
-    """A distiller that can also decide the pairs the judge left for review (the LLM one does):
-    merge, supersede or keep both. The deterministic distiller keeps both: it has no reviewer."""
-
-    def review(self, cases: list[ReviewCase], calls_used: int) -> ReviewResult: ...
-
+from auto_dream.distill.base import (
+    DESCRIPTION_CHARS,
+    NAME_CHARS,
+    Create,
+    DistillRequest,
+    DistillResult,
+    MergeInto,
+    NewMemory,
+    Operation,
+    Skip,
+    Supersede,
+)
+from auto_dream.judge.kinds import guess_type
+from auto_dream.judge.similarity import Profile, is_contradiction, overlap
+from auto_dream.judge.statements import SIZE_LINE, Side, document_says, judge_statements
+from auto_dream.store.index import shorten
 
 # ---------------------------------------------------------------- memory text from entries
 
@@ -328,16 +194,6 @@ class DeterministicDistiller:
         return best[1:] if best else None
 
 
-def entry_candidates(entries: list[Entry], profiles: Mapping[str, Profile], threshold: float) -> dict[str, set[str]]:
-    """For each entry, the memories whose words overlap it at `threshold` or more (found by index)."""
-    pool: dict = {("memory", path): profile.words for path, profile in profiles.items()}
-    pool.update({("entry", e.id): Profile.of(e.text).words for e in entries})
-    found: dict[str, set[str]] = {}
-    for a, b in indexed_pairs([("entry", e.id) for e in entries], pool, threshold, across_only=True):
-        if a[0] != b[0]:
-            entry_key, memory_key = (a, b) if a[0] == "entry" else (b, a)
-            found.setdefault(entry_key[1], set()).add(memory_key[1])
-    return found
 
 
 def _candidates(entry_type, memories, live, retired, pending, near):

@@ -1,0 +1,78 @@
+"""`check`: freshness and staleness of every memory, entries waiting, whether a dream is due,
+whether MEMORY.md is in sync."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from auto_dream.commands.listing import age_days, freshness
+from auto_dream.dream.bookkeeping import dream_is_due, read_distilled_ids, read_last_dream
+from auto_dream.judge.staleness import assess_staleness, find_repo
+from auto_dream.store.cache import ParseCache
+from auto_dream.store.context import StoreContext
+from auto_dream.store.daylog import LogProblem, read_all_entries
+from auto_dream.store.memory import Unreadable, shown
+from auto_dream.store.memory_md import index_in_sync
+from auto_dream.store.scan import scan_memories
+
+
+@dataclass(frozen=True)
+class MemoryHealth:
+    """One memory as `check` shows it (`path` and `name` safe to print); `as_json` gives the exact path."""
+
+    path: str
+    name: str
+    type: str
+    age_days: int
+    freshness: str
+    staleness: str  # EVERGREEN, FRESH, PARTIALLY_STALE or FULLY_STALE
+    missing_refs: list[str] = field(default_factory=list)
+    exact_path: str = field(default="", repr=False, compare=False)
+
+    def as_json(self) -> dict:
+        return {"path": self.exact_path or self.path, "freshness": self.freshness, "staleness": self.staleness,
+                "missing_refs": self.missing_refs}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    undistilled_entries: int
+    last_dream: datetime | None
+    dream_due: bool
+    index_in_sync: bool
+    memories: list[MemoryHealth]
+    unreadable: list[Unreadable]
+    log_problems: list[LogProblem]
+
+    def as_json(self) -> dict:
+        return {
+            "undistilled_entries": self.undistilled_entries,
+            "last_dream": self.last_dream.isoformat(timespec="seconds") if self.last_dream else None,
+            "dream_due": self.dream_due,
+            "index_in_sync": self.index_in_sync,
+            "memories": [m.as_json() for m in self.memories],
+        }
+
+
+def check_store(context: StoreContext, now: datetime) -> CheckResult:
+    scan = scan_memories(context.paths, context.tz, cache=ParseCache.load(context.paths))
+    entries, log_problems = read_all_entries(context.paths)
+    distilled = read_distilled_ids(context.paths)
+    waiting = sum(1 for e in entries if e.id not in distilled)
+    last_dream = read_last_dream(context.paths)
+    staleness = assess_staleness(scan.memories, find_repo(context.paths.root, context.config.repo),
+                                 context.paths.root, {path: parsed.refs for path, parsed in scan.parsed.items()})
+    health = []
+    for memory in sorted(scan.memories, key=lambda m: m.path):
+        days = age_days(memory, now)
+        result = staleness[memory.path]
+        health.append(MemoryHealth(shown(memory.path), shown(memory.name), memory.type, days, freshness(days),
+                                   result.classification, result.missing_refs, exact_path=memory.path))
+    return CheckResult(
+        undistilled_entries=waiting,
+        last_dream=last_dream,
+        dream_due=dream_is_due(last_dream, waiting, context.config.due_hours, context.config.due_entries, now),
+        index_in_sync=index_in_sync(context, scan),
+        memories=health,
+        unreadable=scan.unreadable,
+        log_problems=log_problems,
+    )

@@ -1,0 +1,66 @@
+"""MEMORY.md on disk: rendered from a store's memories with its header and caps, compared
+with the file, rewritten only when it differs."""
+
+import os
+from dataclasses import dataclass
+from stat import S_ISREG
+
+from auto_dream.errors import StoreError
+from auto_dream.store.cache import ParseCache
+from auto_dream.store.context import StoreContext
+from auto_dream.store.index import IndexLimits, IndexResult, IndexSource, build_index
+from auto_dream.store.memory import Memory, Unreadable, write_atomic
+from auto_dream.store.scan import MemoryScan, scan_memories
+from auto_dream.store.templates import load_template
+
+
+def index_limits(context: StoreContext) -> IndexLimits:
+    config = context.config
+    return IndexLimits(config.index_max_lines, config.index_max_bytes, config.index_line_chars)
+
+
+def render_index(context: StoreContext, memories: list[Memory] | IndexSource) -> IndexResult:
+    header = load_template("MEMORY_header.md", context.paths.templates)
+    return build_index(memories, header, index_limits(context), context.tz)
+
+
+@dataclass(frozen=True)
+class IndexBuild:
+    result: IndexResult
+    changed: bool
+    unreadable: list[Unreadable]
+
+
+def rebuild_index(context: StoreContext) -> IndexBuild:
+    """Write MEMORY.md from memories/ alone; an index already up to date is not rewritten."""
+    scan = scan_memories(context.paths, context.tz, cache=ParseCache.load(context.paths))
+    result = render_index(context, scan.memories)
+    data = result.text.encode("utf-8")
+    changed = read_index(context, len(data) + 1) != data
+    if changed:
+        write_atomic(context.paths.index, data)
+    return IndexBuild(result=result, changed=changed, unreadable=scan.unreadable)
+
+
+def read_index(context: StoreContext, limit: int) -> bytes | None:
+    """MEMORY.md's first `limit` bytes (enough to compare it with what it should be), or None
+    when it is not there. Never through a link, never from a FIFO (paths.check_layout refuses
+    both when the store is opened; O_NOFOLLOW and O_NONBLOCK hold if one appears since)."""
+    try:
+        fd = os.open(context.paths.index, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise StoreError(f"cannot read {context.paths.index}: {error.strerror}") from None
+    try:
+        if not S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(f"{context.paths.index} is not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit)
+    finally:
+        os.close(fd)
+
+
+def index_in_sync(context: StoreContext, scan: MemoryScan) -> bool:
+    expected = render_index(context, scan.memories).text.encode("utf-8")
+    return read_index(context, len(expected) + 1) == expected
