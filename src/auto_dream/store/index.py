@@ -132,7 +132,8 @@ def check_header(header: str, limits: IndexLimits) -> None:
 
 def first_by_priority(memories: list[Memory], count: int) -> list[Memory]:
     """sorted(memories, key=_priority)[:count], without a priority key for every memory of a big store."""
-    pinned, others = [], []
+    pinned: list[Memory] = []
+    others: list[Memory] = []
     for memory in memories:
         (pinned if memory.pinned else others).append(memory)
     if len(memories) <= count or len(pinned) >= count:
