@@ -43,7 +43,7 @@ class IndexResult:
 
 
 class IndexSource(Protocol):
-    """Memories as the index needs them, where a list of them would be too many to make (dream.views)."""
+    """Memories as the index needs them, where a list of them would be too many to make (store.views)."""
 
     def __len__(self) -> int: ...
 
