@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from auto_dream.store.context import open_context
 from auto_dream.store.index import IndexLimits, build_index
 from auto_dream.store.memory import Memory, render_memory
-from auto_dream.store.memory_md import rebuild_index
+from auto_dream.store.memory_md import index_differs, rebuild_index
 from auto_dream.store.paths import MEMORY_TYPES
 from auto_dream.store.templates import load_template
 from conftest import write_memory_file
@@ -357,6 +357,18 @@ def test_rebuild_rewrites_a_stale_index(root):
     build = rebuild_index(context)
     assert build.changed is True
     assert "[Second](memories/user/20260102_b.md)" in (root / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_memory_md_differs_unless_it_is_exactly_the_index(root):
+    context = open_context(root)
+    (root / "MEMORY.md").unlink(missing_ok=True)
+    assert index_differs(context, b"# Memory\n")  # missing
+    (root / "MEMORY.md").write_bytes(b"# Memory\n")
+    assert not index_differs(context, b"# Memory\n")
+    (root / "MEMORY.md").write_bytes(b"# Memory\n- a line added by hand\n")  # the index, and more
+    assert index_differs(context, b"# Memory\n")
+    (root / "MEMORY.md").write_bytes(b"# Mem")  # cut short
+    assert index_differs(context, b"# Memory\n")
 
 
 def test_last_updated_is_the_newest_memory_not_the_clock(root):

@@ -65,6 +65,7 @@ def test_views_answer_as_the_list_of_all_live_memories_would(first, second, data
         on_disk = {m.path: m for m in scan_memories(paths, None).memories}
         assert list(view) == sorted(on_disk) and len(view) == len(on_disk)
         assert {p: view[p] for p in view} == on_disk
+        assert list(view.values()) == [on_disk[p] for p in sorted(on_disk)] and dict(view.items()) == on_disk
         # and a plan retires some, updates some, creates some
         live, expected = LiveView(view), dict(on_disk)
         for path in data.draw(st.lists(st.sampled_from(sorted(on_disk)), unique=True) if on_disk else st.just([])):
@@ -74,6 +75,8 @@ def test_views_answer_as_the_list_of_all_live_memories_would(first, second, data
             memory = make(key, shape, version=2)
             live[memory.path] = expected[memory.path] = memory
         assert set(live) == set(expected) == live.path_set() and len(live) == len(expected)
+        assert dict(live.items()) == expected and sorted(live.values(), key=lambda m: m.path) == sorted(
+            expected.values(), key=lambda m: m.path)
         stored = set(data.draw(st.lists(st.sampled_from(sorted(scan.unchanged)), unique=True)
                                if scan.unchanged else st.just([])))  # what the cache's index answers for
         assert sorted(live.outside(stored)) == sorted(set(expected) - stored)

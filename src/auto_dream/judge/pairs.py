@@ -22,13 +22,14 @@ their partners among 100,000 without loading them.
 import math
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from operator import itemgetter
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from auto_dream.judge.similarity import overlap
 
-Key = Hashable
+Key = TypeVar("Key", bound=Hashable)  # how the caller names its records: a path, an entry id, a word set
+Posting = tuple[int, int, int, int]  # (word rank, record id, the record's word count, the word's position in it)
 
 
 def reference_pairs(records: Mapping[Key, frozenset[str]], threshold: float) -> set[tuple[Key, Key]]:
@@ -120,34 +121,35 @@ class StoredPostings(Protocol):
 
     Every stored record's words were ordered in one fixed global order, rarest first, that
     never changes for a word once stored; `ranks` gives it for the words it knows. Records
-    are known by a key of the index's own; a posting is (the word's rank, key, the record's
-    word count, the word's position in the record's order). Postings are asked for many
+    are known by an id of the index's own, and outside it by their name (`paths_of`); a
+    posting is (the word's rank, id, the record's word count, the word's position in the
+    record's order). Postings are asked for many
     words at once: a store on disk answers one question faster than a thousand.
     """
 
-    def ranks(self, words: Iterable[str]) -> dict[str, int]: ...
+    def ranks(self, words: Iterable[str]) -> Mapping[str, int]: ...
 
     def lowest_rank(self) -> int:
         """A rank no stored word has below it (0 for an empty index)."""
 
-    def holders(self, ranks: Iterable[int], aiming_only: bool = False) -> Mapping[int, list[tuple]]:
+    def holders(self, ranks: Iterable[int], aiming_only: bool = False) -> Mapping[int, list[Posting]]:
         """By word, the postings of every stored record holding it (`aiming_only`: of those that
         aim), smallest record first."""
 
     def prefix_holders(self, ranks: Iterable[int], threshold: float,
-                       aiming_only: bool = False) -> Mapping[int, list[tuple]]:
+                       aiming_only: bool = False) -> Mapping[int, list[Posting]]:
         """By word, the postings of the records with it in their prefix at `threshold` (or a little beyond)."""
 
-    def rank_sets(self, keys: Iterable[Key]) -> Mapping[Key, Iterable[int]]:
+    def rank_sets(self, keys: Iterable[int]) -> Mapping[int, Collection[int]]:
         """The ranks of all the words of each record."""
 
-    def paths_of(self, keys: Iterable[Key]) -> Mapping[Key, Key]:
+    def paths_of(self, keys: Iterable[int]) -> Mapping[int, str]:
         """The records' names outside the index."""
 
 
 def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, threshold: float,
-                 wanted: Callable[[Key], bool] = lambda name: True,
-                 aiming_only: bool = False) -> set[tuple[Key, Key]]:
+                 wanted: Callable[[str], bool] = lambda name: True,
+                 aiming_only: bool = False) -> set[tuple[Key, str]]:
     """Every (probe, record) with overlap ≥ threshold, record a stored one whose name is
     `wanted` (and, with `aiming_only`, that can aim a signal: similarity.Profile.aims).
 
@@ -165,9 +167,8 @@ def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, t
         return set()
     ranks = dict(stored.ranks(set().union(*probes.values())))
     floor = stored.lowest_rank()  # below every stored word: an unseen word must not share a rank
-    unseen = sorted(set().union(*probes.values()) - ranks.keys())
-    ranks.update({word: floor - 1 - place for place, word in enumerate(unseen)})
-    unseen = set(unseen)
+    unseen = set().union(*probes.values()) - ranks.keys()
+    ranks.update({word: floor - 1 - place for place, word in enumerate(sorted(unseen))})
     # every posting list the probes will walk, read in two questions
     ordered = {probe: sorted(words, key=ranks.__getitem__) for probe, words in probes.items()}
     seen_ranks = {ranks[w] for words in probes.values() for w in words if w not in unseen}
@@ -177,14 +178,14 @@ def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, t
             True: stored.prefix_holders(seen_ranks, threshold, aiming_only)}
 
     longest = 1
-    accepted: dict[Key, list[Key]] = {}  # found by their shared words alone
-    unsure: dict[Key, list[Key]] = {}  # to be verified on all their words
+    accepted: dict[Key, list[int]] = {}  # found by their shared words alone
+    unsure: dict[Key, list[int]] = {}  # to be verified on all their words
     for probe, words in probes.items():
         size = len(words)
         needed = _needed(size, threshold)
-        shared: dict[Key, int] = {}
-        length_of: dict[Key, int] = {}
-        dropped: set[Key] = set()
+        shared: dict[int, int] = {}  # by record id
+        length_of: dict[int, int] = {}
+        dropped: set[int] = set()
         for place, word in enumerate(ordered[probe]):
             if word in unseen:
                 continue
@@ -213,23 +214,24 @@ def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, t
             if key not in dropped:
                 # `count` shared words are a lower bound: enough of them settles it
                 (accepted if count / min(size, length_of[key]) >= threshold else unsure)[probe].append(key)
-    rank_sets = stored.rank_sets({key for found in unsure.values() for key in found})
-    for probe, found in unsure.items():
+    rank_sets = stored.rank_sets({key for keys in unsure.values() for key in keys})
+    for probe, keys in unsure.items():
         probe_ranks = {ranks[word] for word in probes[probe]}
-        for key in found:
+        for key in keys:
             other = rank_sets[key]
             # the very test overlap() makes, on ranks: one rank per word
             if len(probe_ranks.intersection(other)) / min(len(probe_ranks), len(other)) >= threshold:
                 accepted[probe].append(key)
-    names = stored.paths_of({key for found in accepted.values() for key in found})
-    return {(probe, names[key]) for probe, found in accepted.items() for key in found
+    names = stored.paths_of({key for keys in accepted.values() for key in keys})
+    return {(probe, names[key]) for probe, keys in accepted.items() for key in keys
             if names[key] != probe and wanted(names[key])}
 
 
 _length = itemgetter(2)
 
 
-def _self_join(pool: Mapping[Key, frozenset[str]], prefix, threshold: float) -> set[tuple[Key, Key]]:
+def _self_join(pool: Mapping[Key, frozenset[str]], prefix: Callable[[Key], list[str]],
+               threshold: float) -> set[tuple[Key, Key]]:
     """All pairs: records in growing size, each looked up against the prefixes of those before it."""
     by_prefix: dict[str, list[Key]] = {}
     found = set()

@@ -2,6 +2,7 @@
 
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
@@ -194,7 +195,7 @@ def _scope(text: str, pattern: re.Pattern, before: bool = False) -> frozenset[st
     return frozenset(scoped)
 
 
-def _tokens(text: str):
+def _tokens(text: str) -> Iterator[tuple[int, int, str, bool]]:
     """(start, end, token, significant) over lower-cased `text`: the significant words of
     word_sequence, in order, and the auxiliary verbs under their verb's name."""
     for match in _TOKEN.finditer(text):
@@ -288,9 +289,9 @@ class _Statements:
                 if negated:
                     continue
                 if not significant:  # an auxiliary verb: with the word right after it
-                    later = said[i + 1] if i + 1 < len(said) else None
-                    if later and later[1] and not later[2]:
-                        pairs.add((token, later[0]))
+                    after = said[i + 1] if i + 1 < len(said) else None
+                    if after and after[1] and not after[2]:
+                        pairs.add((token, after[0]))
                     continue
                 words.add(token)
                 for later, later_significant, later_negated in said[i + 1:i + 1 + PAIR_DISTANCE]:
@@ -325,26 +326,23 @@ def _contrasted(text: str, start: int) -> frozenset[str]:
     return frozenset(word_sequence(match.group(1))[-1:]) if match else _EMPTY
 
 
-def signals(text: str, negations: list | None = None, rest: str | None = None) -> frozenset[str]:
-    """Which kinds of negation or change signal `text` carries (`instead of Y` aside). `negations`
-    (_negations of the lower-cased text) and `rest` (without_replacements) when already known."""
+def _signals(negations: list[tuple[tuple[str, ...], int, int, bool]], rest: str) -> frozenset[str]:
+    """Which kinds of signal a text carries: `negations` are its _negations, `rest` the text
+    with its "instead of Y" and "from Y to" taken out (what is left can signal a change)."""
     found = set()
-    if negations if negations is not None else (
-            _NEGATION_BEFORE.search(text) or _NEGATION_AFTER.search(text)
-            or (_CJK_RUN.search(text) and (_NEGATION_BEFORE_CJK.search(text) or _NEGATION_AFTER_CJK.search(text)))):
+    if negations:
         found.add("negation")
-    if _CHANGE.search(without_replacements(text) if rest is None else rest):
+    if _CHANGE.search(rest):
         found.add("change")
     return frozenset(found)
 
 
-def replaced_words(text: str, matches: list | None = None) -> frozenset[str]:
-    """The significant words of what `instead of …` / `rather than …` replaces."""
-    return frozenset().union(*(significant_words(next(g for g in m.groups() if g is not None))
-                               for m in (_replacements(text) if matches is None else matches)))
+def _replaced_words(matches: list[re.Match[str]]) -> frozenset[str]:
+    """The significant words of what `instead of …` / `rather than …` replaces (_replacements)."""
+    return frozenset().union(*(significant_words(next(g for g in m.groups() if g is not None)) for m in matches))
 
 
-_EMPTY = frozenset()
+_EMPTY: frozenset[str] = frozenset()
 
 
 class HasText(Protocol):
@@ -377,8 +375,8 @@ class Profile:
             rest = rest[:match.start()] + " " + rest[match.end():]
         changed = _scope(rest, _CHANGE)
         # empty sets as the one shared empty set: 200 bytes each, four per profile, 100k profiles
-        return cls(significant_words(text), signals(text, negations, rest) or _EMPTY,
-                   replaced_words(text, matches) or _EMPTY, negated or _EMPTY, changed or _EMPTY,
+        return cls(significant_words(text), _signals(negations, rest) or _EMPTY,
+                   _replaced_words(matches) or _EMPTY, negated or _EMPTY, changed or _EMPTY,
                    text if source is None else source)
 
     @property

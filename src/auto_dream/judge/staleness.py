@@ -77,7 +77,7 @@ class References:
     # as only named, since a tool name counted as missing gets a memory archived, a missed symbol does not.
     named_only: tuple[str, ...] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.named_only is None and not self.symbols:  # no symbol, nothing unknown
             object.__setattr__(self, "named_only", ())
 
@@ -127,7 +127,7 @@ def receiver_is_this_repos(text: str, call_start: int, repo_names: set[str]) -> 
     return receiver is not None and receiver.group(1) in repo_names
 
 
-def folder_names(paths) -> set[str]:
+def folder_names(paths: Iterable[str]) -> set[str]:
     """The folders of the repository paths a memory cites (`src/otf_api/api/client.py`: src, otf_api, api).
     Not file names: recommendarr's `schema.optional()` calls zod on a variable, beside `src/server/schema.ts`."""
     names = set()
@@ -208,13 +208,13 @@ class RepoIndex:
         """Which of `wanted` appear as identifiers in the repository's text files (one pass)."""
         todo = wanted - self._searched
         if todo and self.repo is not None:
-            self._found_symbols |= self._scan(todo)
+            self._found_symbols |= self._scan(self.repo, todo)
             self._searched |= todo
         return wanted & self._found_symbols
 
-    def _scan(self, wanted: set[str]) -> set[str]:
+    def _scan(self, repo: Path, wanted: set[str]) -> set[str]:
         found: set[str] = set()
-        for current, dirs, names in os.walk(self.repo):
+        for current, dirs, names in os.walk(repo):
             here = Path(current)
             dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not d.startswith(".")
                        and (self.exclude is None or (here / d).resolve() != self.exclude)]

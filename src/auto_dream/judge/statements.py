@@ -62,6 +62,8 @@ class Verdict:
 
 
 NOTHING = Verdict("none")
+# Each word's weight by its rarity in the store (idf_weights over the parse cache's counts)
+Rarity = Callable[[Iterable[str]], dict[str, float]]
 
 
 class Written(Protocol):
@@ -131,7 +133,7 @@ def is_statement(text: str) -> bool:
 
 
 def judge(a: Side, b: Side, duplicate: float, contradiction: float,
-          rarity: "Callable[[Iterable[str]], dict[str, float]] | None" = None) -> Verdict:
+          rarity: Rarity | None = None) -> Verdict:
     """The verdict on a pair. A supersede retires the older side; it needs both times known and different."""
     if a.statement and b.statement:
         return judge_statements(a, b, duplicate, contradiction)
@@ -222,7 +224,7 @@ def _has_digit(tokens: list[str]) -> bool:
     return any(any(c.isdigit() for c in t) for t in tokens)
 
 
-def value_changed(numbers) -> bool:
+def value_changed(numbers: list[Slot]) -> bool:
     """A number stands where the other statement has another: a value that changed.
 
     Case: "Standup is at 9:30" / "Standup is at 10:00" — no negation word, a contradiction
@@ -230,7 +232,7 @@ def value_changed(numbers) -> bool:
     return len(numbers) == 1 and _has_digit(numbers[0].a) and _has_digit(numbers[0].b)
 
 
-def distinct_specifics(numbers) -> bool:
+def distinct_specifics(numbers: list[Slot]) -> bool:
     """Numbers or identifiers differ in more than one place: two facts of one shape, not one fact.
 
     Case: ten entries "Fact N: module mN owns the billing flow qNx" became one memory."""
@@ -301,7 +303,7 @@ def _typo(left: str, right: str) -> bool:
 # ---------------------------------------------------------------- documents
 
 
-def judge_documents(a: Side, b: Side, rarity=None) -> Verdict:
+def judge_documents(a: Side, b: Side, rarity: Rarity | None = None) -> Verdict:
     """Documents are merged only when near-identical, never superseded; a statement joins a
     document only when the document already says it.
 
@@ -343,7 +345,7 @@ def document_says(document: str, statement: str) -> str | None:
     return None
 
 
-def weighted_jaccard(a: frozenset[str], b: frozenset[str], rarity=None) -> float:
+def weighted_jaccard(a: frozenset[str], b: frozenset[str], rarity: Rarity | None = None) -> float:
     """Σ weight over shared words / Σ weight over all words, a word weighing by its rarity in the store."""
     union = a | b
     if not union:

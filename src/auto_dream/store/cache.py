@@ -36,13 +36,14 @@ import sqlite3
 import sys
 from array import array
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
+from typing import Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from auto_dream.errors import StoreError
 from auto_dream.judge.similarity import Profile
@@ -50,15 +51,14 @@ from auto_dream.judge.staleness import References, extract_references
 from auto_dream.store.memory import Memory
 from auto_dream.store.paths import FILE_MODE, StorePaths
 
-VERSION = 10  # PRAGMA user_version of the file; any other value is a foreign cache
-# (4: `negated` holds what a negation's clause-bounded scope holds, similarity.Profile;
-# 5: bodies and words in their own table; 6: postings say whether their memory aims;
-# 7: mtimes as numbers too, indexed, for the newest first; 8: word ranks in their own table,
-# the aiming postings indexed apart; 9: what every run loads of every memory, in an index;
-# 10: English words stemmed, the time a memory gives itself read from its frontmatter, which
-# symbols a memory only names)
+# PRAGMA user_version of the file; any other value is a foreign cache. Raise it whenever what
+# is stored would read differently now (the schema, or what the judge derives from a text:
+# words, stems, negation scopes, references), so that every memory is parsed again.
+VERSION = 10
 FILE_NAME = "cache.sqlite3"
-Fingerprint = tuple[int, int, int]
+Fingerprint = tuple[int, int, int]  # (size, mtime_ns, inode) of a memory file
+Posting = tuple[int, int, int, int]  # (word rank, memory row id, the memory's word count, the word's position)
+Row = tuple  # a row as sqlite3 returns it: its values are what the SQL selects
 _CHUNK = 500  # host parameters per statement, well under SQLite's limit
 
 _SCHEMA = """
@@ -95,11 +95,17 @@ CREATE INDEX posting_aiming ON posting (rank, reach, memory, size, position) WHE
 """
 
 
-def _damage_is_an_error(method):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_T = TypeVar("_T")
+
+
+def _damage_is_an_error(
+        method: "Callable[Concatenate[ParseCache, _P], _R]") -> "Callable[Concatenate[ParseCache, _P], _R]":
     """What is read lazily from the cache: a value it cannot read stops the command with one line."""
 
     @functools.wraps(method)
-    def reading(self, *args, **kwargs):
+    def reading(self: "ParseCache", *args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return method(self, *args, **kwargs)
         except (sqlite3.Error, ValueError, TypeError) as error:
@@ -122,46 +128,58 @@ class Parsed:
     @classmethod
     def of(cls, fingerprint: Fingerprint, memory: Memory) -> "Parsed":
         text = memory.text()
-        return cls(tuple(fingerprint), memory, Profile.of(text, memory), extract_references(text))
+        return cls(fingerprint, memory, Profile.of(text, memory), extract_references(text))
 
 
-class _Stored:
+class _Stored(Generic[_T]):
     """A field of a cached memory that is read from the cache file the first time it is used."""
 
-    def __set_name__(self, owner, name):
+    def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
-    def __get__(self, instance, owner=None):
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> "_Stored[_T]": ...
+    @overload
+    def __get__(self, instance: "CachedMemory", owner: type | None = None) -> _T: ...
+
+    def __get__(self, instance: "CachedMemory | None", owner: type | None = None) -> "_T | _Stored[_T]":
         if instance is None:
             return self
         instance.__dict__["_cache"]._load_body(instance)
-        return instance.__dict__[self.name]
+        value: _T = instance.__dict__[self.name]
+        return value
 
 
 class _Pinned:
     """`pinned` as the cache row has it (a plain attribute: the index asks it of every memory),
     or, for a copy made by dataclasses.replace, from the extra keys as Memory has it."""
 
-    def __get__(self, instance, owner=None):
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> "_Pinned": ...
+    @overload
+    def __get__(self, instance: Memory, owner: type | None = None) -> bool: ...
+
+    def __get__(self, instance: Memory | None, owner: type | None = None) -> "bool | _Pinned":
         if instance is None:
             return self
         return instance.extra.get("pinned") is True
 
 
 class CachedMemory(Memory):
-    """A Memory from the cache: body, sources and extra keys are read when first used."""
+    """A Memory from the cache: body, sources and extra keys are read when first used.
 
-    body = _Stored()
-    sources = _Stored()
-    extra = _Stored()
-    pinned = _Pinned()
+    Unhashable, as Python makes every class that defines __eq__ alone: hashing one would
+    read its body from the cache."""
 
-    def __eq__(self, other):
+    body: _Stored[str] = _Stored()
+    sources: _Stored[tuple[str, ...]] = _Stored()
+    extra: _Stored[dict] = _Stored()
+    pinned: _Pinned = _Pinned()
+
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, Memory):
             return _fields(self) == _fields(other)
         return NotImplemented
-
-    __hash__ = None
 
 
 class _Text:
@@ -174,7 +192,7 @@ class _Text:
         return self.cache.parsed([self.path])[self.path].memory.text()
 
 
-def _fields(memory: Memory) -> tuple:
+def _fields(memory: Memory) -> tuple[object, ...]:
     return (memory.path, memory.name, memory.description, memory.type, memory.mtime, memory.body,
             memory.sources, memory.type_source, memory.read_only)
 
@@ -188,8 +206,8 @@ class ParseCache:
         self._puts: dict[str, Parsed] = {}
         self._drops: set[str] = set()
         # what the pair search has read this run: the two searches of a dream ask much the same
-        self._postings_read: dict[tuple[int, float | None, bool], list] = {}
-        self._rank_sets: dict[int, array] = {}
+        self._postings_read: dict[tuple[int, float | None, bool], list[Posting]] = {}
+        self._rank_sets: dict[int, array[int]] = {}
 
     @classmethod
     def load(cls, paths: StorePaths, writable: bool = False) -> "ParseCache":
@@ -232,7 +250,7 @@ class ParseCache:
                 rows = self._select_in(f"SELECT {columns} FROM memory WHERE path IN ({{}})", list(paths))
             return self._parsed_rows(rows)
 
-    def _parsed_rows(self, rows: list[tuple]) -> dict[str, Parsed]:
+    def _parsed_rows(self, rows: list[Row]) -> dict[str, Parsed]:
         # frozen dataclasses built without their generated __init__, which costs more than the row
         new, set_dict = object.__new__, object.__setattr__
         no_refs = References((), ())
@@ -314,7 +332,7 @@ class ParseCache:
         return Profile(frozenset(map(sys.intern, json.loads(words))), _set(signals), _set(replaced), _set(negated),
                        _set(changed), source=_Text(self, path))
 
-    def _read(self, sql: str, row_id: int) -> tuple:
+    def _read(self, sql: str, row_id: int) -> Row:
         row = self._db.execute(sql, (row_id,)).fetchone() if self._db is not None else None
         if row is None:  # only a save in between could do it, and nothing reads after the save
             raise LookupError(f"the parse cache lost row {row_id}")
@@ -323,11 +341,11 @@ class ParseCache:
     # ------------------------------------------------------------ the pair index (pairs.StoredPostings)
 
     @_damage_is_an_error
-    def ranks(self, words) -> dict[str, int]:
+    def ranks(self, words: Iterable[str]) -> dict[str, int]:
         return dict(self._select_in("SELECT word, rank FROM word WHERE word IN ({})", list(words)))
 
     @_damage_is_an_error
-    def document_frequency(self, words) -> dict[str, int]:
+    def document_frequency(self, words: Iterable[str]) -> dict[str, int]:
         """How many cached memories hold each word: its rarity, which weighs document similarity (judge)."""
         return dict(self._select_in("SELECT w.word, count(*) FROM word w JOIN posting p ON p.rank = w.rank "
                                     "WHERE w.word IN ({}) GROUP BY w.word", list(words)))
@@ -337,15 +355,15 @@ class ParseCache:
         rows = self._query("SELECT min(rank) FROM word", ())
         return rows[0][0] if rows and rows[0][0] is not None else 0
 
-    def holders(self, ranks: Iterable[int], aiming_only: bool = False) -> dict[int, list[tuple[int, int, int, int]]]:
+    def holders(self, ranks: Iterable[int], aiming_only: bool = False) -> dict[int, list[Posting]]:
         return self._postings(ranks, None, aiming_only)
 
     def prefix_holders(self, ranks: Iterable[int], threshold: float,
-                       aiming_only: bool = False) -> dict[int, list[tuple[int, int, int, int]]]:
+                       aiming_only: bool = False) -> dict[int, list[Posting]]:
         return self._postings(ranks, threshold, aiming_only)
 
     @_damage_is_an_error
-    def _postings(self, ranks: Iterable[int], threshold: float | None, aiming_only: bool) -> dict:
+    def _postings(self, ranks: Iterable[int], threshold: float | None, aiming_only: bool) -> dict[int, list[Posting]]:
         """Postings (rank, memory, size, position) by rank, smallest memory first: one query for
         many words, each asked once a run."""
         ranks, memo = list(dict.fromkeys(ranks)), self._postings_read
@@ -362,7 +380,7 @@ class ParseCache:
         return {rank: memo[rank, threshold, aiming_only] for rank in ranks}
 
     @_damage_is_an_error
-    def rank_sets(self, keys) -> dict[int, array]:
+    def rank_sets(self, keys: Iterable[int]) -> "dict[int, array[int]]":
         wanted = [k for k in keys if k not in self._rank_sets]
         for row_id, blob in self._select_in("SELECT id, ranks FROM memory_ranks WHERE id IN ({})", wanted):
             ranks = self._rank_sets[row_id] = array("i")
@@ -370,13 +388,13 @@ class ParseCache:
         return self._rank_sets
 
     @_damage_is_an_error
-    def paths_of(self, keys) -> dict[int, str]:
+    def paths_of(self, keys: Iterable[int]) -> dict[int, str]:
         return dict(self._select_in("SELECT id, path FROM memory WHERE id IN ({})", list(keys)))
 
-    def _query(self, sql: str, values: tuple) -> list[tuple]:
+    def _query(self, sql: str, values: tuple[object, ...]) -> list[Row]:
         return self._db.execute(sql, values).fetchall() if self._db is not None else []
 
-    def _select_in(self, sql: str, values: list) -> list[tuple]:
+    def _select_in(self, sql: str, values: Sequence[object]) -> list[Row]:
         return _select_in(self._db, sql, values) if self._db is not None else []
 
     # ------------------------------------------------------------ saving
@@ -444,16 +462,16 @@ class ParseCache:
             return False
 
     def _write_changes(self, db: sqlite3.Connection) -> None:
-        puts = [p for p in self._puts.values() if _cacheable(p)]
-        removed = []  # (row id, its words) of the rows that go or are replaced
+        puts = [(p, profile) for p in self._puts.values() if (profile := _cacheable_profile(p)) is not None]
+        removed: list[tuple[int, list[str]]] = []  # (row id, its words) of the rows that go or are replaced
         for path in sorted(self._drops | set(self._puts)):
             row = db.execute("SELECT memory.id, words FROM memory JOIN memory_text USING (id) WHERE path = ?",
                              (path,)).fetchone()
             if row is not None:
                 removed.append((row[0], json.loads(row[1])))
-        ranks = dict(_select_in(db, "SELECT word, rank FROM word WHERE word IN ({})",
-                                list({w for _, words in removed for w in words}
-                                     | {w for p in puts for w in p.profile.words})))
+        ranks: dict[str, int] = dict(_select_in(db, "SELECT word, rank FROM word WHERE word IN ({})",
+                                                list({w for _, words in removed for w in words}
+                                                     | {w for _, profile in puts for w in profile.words})))
         for row_id, words in removed:
             size = len(words)
             db.executemany("DELETE FROM posting WHERE rank = ? AND reach = ? AND memory = ?",
@@ -462,29 +480,29 @@ class ParseCache:
             db.execute("DELETE FROM memory WHERE id = ?", (row_id,))
             db.execute("DELETE FROM memory_text WHERE id = ?", (row_id,))
             db.execute("DELETE FROM memory_ranks WHERE id = ?", (row_id,))
-        _rank_new_words(db, [p.profile.words for p in puts], ranks)
-        for parsed in puts:
-            memory, profile = parsed.memory, parsed.profile
-            refs = parsed.refs
-            row_id = db.execute(
+        _rank_new_words(db, [profile.words for _, profile in puts], ranks)
+        for parsed, profile in puts:
+            memory, refs = parsed.memory, parsed.refs
+            new_id = db.execute(
                 "INSERT INTO memory (path, size, mtime_ns, ino, name, description, type, mtime, stamp, pinned, "
                 "type_source, refs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (memory.path, *parsed.fingerprint, memory.name, memory.description, memory.type,
                  memory.mtime.isoformat(), memory.mtime.timestamp(), int(memory.pinned), memory.type_source,
                  json.dumps([refs.files, refs.symbols, refs.named_only]) if refs.files or refs.symbols else None)
             ).lastrowid
+            assert new_id is not None  # every INSERT into a rowid table sets it
             db.execute(
                 "INSERT INTO memory_text (id, body, sources, extra, words, profile) VALUES (?,?,?,?,?,?)",
-                (row_id, memory.body, json.dumps(memory.sources),
+                (new_id, memory.body, json.dumps(memory.sources),
                  json.dumps(_encode_value(memory.extra)) if memory.extra else None,
                  json.dumps(sorted(profile.words)),
                  json.dumps([sorted(profile.signals), sorted(profile.replaced), sorted(profile.negated),
                              sorted(profile.changed)])))
             db.execute("INSERT INTO memory_ranks (id, ranks) VALUES (?, ?)",
-                       (row_id, array("i", sorted(ranks[word] for word in profile.words)).tobytes()))
+                       (new_id, array("i", sorted(ranks[word] for word in profile.words)).tobytes()))
             size, aims = len(profile.words), int(profile.aims)
             db.executemany("INSERT INTO posting (rank, reach, memory, size, position, aims) VALUES (?,?,?,?,?,?)",
-                           [(rank, (size - position) / size, row_id, size, position, aims)
+                           [(rank, (size - position) / size, new_id, size, position, aims)
                             for position, rank in enumerate(sorted(ranks[word] for word in profile.words))])
 
     def _remove_file(self) -> None:
@@ -497,7 +515,7 @@ class ParseCache:
             self._db = None
 
 
-_EMPTY = frozenset()
+_EMPTY: frozenset[str] = frozenset()
 
 
 def _references(stored: str) -> References:
@@ -506,12 +524,12 @@ def _references(stored: str) -> References:
     return References(tuple(files), tuple(symbols), None if named_only is None else tuple(named_only))
 
 
-def _set(items: list) -> frozenset:
+def _set(items: list[str]) -> frozenset[str]:
     return frozenset(items) if items else _EMPTY
 
 
 @functools.cache
-def _schema() -> list[tuple]:
+def _schema() -> list[Row]:
     """Every table, column and index of this version, as SQLite records them."""
     db = sqlite3.connect(":memory:")
     try:
@@ -537,15 +555,18 @@ def _connect(file: Path, writable: bool) -> sqlite3.Connection:
     return db
 
 
-def _cacheable(parsed: Parsed) -> bool:
+def _cacheable_profile(parsed: Parsed) -> Profile | None:
+    """The profile to store with a parse, or None when it is not stored: one the cache already
+    holds (profile None), and odd files (too deep, aliases, no frontmatter…), parsed each time."""
     memory = parsed.memory
-    # odd files (too deep, aliases, no frontmatter…) are parsed each time, never cached
-    return parsed.profile is not None and memory.read_only is None and _encode_value(memory.extra) is not _UNSUPPORTED
+    if memory.read_only is not None or _encode_value(memory.extra) is _UNSUPPORTED:
+        return None
+    return parsed.profile
 
 
-def _select_in(db: sqlite3.Connection, sql: str, values: list) -> list[tuple]:
+def _select_in(db: sqlite3.Connection, sql: str, values: Sequence[object]) -> list[Row]:
     """`sql` with its `IN ({})` filled for `values`, a chunk of them per statement."""
-    rows = []
+    rows: list[Row] = []
     for start in range(0, len(values), _CHUNK):
         chunk = values[start:start + _CHUNK]
         rows.extend(db.execute(sql.format(",".join("?" * len(chunk))), chunk))
@@ -563,7 +584,8 @@ def _rank_new_words(db: sqlite3.Connection, word_sets: list[frozenset[str]], ran
 
 
 def _remove_json_cache(folder: Path) -> None:
-    """The JSON shards of auto-dream before 0.3 hold nothing the database does not."""
+    """A `cache/` folder of JSON shards beside the database is this cache in an older form that
+    nothing reads: it holds nothing the database does not, and would only take room."""
     if folder.is_dir():
         for shard in folder.glob("*.json"):
             shard.unlink(missing_ok=True)
@@ -574,7 +596,7 @@ def _remove_json_cache(folder: Path) -> None:
 
 
 @contextmanager
-def _no_gc():
+def _no_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector: at 100k memories it triples the load time."""
     was_enabled = gc.isenabled()
     gc.disable()
@@ -590,7 +612,7 @@ def _no_gc():
 _UNSUPPORTED = object()
 
 
-def _encode_value(value):
+def _encode_value(value: object) -> object:
     if isinstance(value, datetime):
         return {"$datetime": value.isoformat()}
     if isinstance(value, date):
@@ -612,7 +634,7 @@ def _encode_value(value):
     return _UNSUPPORTED
 
 
-def _decode_value(value):
+def _decode_value(value: object) -> object:
     if isinstance(value, dict):
         if set(value) == {"$datetime"}:
             return datetime.fromisoformat(value["$datetime"])

@@ -1,6 +1,7 @@
 """The store's config.toml (DESIGN section 6): defaults, reading, validation."""
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
@@ -29,7 +30,13 @@ class Config:
 
     def with_overrides(self, **flags: object) -> "Config":
         """Flags beat config: apply the ones the user gave (not None)."""
-        return replace(self, **{k: v for k, v in flags.items() if v is not None})
+        return _replaced(self, {k: v for k, v in flags.items() if v is not None})
+
+
+def _replaced(config: Config, changes: Mapping[str, object]) -> Config:
+    # mypy checks a ** mapping's value type against every field's; these values are checked
+    # where they come from (_check_value, or a flag typed as its setting), one by one
+    return replace(config, **changes)  # type: ignore[arg-type]
 
 
 _CHOICES = {"mode": ("apply", "propose"), "llm": ("auto", "on", "off")}
@@ -57,14 +64,14 @@ def load_config(config_path: Path) -> Config:
     return config_from_mapping(data, str(config_path))
 
 
-def config_from_mapping(data: dict, source: str) -> Config:
+def config_from_mapping(data: Mapping[str, object], source: str) -> Config:
     known = {f.name: f for f in fields(Config)}
-    values = {}
+    values: dict[str, object] = {}
     for key, value in data.items():
         if key not in known:
             raise StoreError(f"{source}: unknown setting {key!r} (known: {', '.join(known)})")
         values[key] = _check_value(key, value, known[key].default, source)
-    return Config(**values)
+    return _replaced(Config(), values)
 
 
 def _check_value(key: str, value: object, default: object, source: str) -> object:

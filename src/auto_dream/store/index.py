@@ -43,7 +43,7 @@ class IndexResult:
 
 
 class IndexSource(Protocol):
-    """Memories as the index needs them, where a list of them would be too many to make (dream.views)."""
+    """Memories as the index needs them, where a list of them would be too many to make (store.views)."""
 
     def __len__(self) -> int: ...
 
@@ -132,7 +132,8 @@ def check_header(header: str, limits: IndexLimits) -> None:
 
 def first_by_priority(memories: list[Memory], count: int) -> list[Memory]:
     """sorted(memories, key=_priority)[:count], without a priority key for every memory of a big store."""
-    pinned, others = [], []
+    pinned: list[Memory] = []
+    others: list[Memory] = []
     for memory in memories:
         (pinned if memory.pinned else others).append(memory)
     if len(memories) <= count or len(pinned) >= count:

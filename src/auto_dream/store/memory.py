@@ -7,6 +7,7 @@ import os
 import re
 import tempfile
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, timezone, tzinfo
 from pathlib import Path
@@ -63,7 +64,7 @@ class Unreadable:
     path: str
     reason: str
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "path", shown(self.path))
 
 
@@ -442,7 +443,7 @@ class TakenNames:
     hundred memories in a folder of 100,000 folds the few of that day, not the folder.
     """
 
-    def __init__(self, names=()):
+    def __init__(self, names: Iterable[str] = ()):
         self._names = list(names)
         self._folded: dict[str, set[str]] = {}  # date prefix ("" for any name) -> folded names
 

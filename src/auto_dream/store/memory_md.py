@@ -36,10 +36,16 @@ def rebuild_index(context: StoreContext) -> IndexBuild:
     scan = scan_memories(context.paths, context.tz, cache=ParseCache.load(context.paths))
     result = render_index(context, scan.memories)
     data = result.text.encode("utf-8")
-    changed = read_index(context, len(data) + 1) != data
+    changed = index_differs(context, data)
     if changed:
         write_atomic(context.paths.index, data)
     return IndexBuild(result=result, changed=changed, unreadable=scan.unreadable)
+
+
+def index_differs(context: StoreContext, data: bytes) -> bool:
+    """Whether MEMORY.md on disk is not exactly `data` (a missing file differs): "is MEMORY.md
+    current?", asked wherever it might be rewritten."""
+    return read_index(context, len(data) + 1) != data
 
 
 def read_index(context: StoreContext, limit: int) -> bytes | None:
@@ -62,5 +68,4 @@ def read_index(context: StoreContext, limit: int) -> bytes | None:
 
 
 def index_in_sync(context: StoreContext, scan: MemoryScan) -> bool:
-    expected = render_index(context, scan.memories).text.encode("utf-8")
-    return read_index(context, len(expected) + 1) == expected
+    return not index_differs(context, render_index(context, scan.memories).text.encode("utf-8"))

@@ -47,7 +47,8 @@ def _int64(value: int) -> int:
     return value - 2**64 if value >= 2**63 else value
 
 
-def walk_memory_files(folder: Path, relative: str, ordered: bool = True):
+def walk_memory_files(folder: Path, relative: str,
+                      ordered: bool = True) -> tuple[list[tuple[str, Fingerprint]], list[Unreadable]]:
     """(path relative to the root, fingerprint) of every `*.md` under `folder` (in path order
     if `ordered`), and what cannot be a memory, as Unreadable: a folder named like one, a name
     that is not UTF-8 (no text, JSON or MEMORY.md line can hold it; shown with its bytes
@@ -67,11 +68,11 @@ def walk_memory_files(folder: Path, relative: str, ordered: bool = True):
         current, prefix = pending.pop()
         prefix += "/"
         try:
-            handle = os.open(current, _FOLDER_FLAGS) if _SCANDIR_FD else current
+            fd = os.open(current, _FOLDER_FLAGS) if _SCANDIR_FD else None
         except OSError:
             continue
         try:
-            with os.scandir(handle) as listing:
+            with os.scandir(fd) if fd is not None else os.scandir(current) as listing:
                 for entry in listing:
                     name = entry.name
                     if name[0] == ".":
@@ -103,8 +104,8 @@ def walk_memory_files(folder: Path, relative: str, ordered: bool = True):
         except OSError:
             continue
         finally:
-            if _SCANDIR_FD:
-                os.close(handle)
+            if fd is not None:
+                os.close(fd)
     if ordered:
         files.sort(key=itemgetter(0))  # strings compared as strings: twice as fast as the pairs
     odd.sort(key=lambda bad: bad.path)
@@ -135,7 +136,9 @@ def scan_store(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
     # a comprehension and set operations, not a loop of calls: this runs for every file of the store
     unchanged = {path for path, (size, mtime_ns, _) in files
                  if (row := rows.get(path)) is not None and row[2] == size and row[3] == mtime_ns}
-    read, parsed_by_path, unreadable = {}, {}, []
+    read: dict[str, Memory] = {}
+    parsed_by_path: dict[str, Parsed] = {}
+    unreadable: list[Unreadable] = []
     for relative in sorted(fingerprints.keys() - unchanged):
         parsed = read_memory(paths.root / relative, paths.root, tz)
         if isinstance(parsed, Memory):
@@ -160,7 +163,7 @@ def scan_memories(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
     """
     scan = scan_store(paths, tz, archived, cache)
     parsed = dict(scan.parsed)
-    if scan.unchanged:
+    if scan.unchanged and cache is not None:  # only a cache finds a file unchanged
         hits = cache.parsed(None if len(scan.unchanged) > len(cache.rows) // 2 else list(scan.unchanged))
         parsed.update((path, hits[path]) for path in scan.unchanged)
     memories = [scan.read[p] if p in scan.read else parsed[p].memory for p in sorted(scan.paths)]

@@ -7,9 +7,14 @@ for. `LiveView` is the store as the plan leaves it: the view, less what is retir
 what is created or updated. What needs every memory asks the views, not a loop over them:
 MEMORY.md needs the first ~190 by priority (`first_by_priority`, `newest`), the staleness
 check the memories that cite a file or symbol (`references`).
+
+Both are `MemoryView`s: a Mapping of path to Memory, and those questions. `values()` and
+`items()` load every cached memory in one go first (a store-wide walk pays one query, not
+one a memory).
 """
 
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from abc import abstractmethod
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, MutableMapping, Set, ValuesView
 from datetime import datetime
 
 from auto_dream.judge.staleness import References, extract_references
@@ -19,10 +24,48 @@ from auto_dream.store.memory import Memory
 from auto_dream.store.scan import StoreScan
 
 
-class StoreView(Mapping[str, Memory]):
+class MemoryView(Mapping[str, Memory]):
+    """Memories by path, with what needs every memory answered without a walk over them all.
+    It is an index.IndexSource, so MEMORY.md is built from it directly."""
+
+    @abstractmethod
+    def load(self, paths: Iterable[str]) -> None:
+        """Read these memories from the cache in one go (rather than one query each)."""
+
+    @abstractmethod
+    def load_all(self) -> None:
+        """Read every memory the cache answers for, in one go."""
+
+    @abstractmethod
+    def outside(self, paths: Set[str]) -> list[str]:
+        """The paths of the view not in `paths`, a set of cached ones, in no set order: what is
+        left once the cache's index answers for `paths`, without a walk over the store."""
+
+    @abstractmethod
+    def first_by_priority(self, count: int) -> list[Memory]:
+        """index.first_by_priority over every memory of the view."""
+
+    @abstractmethod
+    def newest(self) -> datetime | None:
+        """The latest mtime."""
+
+    @abstractmethod
+    def references(self) -> dict[str, References]:
+        """The file and symbol references of every memory that cites any."""
+
+    def values(self) -> ValuesView[Memory]:
+        self.load_all()
+        return ValuesView(self)
+
+    def items(self) -> ItemsView[str, Memory]:
+        self.load_all()
+        return ItemsView(self)
+
+
+class StoreView(MemoryView):
     """Every memory of the store by path, in path order."""
 
-    def __init__(self, scan: StoreScan, cache: ParseCache | None):
+    def __init__(self, scan: StoreScan, cache: ParseCache):
         self._paths = scan.paths  # sorted when first walked (a nightly dream never does)
         self._sorted = False
         self._read = scan.read
@@ -40,7 +83,7 @@ class StoreView(Mapping[str, Memory]):
             memory = self._loaded[path]
         return memory
 
-    def __contains__(self, path) -> bool:
+    def __contains__(self, path: object) -> bool:
         return path in self._read or path in self._cached
 
     def __iter__(self) -> Iterator[str]:
@@ -52,20 +95,13 @@ class StoreView(Mapping[str, Memory]):
     def __len__(self) -> int:
         return len(self._paths)
 
-    def values(self) -> list[Memory]:
-        self.load(self._cached)
-        return [self[path] for path in self]
-
-    def items(self) -> list[tuple[str, Memory]]:
-        return list(zip(self, self.values()))
-
-    def outside(self, paths: set[str]) -> list[str]:
-        """The paths of the view that are not in `paths`, a set of cached ones, in no set order:
-        what is left once the cache's index answers for `paths`, without a walk over the store."""
+    def outside(self, paths: Set[str]) -> list[str]:
         return [*self._read, *(self._cached - paths)]
 
+    def load_all(self) -> None:
+        self.load(self._cached)
+
     def load(self, paths: Iterable[str]) -> None:
-        """Read these memories from the cache in one go (rather than one query each)."""
         wanted = [p for p in paths if p in self._cached and p not in self._loaded]
         if not wanted:
             return
@@ -73,7 +109,7 @@ class StoreView(Mapping[str, Memory]):
         parsed = self._cache.parsed(None if bulk else wanted)
         self._loaded.update((path, parsed[path].memory) for path in wanted)
 
-    def first(self, count: int, excluding: set[str] = frozenset(), newest: bool = False) -> list[Memory]:
+    def first(self, count: int, excluding: Set[str] = frozenset(), newest: bool = False) -> list[Memory]:
         """At least the first `count` memories outside `excluding` in MEMORY.md's order (or the
         newest, with `newest`), perhaps more: the caller sorts. Every memory read this run is
         among them; of the cached ones, only those the cache ranks first."""
@@ -87,7 +123,7 @@ class StoreView(Mapping[str, Memory]):
             found += [self._loaded[path] for path in paths]
         return found
 
-    def references(self, excluding: set[str] = frozenset()) -> dict[str, References]:
+    def references(self, excluding: Set[str] = frozenset()) -> dict[str, References]:
         """The file and symbol references of every memory outside `excluding` that cites any."""
         found = {path: refs for path, refs in self._read_refs.items()
                  if (refs.files or refs.symbols) and path not in excluding}
@@ -108,7 +144,7 @@ class StoreView(Mapping[str, Memory]):
         return max((m.mtime for m in self.first(1, newest=True)), default=None)
 
 
-class LiveView(MutableMapping[str, Memory]):
+class LiveView(MemoryView, MutableMapping[str, Memory]):
     """The store as a plan leaves it: `base` less what is removed, with what is set."""
 
     def __init__(self, base: StoreView):
@@ -133,7 +169,7 @@ class LiveView(MutableMapping[str, Memory]):
         if path in self.base:
             self.gone.add(path)
 
-    def __contains__(self, path) -> bool:
+    def __contains__(self, path: object) -> bool:
         return path not in self.gone and (path in self.changed or path in self.base)
 
     def __iter__(self) -> Iterator[str]:
@@ -145,15 +181,7 @@ class LiveView(MutableMapping[str, Memory]):
         return (len(self.base) - sum(1 for path in self.gone if path in self.base)
                 + sum(1 for path in self.changed if path not in self.base))
 
-    def values(self) -> list[Memory]:
-        self.base.load(self.base._cached)
-        return [self[path] for path in self]
-
-    def items(self) -> list[tuple[str, Memory]]:
-        return list(zip(self, self.values()))
-
-    def outside(self, paths: set[str]) -> list[str]:
-        """The live paths not in `paths`, a set of cached ones (StoreView.outside)."""
+    def outside(self, paths: Set[str]) -> list[str]:
         gone, base = self.gone, self.base
         return [*(p for p in base.outside(paths) if p not in gone), *(p for p in self.changed if p not in base)]
 
@@ -177,6 +205,9 @@ class LiveView(MutableMapping[str, Memory]):
 
     def load(self, paths: Iterable[str]) -> None:
         self.base.load(p for p in paths if p not in self.changed)
+
+    def load_all(self) -> None:
+        self.base.load_all()
 
     def _excluded(self) -> set[str]:
         return self.gone | self.changed.keys()
