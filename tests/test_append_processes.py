@@ -2,6 +2,7 @@
 
 import os
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from auto_dream.store.daylog import read_all_entries
@@ -45,3 +46,20 @@ def test_eight_processes_append_one_hundred_each_without_loss(tmp_path):
     for w in range(WORKERS):
         mine = [e.text for e in entries if e.text.startswith(f"worker {w} ")]
         assert mine == [expected_text(w, i) for i in range(APPENDS)]
+
+
+FAST_PATH_CHILD = """
+import sys
+from auto_dream.__main__ import _run
+code = _run(["--root", sys.argv[1], "append", "--type", "user", "a fact"])
+heavy = ("typer", "rich", "anthropic", "pendulum", "auto_dream.dream", "auto_dream.cli", "auto_dream.api")
+print(code, sorted(m for m in sys.modules if m.startswith(heavy)))
+"""
+
+
+def test_the_fast_path_appends_without_loading_the_cli_the_sdk_or_the_dream(tmp_path):
+    done = subprocess.run([sys.executable, "-c", FAST_PATH_CHILD, str(tmp_path / ".auto-dream")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "0 []"
+    assert [e.text for e in read_all_entries(StorePaths(tmp_path / ".auto-dream"))[0]] == ["a fact"]

@@ -574,6 +574,18 @@ def test_check_json_stays_one_document_with_warnings(cli, stocked):
     assert all(line.startswith("auto-dream: warning: ") for line in result.err.splitlines())
 
 
+# ---------------------------------------------------------------- dream: flags beat config
+
+
+@pytest.mark.parametrize("config, flags, mode", [("", [], "apply"), ('mode = "propose"\n', [], "propose"),
+                                                 ("", ["--propose"], "propose")])
+def test_dream_mode_is_the_flag_else_the_config(cli, root, config, flags, mode):
+    (root / "config.toml").write_text(config)
+    result = cli("--root", root, "dream", "--dry-run", "--json", *flags)
+    assert result.code == 0, result
+    assert json.loads(result.out)["mode"] == mode
+
+
 # ---------------------------------------------------------------- a missing store
 
 

@@ -19,6 +19,7 @@ def test_wheel_contains_templates_and_example(tmp_path):
     assert "auto_dream/example/log.md" in names
     assert any(n.startswith("auto_dream/example/memories/") for n in names)
     assert any(n.endswith("entry_points.txt") for n in names)
+    assert "auto_dream/py.typed" in names  # the library's types reach its users' type checkers
 
 
 def test_packaged_templates_are_what_the_code_loads():

@@ -4,6 +4,14 @@
 importing Typer (which alone costs several times Python's own start-up). Anything this
 short parser does not recognise — help, version, an unknown option — goes to the Typer app,
 which stays the one definition of the CLI.
+
+The exit trick. A command is a short batch job with few reference cycles, yet a dream over
+100,000 memories leaves a million objects: the garbage collector would walk them all (turning
+it back on after the dream cost a third of a second) and Python would free them one by one on
+the way out. So the command line runs with the collector off (_run, and cli.dream_command for
+a caller of cli.run in this process), keeps the dream's working set (cli.kept_until_exit), and
+ends with os._exit (main): the operating system takes the memory back at once. Only this module
+and cli.py know about it; the library frees what it made as usual.
 """
 
 import os
@@ -47,25 +55,18 @@ def quick_append_arguments(argv: list[str]) -> dict | None:
 
 
 def run_quick_append(found: dict) -> int:
-    from pathlib import Path
-
-    from auto_dream.commands.append import append_text, join_text_arguments, read_stdin, store_root
-    from auto_dream.console import OutputLost, tell, write_out
-    from auto_dream.errors import failure_line
+    from auto_dream.commands.append import append_text
+    from auto_dream.console import OutputLost, tell, tell_failure, write_out
+    from auto_dream.shell import entry_text, store_root
 
     try:
-        root = store_root(found["root"], os.environ.get("AUTO_DREAM_ROOT"), Path.cwd())
-        text = join_text_arguments(found["words"], read_stdin)
-        entry, log_path = append_text(root, text, found["type"], found["at"])
-    except KeyboardInterrupt:
-        tell("auto-dream: aborted")
-        return 130
-    except Exception as error:
-        failure = failure_line(error)
-        if failure is None:
+        entry, log_path = append_text(store_root(found["root"]), entry_text(found["words"]), found["type"],
+                                      found["at"])
+    except (KeyboardInterrupt, Exception) as error:
+        code = tell_failure(error)
+        if code is None:
             raise
-        tell(f"auto-dream: error: {failure[0]}")
-        return failure[1]
+        return code
     try:
         write_out(f"appended {entry.id} to {log_path}\n")
     except OutputLost as lost:  # the entry is written: a caller that retried would append it twice
@@ -82,11 +83,9 @@ def main() -> None:
             sys.stderr.write("auto-dream: aborted\n")
         except (AttributeError, OSError, ValueError):
             pass
-    # A dream over a big store leaves a million small objects (cli.kept_until_exit) that
-    # Python would free one by one on the way out; the operating system takes them back
-    # at once. Everything auto-dream writes is closed by now, and its output was flushed as
-    # it was written (console.py), a failure decided on then: flush what is left and go,
-    # without Python trying a failed output again at exit.
+    # The exit trick (see the top). Everything auto-dream writes is closed by now, and its output
+    # was flushed as it was written (console.py), a failure decided on then: flush what is left
+    # and go, without Python trying a failed output again at exit.
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:
@@ -104,10 +103,7 @@ def _run(argv: list[str]) -> int:
 
     from auto_dream.cli import run
 
-    # A command is a short batch job with few reference cycles. Collecting would walk every
-    # object it made — a dream over 100,000 memories leaves a million, and turning the
-    # collector back on after it cost a third of a second — and os._exit ends the process.
-    gc.disable()
+    gc.disable()  # the exit trick (see the top)
     return run(argv)
 
 

@@ -1,16 +1,16 @@
-"""The command line: thin Typer wrappers over the library; the one place that prints.
+"""The command line: Typer parses, a command (commands/) runs, Rich renders; the one place that prints.
 
-This is the composition root: only here is the environment read (AUTO_DREAM_ROOT, the
-current directory, the home folder, the clock), and only here are errors turned into exit
-codes and one line on stderr.
+This is the composition root: only here (and in shell.py, which it uses) is the environment
+read (AUTO_DREAM_ROOT, ANTHROPIC_API_KEY, the current directory, the home folder, the clock),
+and only here are errors turned into exit codes and one line on stderr (console.tell_failure).
 """
 
+import gc
 import json
 import os
 import sys
-from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import IO, TYPE_CHECKING, Annotated, Optional, cast
 
 import typer
 from rich.console import Console
@@ -18,12 +18,14 @@ from rich.table import Table
 from rich.text import Text
 
 from auto_dream import __version__
-from auto_dream.commands.append import append_text, join_text_arguments, read_stdin, store_root
-from auto_dream.console import OutputLost, stderr_file, stdout_file, tell, write_out
-from auto_dream.errors import InputError, failure_line
+from auto_dream.commands.append import append_text
+from auto_dream.console import OutputLost, stderr_file, stdout_file, tell, tell_failure, write_out
+from auto_dream.shell import entry_text, local_time, store_root
 from auto_dream.store.context import StoreContext, open_context
-from auto_dream.store.paths import MEMORY_TYPES, ensure_store, store_dir_for_init
-from auto_dream.store.templates import load_template
+from auto_dream.store.paths import MEMORY_TYPES, store_dir_for_init
+
+if TYPE_CHECKING:
+    from auto_dream.dream.apply import StepHook
 
 app = typer.Typer(
     name="auto-dream",
@@ -38,9 +40,10 @@ app = typer.Typer(
 # No emoji codes or highlighting: user text is printed as it was written. Piped output is
 # never wrapped, so paths stay whole for grep. Both write through console.py: a closed,
 # broken or full stdout is an OutputLost, and stderr drops what it cannot take.
-stdout = Console(file=stdout_file, highlight=False, soft_wrap=True, emoji=False,
+# (Rich uses only write, flush, isatty, encoding and fileno of its file.)
+stdout = Console(file=cast(IO[str], stdout_file), highlight=False, soft_wrap=True, emoji=False,
                  width=None if stdout_file.isatty() else 100_000)
-stderr = Console(file=stderr_file, highlight=False, soft_wrap=True, emoji=False)
+stderr = Console(file=cast(IO[str], stderr_file), highlight=False, soft_wrap=True, emoji=False)
 
 FRESHNESS_STYLE = {"green": "green", "yellow": "yellow", "red": "red"}
 
@@ -49,7 +52,7 @@ FRESHNESS_STYLE = {"green": "green", "yellow": "yellow", "red": "red"}
 
 
 def _root(ctx: typer.Context) -> Path:
-    return store_root(ctx.obj.get("root"), os.environ.get("AUTO_DREAM_ROOT"), Path.cwd())
+    return store_root(ctx.obj.get("root"))
 
 
 def _store_changed(ctx: typer.Context) -> None:
@@ -58,15 +61,11 @@ def _store_changed(ctx: typer.Context) -> None:
     ctx.obj["store_changed"] = True
 
 
-kept_until_exit = None  # the last dream's state: see __main__.main
+kept_until_exit = None  # the last dream's working set, never freed: the exit trick in __main__
 
 
 def _context(ctx: typer.Context, create: bool = False) -> StoreContext:
     return open_context(_root(ctx), create=create)
-
-
-def _now() -> datetime:
-    return datetime.now().astimezone()
 
 
 def _warn(message: str) -> None:
@@ -75,11 +74,6 @@ def _warn(message: str) -> None:
 
 def _print_json(document: object) -> None:
     write_out(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
-
-
-def _check_type(memory_type: str | None) -> None:
-    if memory_type is not None and memory_type not in MEMORY_TYPES:
-        raise InputError(f"unknown type {memory_type!r}: use one of {', '.join(MEMORY_TYPES)}")
 
 
 def _version(value: bool) -> None:
@@ -111,20 +105,12 @@ def init(
         metavar="[DIR]", help="Create DIR/.auto-dream (default: the current folder).")] = None,
 ) -> None:
     """Create a store: logs/, memories/ by type, archive/, MEMORY.md and a commented config.toml."""
-    target = store_dir_for_init(directory, ctx.obj.get("root"), Path.cwd())
-    existed = target.is_dir()
-    paths = ensure_store(target)
-    if not paths.config.exists():
-        from auto_dream.store.memory import write_atomic
+    from auto_dream.commands.init import init_store
 
-        write_atomic(paths.config, load_template("config.toml").encode("utf-8"))
-    if not paths.index.exists():
-        from auto_dream.store.memory_md import rebuild_index
-
-        rebuild_index(open_context(target))
+    result = init_store(store_dir_for_init(directory, ctx.obj.get("root"), Path.cwd()))
     _store_changed(ctx)
-    verb = "already a store" if existed else "created a store"
-    stdout.print(f"{verb} at {target}", markup=False)
+    verb = "created a store" if result.created else "already a store"
+    stdout.print(f"{verb} at {result.root}", markup=False)
 
 
 @app.command()
@@ -140,8 +126,7 @@ def append(
         "in the store's timezone unless it has an offset.")] = None,
 ) -> None:
     """Add one entry to today's log (the store is created if it does not exist yet)."""
-    joined = join_text_arguments(text, read_stdin)
-    entry, log_path = append_text(_root(ctx), joined, entry_type, at)
+    entry, log_path = append_text(_root(ctx), entry_text(text), entry_type, at)
     _store_changed(ctx)
     stdout.print(f"appended {entry.id} to {log_path}", markup=False)
 
@@ -155,10 +140,10 @@ def list_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON list on stdout.")] = False,
 ) -> None:
     """Memories grouped by type, newest first, with their age."""
-    from auto_dream.commands.listing import list_memories
+    from auto_dream.commands.listing import check_memory_type, list_memories
 
-    _check_type(memory_type)
-    now = _now()
+    check_memory_type(memory_type)  # before the store is opened: a bad flag is named first
+    now = local_time()
     result = list_memories(_context(ctx), now, memory_type, archived)
     for bad in result.unreadable:
         _warn(f"{bad.path}: {bad.reason} (left untouched)")
@@ -193,7 +178,7 @@ def check(
     """Freshness of every memory, entries waiting for a dream, whether a dream is due, index drift."""
     from auto_dream.commands.check import check_store
 
-    result = check_store(_context(ctx), _now())
+    result = check_store(_context(ctx), local_time())
     for bad in result.unreadable:
         _warn(f"{bad.path}: {bad.reason} (left untouched)")
     for problem in result.log_problems:
@@ -222,9 +207,9 @@ def check(
 @app.command("build-index")
 def build_index_command(ctx: typer.Context) -> None:
     """Rebuild MEMORY.md from memories/ alone (an index already up to date is left as it is)."""
-    from auto_dream.store.memory_md import rebuild_index
+    from auto_dream.commands.build_index import build_index
 
-    built = rebuild_index(_context(ctx))
+    built = build_index(_context(ctx))
     _store_changed(ctx)
     for bad in built.unreadable:
         _warn(f"{bad.path}: {bad.reason} (left untouched, not in MEMORY.md)")
@@ -259,25 +244,22 @@ def dream_command(
     stale memories, rebuild MEMORY.md; print the report. Only what is certain is acted on: pairs
     that might be duplicates or conflicts are kept and listed for review (with --llm, Claude
     decides them). Every run can be undone."""
-    import gc
+    from auto_dream.commands.dream import dream
 
-    from auto_dream.dream.runner import dream
-    from auto_dream.dream.state import DreamOptions
-
-    # A dream is a short batch job that builds many objects and few cycles: the collector
-    # would spend seconds re-scanning a large store's memories. (The command line keeps it
-    # off to the end, see __main__; a caller in the same process gets it back.)
     context = _context(ctx)
-    options = DreamOptions(dry_run=dry_run, propose=propose, full=full, budget=budget)
+    # The exit trick (see __main__): no collection during the dream, and its working set kept
+    # to the exit; a caller of run() in the same process gets the collector back.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        outcome = dream(context, _now(), options, _distiller(context, llm), if_due=if_due, step_hook=_crash_hook())
+        outcome = dream(context, local_time(), dry_run=dry_run, propose=propose, full=full, budget=budget, llm=llm,
+                        if_due=if_due, api_key=os.environ.get("ANTHROPIC_API_KEY"),
+                        base_url=os.environ.get("ANTHROPIC_BASE_URL"), step_hook=_crash_hook())
     finally:
         if collecting:
             gc.enable()
     global kept_until_exit
-    kept_until_exit = outcome.working_set  # __main__ exits without freeing it
+    kept_until_exit = outcome.working_set
     if not dry_run:
         _store_changed(ctx)
     if outcome.report is None:
@@ -293,26 +275,7 @@ def dream_command(
         stdout.print(outcome.markdown.rstrip(), markup=False)
 
 
-def _distiller(context: StoreContext, llm: bool | None):
-    """--llm/--no-llm beat config `llm`; `auto` uses Claude when ANTHROPIC_API_KEY is set."""
-    from auto_dream.distill.deterministic import DeterministicDistiller
-
-    api_key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
-    wanted = llm if llm is not None else {"on": True, "off": False}.get(context.config.llm, bool(api_key))
-    if not wanted:
-        return DeterministicDistiller()
-    if not api_key:
-        raise InputError("the LLM distiller needs ANTHROPIC_API_KEY in the environment (or use --no-llm)")
-    from auto_dream.distill.claude import AnthropicDistiller, LlmSettings
-
-    config = context.config
-    settings = LlmSettings(model=config.model, api_key=api_key, base_url=os.environ.get("ANTHROPIC_BASE_URL") or None,
-                           max_calls=config.max_llm_calls, timeout=config.llm_timeout,
-                           batch_entries=config.llm_batch_entries)
-    return AnthropicDistiller(settings, context.paths.templates)
-
-
-def _crash_hook():
+def _crash_hook() -> "StepHook | None":
     """Test hook: AUTO_DREAM_TEST_KILL_AT_STEP=N kills this process at step N of apply."""
     step = os.environ.get("AUTO_DREAM_TEST_KILL_AT_STEP")
     if not step:
@@ -333,9 +296,9 @@ def undo(
     force: Annotated[bool, typer.Option("--force", help="Restore files changed since the run too.")] = False,
 ) -> None:
     """Reverse a dream run: every file it touched is restored byte for byte."""
-    from auto_dream.dream.runner import undo as undo_run
+    from auto_dream.commands.dream import undo as undo_run
 
-    result = undo_run(_context(ctx), _now(), run_id, force)
+    result = undo_run(_context(ctx), local_time(), run_id, force)
     _store_changed(ctx)
     for path in result.conflicts:
         _warn(f"{path} had changed since the interrupted run; left as it is" if result.interrupted
@@ -365,15 +328,11 @@ def run(argv: list[str]) -> int:
         return 2
     except typer.Exit as done:
         return done.exit_code
-    except (typer.Abort, KeyboardInterrupt):
-        tell("auto-dream: aborted")
-        return 130
-    except Exception as error:
-        failure = failure_line(error)
-        if failure is None:
+    except (KeyboardInterrupt, Exception) as error:
+        code = tell_failure(KeyboardInterrupt() if isinstance(error, typer.Abort) else error)  # Abort: Typer's Ctrl-C
+        if code is None:
             raise
-        tell(f"auto-dream: error: {failure[0]}")
-        return failure[1]
+        return code
     return outcome if isinstance(outcome, int) else 0
 
 

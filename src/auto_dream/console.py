@@ -9,6 +9,8 @@ dropped when stderr cannot take it. Light on purpose: `append` uses it.
 
 import sys
 
+from auto_dream.errors import failure_line
+
 
 class OutputLost(Exception):
     """Standard output could not take what a command printed."""
@@ -36,6 +38,21 @@ def tell(line: str) -> None:
         stream.flush()
     except (OSError, ValueError):
         pass
+
+
+def tell_failure(error: BaseException) -> int | None:
+    """Say what stopped a command in one line on standard error and return its exit code: 130
+    for Ctrl-C, the code of an error a user can act on (errors.failure_line); None for a bug,
+    which the caller lets through as a traceback."""
+    if isinstance(error, KeyboardInterrupt):
+        tell("auto-dream: aborted")
+        return 130
+    failure = failure_line(error)
+    if failure is None:
+        return None
+    message, code = failure
+    tell(f"auto-dream: error: {message}")
+    return code
 
 
 class _Stream:
@@ -75,7 +92,7 @@ class _Stream:
         stream = getattr(sys, self.name)
         if stream is None:
             raise OSError("closed")
-        return stream.fileno()
+        return int(stream.fileno())
 
 
 stdout_file = _Stream("stdout")  # write raises OutputLost

@@ -28,7 +28,7 @@ class MemoryHealth:
     missing_refs: list[str] = field(default_factory=list)
     exact_path: str = field(default="", repr=False, compare=False)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {"path": self.exact_path or self.path, "freshness": self.freshness, "staleness": self.staleness,
                 "missing_refs": self.missing_refs}
 
@@ -43,7 +43,7 @@ class CheckResult:
     unreadable: list[Unreadable]
     log_problems: list[LogProblem]
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {
             "undistilled_entries": self.undistilled_entries,
             "last_dream": self.last_dream.isoformat(timespec="seconds") if self.last_dream else None,

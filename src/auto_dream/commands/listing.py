@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from auto_dream.errors import InputError
 from auto_dream.store.cache import ParseCache
 from auto_dream.store.context import StoreContext
 from auto_dream.store.memory import Memory, Unreadable, shown
@@ -43,7 +44,7 @@ class ListedMemory:
         return cls(shown(memory.path), shown(memory.name), memory.type, shown(memory.description), memory.mtime,
                    age_days(memory, now), memory.pinned, (memory.path, memory.name, memory.description))
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         path, name, description = self.exact or (self.path, self.name, self.description)
         return {"path": path, "name": name, "type": self.type,
                 "description": description, "mtime": self.mtime.isoformat(timespec="seconds"),
@@ -56,9 +57,16 @@ class ListResult:
     unreadable: list[Unreadable]
 
 
+def check_memory_type(memory_type: str | None) -> None:
+    """A type to filter by is one of MEMORY_TYPES (None: every type)."""
+    if memory_type is not None and memory_type not in MEMORY_TYPES:
+        raise InputError(f"unknown type {memory_type!r}: use one of {', '.join(MEMORY_TYPES)}")
+
+
 def list_memories(context: StoreContext, now: datetime, memory_type: str | None = None,
                   archived: bool = False) -> ListResult:
     """Memories grouped by type (in DESIGN order), newest first inside a type."""
+    check_memory_type(memory_type)
     cache = None if archived else ParseCache.load(context.paths)  # dream's cache: read here, never written
     scan = scan_memories(context.paths, context.tz, archived=archived, cache=cache)
     chosen = [m for m in scan.memories if memory_type is None or m.type == memory_type]

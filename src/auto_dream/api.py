@@ -1,0 +1,98 @@
+"""The library: a store opened by its root, one method per command, results as data.
+
+Each method opens the store as it is at that moment (its config.toml, its layout checks),
+like a command line run; nothing here prints, reads the environment or exits. The clock is
+a parameter: `now` (an aware datetime), by default the current time with the local zone.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from auto_dream.commands.append import append_text
+from auto_dream.commands.build_index import build_index
+from auto_dream.commands.check import CheckResult, check_store
+from auto_dream.commands.init import init_store
+from auto_dream.commands.listing import ListResult, list_memories
+from auto_dream.store.context import StoreContext, open_context
+from auto_dream.store.daylog import Entry
+from auto_dream.store.memory_md import IndexBuild
+from auto_dream.store.paths import StorePaths
+from auto_dream.store.paths import open_store as open_store_paths
+
+if TYPE_CHECKING:  # commands.dream brings the whole dream pipeline: imported when a dream or undo runs
+    from auto_dream.dream.runner import DreamOutcome
+    from auto_dream.dream.runs import Restored
+
+
+def open_store(root: str | PathLike[str], create: bool = False) -> "Store":
+    """The store at `root` (a `.auto-dream` folder). A missing one is a StoreError, unless
+    `create`: then it is made as `auto-dream init` makes it (a store already there is kept)."""
+    path = Path(root).absolute()
+    if create:
+        init_store(path)
+    else:
+        open_store_paths(path)
+    return Store(path)
+
+
+@dataclass(frozen=True)
+class Store:
+    """A store on disk. Errors are AutoDreamError subclasses: StoreError, InputError, LockHeldError."""
+
+    root: Path
+
+    @property
+    def paths(self) -> StorePaths:
+        """Where its logs, memories, archive, MEMORY.md and config.toml are."""
+        return StorePaths(self.root)
+
+    def _context(self) -> StoreContext:
+        return open_context(self.root)  # its config as it is now, like a command line run
+
+    def append(self, text: str, type: str | None = None, at: str | datetime | None = None,
+               now: datetime | None = None) -> Entry:
+        """Add one entry to its day's log; `type` is user, feedback, project or reference (None:
+        dream decides), `at` back-dates it (a datetime, or text as `--at` takes it)."""
+        when = at.isoformat() if isinstance(at, datetime) else at
+        entry, _ = append_text(self.root, text, type, when, _now(now))
+        return entry
+
+    def dream(self, *, dry_run: bool = False, propose: bool = False, full: bool = False, budget: int | None = None,
+              llm: bool | None = None, if_due: bool = False, api_key: str | None = None, base_url: str | None = None,
+              now: datetime | None = None) -> "DreamOutcome":
+        """Distil the new entries into memories, merge, supersede, archive, rebuild MEMORY.md, as
+        `auto-dream dream` does; the arguments are its flags, and beat config.toml as they do. Claude
+        is asked only with an `api_key` (config `llm = "auto"`), or with `llm=True`, which needs one."""
+        from auto_dream.commands.dream import dream
+
+        return dream(self._context(), _now(now), dry_run=dry_run, propose=propose, full=full, budget=budget,
+                     llm=llm, if_due=if_due, api_key=api_key, base_url=base_url)
+
+    def undo(self, run_id: str | None = None, force: bool = False, now: datetime | None = None) -> "Restored":
+        """Reverse a dream run (default: the last one) byte for byte; `force` restores files changed since."""
+        from auto_dream.commands.dream import undo
+
+        return undo(self._context(), _now(now), run_id, force)
+
+    def check(self, now: datetime | None = None) -> CheckResult:
+        """Freshness and staleness of every memory, entries waiting, whether a dream is due, index drift."""
+        return check_store(self._context(), _now(now))
+
+    def build_index(self) -> IndexBuild:
+        """Rebuild MEMORY.md from the memory files alone (one up to date is left as it is)."""
+        return build_index(self._context())
+
+    # Last in the class: below this line `list` would name the method, not the builtin.
+    def list(self, type: str | None = None, archived: bool = False, now: datetime | None = None) -> ListResult:
+        """Memories grouped by type, newest first in each (`archived`: the archive instead)."""
+        return list_memories(self._context(), _now(now), type, archived)
+
+
+def _now(now: datetime | None) -> datetime:
+    """The clock given, or the current time; a naive time is taken as local time."""
+    if now is None:
+        return datetime.now().astimezone()
+    return now if now.tzinfo is not None else now.astimezone()

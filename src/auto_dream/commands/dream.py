@@ -1,0 +1,59 @@
+"""`dream` and `undo`: the flags resolved against the store's config (once, here), the
+distiller chosen, the run."""
+
+from datetime import datetime
+
+from auto_dream.distill.base import Distiller
+from auto_dream.dream.apply import StepHook
+from auto_dream.dream.runner import DreamOutcome
+from auto_dream.dream.runner import dream as run_dream
+from auto_dream.dream.runner import undo as undo_run
+from auto_dream.dream.runs import Restored
+from auto_dream.dream.state import DreamOptions
+from auto_dream.errors import InputError
+from auto_dream.store.config import Config
+from auto_dream.store.context import StoreContext
+
+
+def resolve_options(config: Config, dry_run: bool = False, propose: bool = False, full: bool = False,
+                    budget: int | None = None) -> DreamOptions:
+    """Flags beat config: propose with --propose or `mode = "propose"`; --budget N, else `budget`."""
+    if budget is not None and budget < 0:
+        raise InputError(f"budget must be 0 or more, not {budget}")
+    return DreamOptions(dry_run=dry_run, propose=propose or config.mode == "propose", full=full,
+                        budget=config.budget if budget is None else budget)
+
+
+def choose_distiller(context: StoreContext, llm: bool | None, api_key: str | None,
+                     base_url: str | None) -> Distiller:
+    """--llm/--no-llm beat config `llm`; `auto` uses Claude when an API key is given."""
+    from auto_dream.distill.deterministic import DeterministicDistiller
+
+    api_key = (api_key or "").strip()
+    config = context.config
+    wanted = llm if llm is not None else {"on": True, "off": False}.get(config.llm, bool(api_key))
+    if not wanted:
+        return DeterministicDistiller()
+    if not api_key:
+        raise InputError("the LLM distiller needs ANTHROPIC_API_KEY in the environment (or use --no-llm)")
+    from auto_dream.distill.claude import AnthropicDistiller, LlmSettings  # the only importer of anthropic
+
+    settings = LlmSettings(model=config.model, api_key=api_key, base_url=base_url or None,
+                           max_calls=config.max_llm_calls, timeout=config.llm_timeout,
+                           batch_entries=config.llm_batch_entries)
+    return AnthropicDistiller(settings, context.paths.templates)
+
+
+def dream(context: StoreContext, now: datetime, *, dry_run: bool = False, propose: bool = False,
+          full: bool = False, budget: int | None = None, llm: bool | None = None, if_due: bool = False,
+          api_key: str | None = None, base_url: str | None = None,
+          step_hook: StepHook | None = None) -> DreamOutcome:
+    """Distil, tidy and report (dream/runner.py); with `dry_run`, only plan and report."""
+    options = resolve_options(context.config, dry_run, propose, full, budget)
+    distiller = choose_distiller(context, llm, api_key, base_url)
+    return run_dream(context, now, options, distiller, if_due=if_due, step_hook=step_hook)
+
+
+def undo(context: StoreContext, now: datetime, run_id: str | None = None, force: bool = False) -> Restored:
+    """Reverse a dream run (default: the last one), byte for byte."""
+    return undo_run(context, now, run_id, force)

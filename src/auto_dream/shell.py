@@ -1,0 +1,57 @@
+"""What the command line takes from its surroundings: the store it names, the text on
+standard input, the clock. Only the CLI (cli.py and the fast path in __main__) uses this;
+the library below it is given all three.
+
+Nothing heavy is imported here: `append` uses it.
+"""
+
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from auto_dream.errors import InputError
+from auto_dream.store.paths import resolve_root
+
+
+def local_time() -> datetime:
+    """Now, with the local zone: the clock a command runs at unless it is given one."""
+    return datetime.now().astimezone()
+
+
+def store_root(flag: str | None) -> Path:
+    """The store a command line names: --root, $AUTO_DREAM_ROOT, the nearest .auto-dream/ upwards,
+    ~/.auto-dream (paths.resolve_root). The home folder is asked for only when nothing nearer names
+    the store: with --root or AUTO_DREAM_ROOT, or inside a store's folder, no HOME is needed."""
+    env = os.environ.get("AUTO_DREAM_ROOT")
+    cwd = Path.cwd()
+    try:
+        home: Path | None = Path.home()
+    except (RuntimeError, KeyError):  # no HOME, and no passwd entry for this uid
+        home = None
+    if home is None and not (flag or env):
+        # with cwd in the home folder's place, a store found nowhere comes back as cwd/.auto-dream
+        found = resolve_root(None, None, cwd, cwd)
+        if not found.is_dir():
+            raise InputError("no store here and no home folder for ~/.auto-dream (HOME is not set): "
+                             "give the store with --root PATH or AUTO_DREAM_ROOT")
+        return found
+    try:
+        return resolve_root(flag, env, cwd, home or cwd)  # with flag or env, home is not used
+    except RuntimeError:  # `~` in --root or AUTO_DREAM_ROOT, and no home folder to expand it to
+        raise InputError(f"cannot expand '~' in the store's path {flag or env!r}: there is no home "
+                         "folder (HOME is not set)") from None
+
+
+def entry_text(words: list[str]) -> str:
+    """`append`'s TEXT… joined by spaces; a lone `-` reads the text from standard input."""
+    if words == ["-"]:
+        return read_stdin()
+    return " ".join(words)
+
+
+def read_stdin() -> str:
+    """The text of standard input; a closed one (`<&-`) gives none to read."""
+    if sys.stdin is None:
+        raise InputError("nothing to append: standard input is closed")
+    return sys.stdin.read()
