@@ -18,7 +18,6 @@ import pytest
 
 from auto_dream.commands.append import append_text
 from auto_dream.distill.deterministic import DeterministicDistiller
-from auto_dream.dream.apply import file_changes, select_actions
 from auto_dream.dream.gather import gather
 from auto_dream.dream.orient import orient
 from auto_dream.dream.runner import dream, new_run_id, plan_dream, undo
@@ -111,7 +110,7 @@ def steps_of_next_dream(root: Path) -> int:
     context = open_context(root)
     state = gather(orient(context, NOW, new_run_id(context.paths, NOW), DreamOptions()))
     plan = plan_dream(state, DeterministicDistiller())
-    return len(file_changes(select_actions(plan, state), plan, state)) + 2
+    return sum(1 for change in plan.changes if not change.derived) + 2
 
 
 def assert_every_entry_distilled_once_or_waiting(root: Path, cli) -> None:
