@@ -218,11 +218,11 @@ def test_undo_reverses_the_latest_run_even_when_several_finished_within_the_same
     context = open_context(root)
     second = NOW.replace(microsecond=0)
     instants = (second + timedelta(milliseconds=n) for n in range(1000))  # all within one second
-    assert dream(context, next(instants), DreamOptions(), DeterministicDistiller()).report["actions"]
+    assert dream(context, next(instants), DreamOptions(), DeterministicDistiller()).report.actions
     for number in range(20):
         append_text(root, f"Team heron{number} owns the billing{number} exports.", "project",
                     (NOW - timedelta(hours=1, minutes=number)).isoformat(timespec="seconds"))
-        latest = dream(context, next(instants), DreamOptions(), DeterministicDistiller()).report["run_id"]
+        latest = dream(context, next(instants), DreamOptions(), DeterministicDistiller()).report.run_id
         try:
             restored = undo(context, next(instants), None, False)
         except StoreError as error:  # it tried an older run, whose files the latest one changed
