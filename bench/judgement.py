@@ -77,7 +77,7 @@ def run_short(pair: dict, folder: Path) -> tuple[str, str]:
     ensure_store(root)
     older = _memory_file(root, pair["type"], "20260101_older", pair["older"], OLDER)
     append_entry(StorePaths(root), Entry(NEWER.replace(tzinfo=None), pair["newer"], pair["type"]))
-    report = dream(open_context(root), NOW, DreamOptions(), DeterministicDistiller()).report
+    report = dream(open_context(root), NOW, DreamOptions(), DeterministicDistiller()).report.as_json()
     return _decision(report, older)
 
 
@@ -87,7 +87,7 @@ def run_document(pair: dict, folder: Path) -> tuple[str, str]:
     files = DATA / "documents" / pair["id"]
     older = _memory_file(root, pair["type"], "20260101_older", (files / "older.md").read_text("utf-8"), OLDER)
     _memory_file(root, pair["type"], "20260201_newer", (files / "newer.md").read_text("utf-8"), NEWER)
-    report = dream(open_context(root), NOW, DreamOptions(), DeterministicDistiller()).report
+    report = dream(open_context(root), NOW, DreamOptions(), DeterministicDistiller()).report.as_json()
     return _decision(report, older)
 
 

@@ -140,10 +140,11 @@ def run_conversation(sample: dict, keep: Path | None) -> Result:
         now = (at + timedelta(minutes=1)).replace(tzinfo=timezone.utc)
         outcome = dream(context, now, DreamOptions(), distiller)
         result.dreams += 1
-        for skip in (outcome.report or {}).get("skipped", []):
-            for entry_id in skip["entries"]:
-                skipped[entry_id] = skip["reason"]
-        for warning in (outcome.report or {}).get("warnings", []):
+        report = outcome.report
+        for skip in report.skipped if report else ():
+            for entry_id in skip.entries:
+                skipped[entry_id] = skip.reason
+        for warning in report.warnings if report else ():
             result.warnings.append(f"session {number}: {warning}")
     result.seconds = time.perf_counter() - start
     result.entries = len(observations)

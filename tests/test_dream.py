@@ -19,8 +19,12 @@ from conftest import tree_hash, write_memory_file
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 
 
-def run(root, now=NOW, **options):
-    return dream(open_context(root), now, DreamOptions(**options), DeterministicDistiller()).report
+def outcome_of(root, now=NOW, **options):
+    return dream(open_context(root), now, DreamOptions(**options), DeterministicDistiller())
+
+
+def run(root, now=NOW, **options) -> dict:
+    return outcome_of(root, now, **options).report.as_json()
 
 
 def add(root, text, kind=None, days_ago=1, hour=10):
@@ -277,7 +281,7 @@ def test_report_json_shape_and_saved_report(root, cli):
                                     "archived_stale", "proposed", "partially_stale", "evergreen", "surviving",
                                     "index_lines", "index_bytes", "llm_calls", "llm_input_tokens",
                                     "llm_output_tokens"}
-    assert all(set(a) == {"kind", "path", "target", "reason", "proposed"} for a in report["actions"])
+    assert all(set(a) == {"kind", "path", "target", "reason", "proposed", "archive"} for a in report["actions"])
     saved = root / ".state" / "runs" / report["run_id"]
     assert json.loads((saved / "report.json").read_text()) == report
     assert "## Dream Consolidation Report" in (saved / "report.md").read_text()

@@ -31,7 +31,7 @@ DEPLOYS = "Deploys happen every Tuesday afternoon from the release branch"
 
 def run(root, now=NOW, step_hook=None, **options):
     return dream(open_context(root), now, DreamOptions(**options), DeterministicDistiller(),
-                 step_hook=step_hook).report
+                 step_hook=step_hook).report.as_json()
 
 
 def add(root, text, kind="project", at=None):

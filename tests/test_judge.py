@@ -17,7 +17,7 @@ from auto_dream.judge.statements import (
     value_changed,
 )
 from conftest import write_memory_file
-from test_dream import NOW, add, archived, live, memory, run
+from test_dream import NOW, add, archived, live, memory, outcome_of, run
 
 DUPLICATE, CONTRADICTION = 0.6, 0.4
 OLDER = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -248,14 +248,15 @@ def test_the_review_list_is_in_the_json_and_the_markdown_report(root):
            "user", days_ago=20)
     memory(root, "memories/user/20260102_b.md", "Alice", "Alice is learning the piano and practises every evening.",
            "user", days_ago=10)
-    report = run(root)
+    outcome = outcome_of(root)
+    report = outcome.report.as_json()
     assert report["stats"]["review"] == 1 and len(live(root)) == 2
     [item] = report["review"]
     assert item["kind"] == "possible_conflict"
     assert {item["path"], item["target"]} == {"memories/user/20260101_a.md", "memories/user/20260102_b.md"}
     assert "japanes" in item["evidence"].lower() or "Japanese" in item["evidence"]
     json.dumps(report)
-    markdown = render_markdown(report)
+    markdown = render_markdown(outcome.report)
     assert "### For Review" in markdown and "`memories/user/20260101_a.md`" in markdown
     assert run(root)["review"] == []  # nothing changed since: the pair is not asked again
 

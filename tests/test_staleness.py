@@ -57,7 +57,7 @@ def add_memory(root: Path, file_name: str, name: str, memory_type: str, age_days
 
 
 def run_dream(root: Path, options: DreamOptions = DreamOptions()) -> dict:
-    return dream(open_context(root), NOW, options, DeterministicDistiller()).report
+    return dream(open_context(root), NOW, options, DeterministicDistiller()).report.as_json()
 
 
 def archive_actions(report: dict) -> list[dict]:
@@ -314,7 +314,8 @@ def test_case5_old_project_memory_with_everything_gone_is_archived(root, repo):
     assert "Old module port" in (root / "MEMORY.md").read_text(encoding="utf-8")
     report = run_dream(root)
     assert archive_actions(report) == [{"kind": "archive", "path": relative, "target": None,
-                                        "reason": archive_actions(report)[0]["reason"], "proposed": False}]
+                                        "reason": archive_actions(report)[0]["reason"], "proposed": False,
+                                        "archive": "archive/project/20260822_old_module_port.md"}]
     assert "src/old/module.py" in archive_actions(report)[0]["reason"]
     assert not (root / relative).exists()
     archived = root / "archive" / "project" / "20260822_old_module_port.md"
@@ -600,12 +601,14 @@ def test_a_deleted_function_still_counts_when_the_memory_is_read_from_the_parse_
     # have to take every symbol as a mere name, and never archive for a symbol).
     relative = add_stale_project(root, age_days=10, body="The entry point is `gone_function()`.")
     assert archive_actions(run_dream(root)) == []
-    later = dream(open_context(root), NOW + timedelta(days=30), DreamOptions(), DeterministicDistiller()).report
+    later = dream(open_context(root), NOW + timedelta(days=30), DreamOptions(),
+                  DeterministicDistiller()).report.as_json()
     assert [a["path"] for a in archive_actions(later)] == [relative]
 
 
 def test_a_name_only_named_is_still_only_named_when_read_from_the_parse_cache(root, repo):
     relative = add_stale_project(root, age_days=10, body="The wizard asks with `AskUserQuestion` (a tool's name).")
     run_dream(root)
-    later = dream(open_context(root), NOW + timedelta(days=30), DreamOptions(), DeterministicDistiller()).report
+    later = dream(open_context(root), NOW + timedelta(days=30), DreamOptions(),
+                  DeterministicDistiller()).report.as_json()
     assert archive_actions(later) == [] and (root / relative).is_file()

@@ -18,7 +18,6 @@ import pytest
 
 from auto_dream.commands.append import append_text
 from auto_dream.distill.deterministic import DeterministicDistiller
-from auto_dream.dream.apply import file_changes, select_actions
 from auto_dream.dream.gather import gather
 from auto_dream.dream.orient import orient
 from auto_dream.dream.runner import dream, new_run_id, plan_dream, undo
@@ -111,7 +110,7 @@ def steps_of_next_dream(root: Path) -> int:
     context = open_context(root)
     state = gather(orient(context, NOW, new_run_id(context.paths, NOW), DreamOptions()))
     plan = plan_dream(state, DeterministicDistiller())
-    return len(file_changes(select_actions(plan, state), plan, state)) + 2
+    return sum(1 for change in plan.changes if not change.derived) + 2
 
 
 def assert_every_entry_distilled_once_or_waiting(root: Path, cli) -> None:
@@ -219,11 +218,11 @@ def test_undo_reverses_the_latest_run_even_when_several_finished_within_the_same
     context = open_context(root)
     second = NOW.replace(microsecond=0)
     instants = (second + timedelta(milliseconds=n) for n in range(1000))  # all within one second
-    assert dream(context, next(instants), DreamOptions(), DeterministicDistiller()).report["actions"]
+    assert dream(context, next(instants), DreamOptions(), DeterministicDistiller()).report.actions
     for number in range(20):
         append_text(root, f"Team heron{number} owns the billing{number} exports.", "project",
                     (NOW - timedelta(hours=1, minutes=number)).isoformat(timespec="seconds"))
-        latest = dream(context, next(instants), DreamOptions(), DeterministicDistiller()).report["run_id"]
+        latest = dream(context, next(instants), DreamOptions(), DeterministicDistiller()).report.run_id
         try:
             restored = undo(context, next(instants), None, False)
         except StoreError as error:  # it tried an older run, whose files the latest one changed

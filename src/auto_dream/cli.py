@@ -267,10 +267,10 @@ def dream_command(
         if as_json:
             _print_json({"dream_due": False, "reason": outcome.not_due})
         return
-    for warning in outcome.report["warnings"]:
+    for warning in outcome.report.warnings:
         _warn(warning)
     if as_json:
-        _print_json(outcome.report)
+        _print_json(outcome.report.as_json())
     else:
         stdout.print(outcome.markdown.rstrip(), markup=False)
 

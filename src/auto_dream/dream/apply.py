@@ -1,14 +1,28 @@
-"""apply(plan): the only code that writes memories. Journaled; additions first, then removals,
-then the distilled record and MEMORY.md as the changes that happened leave them."""
+"""apply(plan): the only code that writes memories. It checks that each file is still as
+orient saw it (compare before write), journals every pre-image, then writes the plan's changes
+in its order: additions, removals, then the distilled record and MEMORY.md.
+
+It decides nothing the plan has not, with one exception: when a concurrent edit (a file
+changed since orient, or made read-only) makes it leave a memory change out, the distilled
+record and MEMORY.md are derived again from the changes that do happen (`_derived`,
+`_Writer.redo_derived`), and the report says what was left out and why."""
 
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from functools import partial
+from dataclasses import dataclass, field
 
-from auto_dream.dream import bookkeeping
-from auto_dream.dream.plan import CreateMemory, Plan, RebuildIndex, RetireMemory, SkipEntries, UpdateMemory
+from auto_dream.dream.plan import (
+    Action,
+    CreateMemory,
+    Plan,
+    PlannedChange,
+    RebuildIndex,
+    RetireMemory,
+    UpdateMemory,
+    derive,
+    memory_changes,
+)
 from auto_dream.dream.runs import (
     DONE,
     FileChange,
@@ -22,23 +36,24 @@ from auto_dream.dream.runs import (
 )
 from auto_dream.dream.state import DreamState
 from auto_dream.errors import StoreError
+from auto_dream.store.cache import Fingerprint
 from auto_dream.store.index import IndexResult
-from auto_dream.store.memory import Memory, TakenNames, render_memory
-from auto_dream.store.memory_md import render_index
 from auto_dream.store.scan import fingerprint
-from auto_dream.store.views import LiveView
+from auto_dream.store.views import LiveView, StoreView
 
 StepHook = Callable[[int], None]
 
 
 @dataclass
 class Applied:
-    actions: list = field(default_factory=list)  # what was carried out
+    """What a run carried out: the plan's, less what apply had to leave out."""
+
+    actions: list[Action]
+    live: LiveView  # the memories after the run
+    index: IndexResult  # MEMORY.md after the run
+    distilled_entry_ids: tuple[str, ...]  # entries this run recorded as distilled
     skipped: list[str] = field(default_factory=list)  # warnings: actions left out and why
-    changes: list[FileChange] = field(default_factory=list)
-    live: LiveView | None = None  # the memories after the run
-    distilled_entry_ids: tuple[str, ...] = ()  # entries this run recorded as distilled
-    index: IndexResult | None = None  # MEMORY.md after the run
+    changes: list[FileChange] = field(default_factory=list)  # the file changes made
 
 
 def _still_as_orient_saw(state: DreamState, path: str) -> bool:
@@ -53,10 +68,11 @@ def _read_only(state: DreamState, path: str) -> bool:
         return False
 
 
-def select_actions(plan: Plan, state: DreamState) -> Applied:
-    """Compare before write: drop what touches a file changed since orient or made read-only,
-    and what depends on it."""
-    result = Applied()
+def select_actions(plan: Plan, state: DreamState) -> tuple[list[Action], list[str]]:
+    """Compare before write: the plan's actions less those that touch a file changed since
+    orient or made read-only, and those that depend on one; and why each was left out."""
+    kept: list[Action] = []
+    skipped: list[str] = []
     dropped: set[str] = set()  # memory paths whose create/update will not happen
     root = state.context.paths.root
     created = {a.memory.path for a in plan.actions if isinstance(a, CreateMemory)}
@@ -66,148 +82,75 @@ def select_actions(plan: Plan, state: DreamState) -> Applied:
         match action:
             case CreateMemory(memory=memory) if (root / memory.path).exists():
                 dropped.add(memory.path)
-                result.skipped.append(f"{memory.path} appeared since the dream started: not created "
-                                      "(its entries wait for the next dream)")
+                skipped.append(f"{memory.path} appeared since the dream started: not created "
+                               "(its entries wait for the next dream)")
                 continue
             case UpdateMemory(before=before) if not _still_as_orient_saw(state, before.path):
                 dropped.add(before.path)
-                result.skipped.append(f"{before.path} changed since the dream started: not updated "
-                                      "(its entries wait for the next dream)")
+                skipped.append(f"{before.path} changed since the dream started: not updated "
+                               "(its entries wait for the next dream)")
                 continue
             case UpdateMemory(before=before) if _read_only(state, before.path):
                 dropped.add(before.path)
-                result.skipped.append(f"{before.path} is read-only: not updated "
-                                      "(its entries wait for the next dream)")
+                skipped.append(f"{before.path} is read-only: not updated (its entries wait for the next dream)")
                 continue
             case UpdateMemory(before=before, merged_paths=merged) if frozen.intersection(merged):
                 dropped.add(before.path)  # it would carry a memory that stays: both stay as they are
-                result.skipped.append(f"{before.path}: not updated, because {min(frozen.intersection(merged))} "
-                                      "is read-only and stays")
+                skipped.append(f"{before.path}: not updated, because {min(frozen.intersection(merged))} "
+                               "is read-only and stays")
                 continue
             case RetireMemory(proposed=True):
                 pass  # reported, never carried out
             case RetireMemory(memory=memory, target=target):
                 if memory.path in frozen:
-                    result.skipped.append(f"{memory.path} is read-only: not retired")
+                    skipped.append(f"{memory.path} is read-only: not retired")
                     continue
                 if target in dropped or memory.path in dropped:
-                    result.skipped.append(f"{memory.path}: not retired, because {target or memory.path} "
-                                          "was left as it is")
+                    skipped.append(f"{memory.path}: not retired, because {target or memory.path} "
+                                   "was left as it is")
                     continue
                 if memory.path not in created and not _still_as_orient_saw(state, memory.path):
-                    result.skipped.append(f"{memory.path} changed since the dream started: not retired")
+                    skipped.append(f"{memory.path} changed since the dream started: not retired")
                     continue
-        result.actions.append(action)
-    return result
+        kept.append(action)
+    return kept, skipped
 
 
-def _archive_path(memory: Memory, taken: dict[str, TakenNames], state: DreamState) -> str:
-    """archive/<type>/<file name>, numbered when the archive already holds that name."""
-    if memory.type not in taken:
-        folder = state.context.paths.archive / memory.type
-        taken[memory.type] = TakenNames(os.listdir(folder) if folder.is_dir() else ())
-    names = taken[memory.type]
-    name = memory.file_name
-    if name in names:
-        stem, number = name.removesuffix(".md"), 2
-        while f"{stem}_{number}.md" in names:
-            number += 1
-        name = f"{stem}_{number}.md"
-    names.add(name)
-    return f"archive/{memory.type}/{name}"
-
-
-def _rendered(memory: Memory) -> bytes:
-    return render_memory(memory).encode("utf-8")
-
-
-@dataclass(frozen=True)
-class _Step:
-    """One file change and what it hangs on: the memory paths whose own changes must have
-    happened (a merge's survivor), and the live memory it archives (checked before its copy)."""
-
-    change: FileChange
-    needs: tuple[str, ...] = ()
-    archives: str | None = None
-    expected: object = None  # the fingerprint orient saw (a live memory), or None (a new file)
-    derived: bool = False  # the distilled record or MEMORY.md: expected as the journal read it
-
-
-def file_changes(selected: Applied, plan: Plan, state: DreamState) -> list[_Step]:
-    """Every memory file the run writes or removes, in order: memories, archive copies,
-    removals. The distilled record and MEMORY.md follow, once these are done (_derived)."""
-    steps: dict[str, _Step] = {}  # memories are rendered when journaled and written
-    removals: list[_Step] = []
-    live = LiveView(state.memories)
-    for action in selected.actions:
+def live_after(actions: list[Action], memories: StoreView) -> LiveView:
+    """The memories as `actions` leave them."""
+    live = LiveView(memories)
+    for action in actions:
         match action:
             case CreateMemory(memory=memory) | UpdateMemory(after=memory):
-                steps[memory.path] = _Step(FileChange(memory.path, partial(_rendered, memory)),
-                                           expected=state.fingerprints.get(memory.path))
                 live[memory.path] = memory
-    archive_names: dict[str, TakenNames] = {}
-    for action in selected.actions:
-        if isinstance(action, RetireMemory) and not action.proposed:
-            memory = action.memory
-            archive = _archive_path(memory, archive_names, state)
-            extra = {**memory.extra, "archived": state.now.isoformat(timespec="seconds"),
-                     "archived_reason": action.reason, "archived_by_run": plan.run_id}
-            if action.target:
-                extra["superseded_by"] = action.target
-            needs = (action.target,) if action.target else ()
-            steps[archive] = _Step(FileChange(archive, partial(_rendered, replace(memory, extra=extra))), needs,
-                                   archives=memory.path)
-            steps.pop(memory.path, None)
-            removals.append(_Step(FileChange(memory.path, None), (*needs, archive),
-                                  expected=state.fingerprints.get(memory.path)))
-            live.pop(memory.path, None)
-    selected.live = live
-    return [*steps.values(), *removals]
-
-
-def _accounted(actions: list) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(i for a in actions if isinstance(a, (CreateMemory, UpdateMemory, SkipEntries))
-                               for i in a.entry_ids))
+    for action in actions:
+        if isinstance(action, RetireMemory) and action.archived is not None:
+            live.pop(action.memory.path, None)
+    return live
 
 
 def _derived(selected: Applied, state: DreamState) -> list[FileChange]:
-    """The distilled record and MEMORY.md as the memory changes that happened leave them."""
-    paths = state.context.paths
-    changes = []
-    selected.distilled_entry_ids = _accounted(selected.actions)
-    if selected.distilled_entry_ids:
-        distilled = bookkeeping.distilled_path(paths)
-        changes.append(FileChange(paths.relative(distilled),
-                                  bookkeeping.distilled_with(paths, selected.distilled_entry_ids)))
-    live = selected.live
-    if state.index is not None and live.same_as(state.live):
-        index = state.index  # nothing was dropped since prune planned the index
-    else:
-        index = render_index(state.context, live)
-    selected.index = index
-    data = index.text.encode("utf-8")
-    try:
-        current = paths.index.read_bytes()
-    except OSError:
-        current = None
-    if data != current:
-        changes.append(FileChange("MEMORY.md", data))
-        if not any(isinstance(a, RebuildIndex) for a in selected.actions):
-            selected.actions.append(RebuildIndex(index.text, len(index.listed), index.omitted))
-    else:
-        selected.actions = [a for a in selected.actions if not isinstance(a, RebuildIndex)]
-    return changes
+    """The race fallback: the distilled record and MEMORY.md as the memory changes that
+    happen leave them, when apply left some of the plan's out."""
+    derived = derive(state.context, selected.live, selected.actions)
+    selected.distilled_entry_ids, selected.index = derived.distilled_entry_ids, derived.index
+    selected.actions = [a for a in selected.actions if not isinstance(a, RebuildIndex)]
+    if derived.index_changed:
+        index = derived.index
+        selected.actions.append(RebuildIndex(index.text, len(index.listed), index.omitted))
+    return list(derived.changes)
 
 
 class _Writer:
     """Writes a run's journaled changes one by one, each only while its file is as orient saw
     it; a change left out takes the actions that hang on it with it."""
 
-    def __init__(self, selected: Applied, state: DreamState, run_id: str, steps: list[_Step], seen: list):
+    def __init__(self, selected: Applied, state: DreamState, run_id: str, steps: list[PlannedChange],
+                 seen: list[Fingerprint | None]):
         self.selected, self.state, self.run_id = selected, state, run_id
         self.steps, self.seen = steps, seen
         self.left: set[str] = set()  # paths whose change did not happen
-        self.retiring = {s.archives: s.change.path for s in steps if s.archives}  # memory -> archive copy
+        self.retiring = {s.archives: s.change.path for s in steps if s.archives is not None}  # memory -> archive copy
         self.number = {s.change.path: n for n, s in enumerate(steps)}
 
     def write(self, number: int) -> None:
@@ -267,17 +210,24 @@ class _Writer:
         for number in range(first, len(self.steps)):
             path = self.steps[number].change.path
             change = derived.get(path) or FileChange(path, read_if_present(self.state.context.paths.root / path))
-            self.steps[number] = _Step(change, derived=True)
+            self.steps[number] = PlannedChange(change, derived=True)
             set_post(self.state.context.paths, self.run_id, number, change.data())
+        if "MEMORY.md" not in self.number:  # not journaled, so not written: not rebuilt either
+            self.selected.actions = [a for a in self.selected.actions if not isinstance(a, RebuildIndex)]
 
 
 def apply(plan: Plan, state: DreamState, step_hook: StepHook | None = None) -> Applied:
     """Carry out the plan: journal every pre-image, then write, then mark the run done."""
     paths = state.context.paths
-    selected = select_actions(plan, state)
-    steps = file_changes(selected, plan, state)
-    memory_steps = len(steps)
-    steps += [_Step(change, derived=True) for change in _derived(selected, state)]
+    kept, skipped = select_actions(plan, state)
+    if len(kept) == len(plan.actions):
+        selected = Applied(kept, plan.live.copy(), plan.index, plan.distilled_entry_ids, skipped)
+        steps = list(plan.changes)
+    else:  # a file changed since orient: what depends on the changes left out is derived again
+        selected = Applied(kept, live_after(kept, state.memories), plan.index, (), skipped)
+        steps = memory_changes(kept, state.fingerprints)
+        steps += [PlannedChange(change, derived=True) for change in _derived(selected, state)]
+    memory_steps = sum(1 for s in steps if not s.derived)
     selected.changes = [s.change for s in steps]
     if not steps:
         return selected

@@ -9,7 +9,7 @@ from auto_dream.judge.staleness import find_repo
 from auto_dream.store.cache import ParseCache
 from auto_dream.store.context import StoreContext
 from auto_dream.store.scan import scan_store
-from auto_dream.store.views import StoreView
+from auto_dream.store.views import LiveView, StoreView
 
 READ_ONLY_NAMED = 20
 
@@ -17,20 +17,20 @@ READ_ONLY_NAMED = 20
 def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOptions) -> DreamState:
     cache = ParseCache.load(context.paths, writable=not options.dry_run)
     scan = scan_store(context.paths, context.tz, cache=cache)
-    state = DreamState(context=context, now=now, run_id=run_id, options=options, cache=cache)
-    state.memories = StoreView(scan, cache)  # the cached memories are loaded when asked for
-    state.unreadable = scan.unreadable
-    state.fingerprints = scan.fingerprints
+    memories = StoreView(scan, cache)  # the cached memories are loaded when asked for
 
     def profile(path: str) -> Profile:
         parsed = scan.parsed.get(path)
-        if parsed is not None:
+        if parsed is not None and parsed.profile is not None:
             return parsed.profile
         if path in scan.unchanged:
             return cache.profile(path)
-        return Profile.of(state.memories[path].text(), state.memories[path])
+        return Profile.of(memories[path].text(), memories[path])
 
-    state.profiles = Profiles(profile)
+    state = DreamState(context=context, now=now, run_id=run_id, options=options, memories=memories,
+                       live=LiveView(memories), profiles=Profiles(profile), cache=cache)
+    state.unreadable = scan.unreadable
+    state.fingerprints = scan.fingerprints
     if options.full or not cache.found:  # --full, or the first dream: every memory against every other
         state.changed = set(scan.paths)
     else:  # new or changed since the last dream saved the cache, and what a budget deferred

@@ -1,9 +1,26 @@
-"""A dream's plan: a closed set of typed actions, each with its reason. Only apply() acts on it."""
+"""A dream's plan: a closed set of typed actions, each with its reason, and every file change
+they make. Planning decides everything; only apply() acts on it."""
 
-from dataclasses import dataclass, field
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from functools import partial
+from typing import TYPE_CHECKING
 
 from auto_dream.distill.base import LlmUsage
-from auto_dream.store.memory import Memory
+from auto_dream.dream import bookkeeping
+from auto_dream.dream.runs import FileChange
+from auto_dream.store.cache import Fingerprint
+from auto_dream.store.context import StoreContext
+from auto_dream.store.index import IndexResult
+from auto_dream.store.memory import Memory, TakenNames, render_memory
+from auto_dream.store.memory_md import read_index, render_index
+from auto_dream.store.paths import StorePaths
+from auto_dream.store.views import LiveView
+
+if TYPE_CHECKING:  # state.py builds RetireMemory actions: it imports this module
+    from auto_dream.dream.state import DreamState
 
 
 @dataclass(frozen=True)
@@ -33,6 +50,7 @@ class RetireMemory:
     target: str | None  # the memory that replaces it
     reason: str
     proposed: bool = False  # --propose: listed, not applied
+    archived: Memory | None = None  # the copy archive/ will hold (its path and frontmatter): planned last
 
 
 @dataclass(frozen=True)
@@ -63,16 +81,147 @@ class RebuildIndex:
 Action = CreateMemory | UpdateMemory | RetireMemory | SkipEntries | RebuildIndex
 
 
-@dataclass
+@dataclass(frozen=True)
+class PlannedChange:
+    """One file change and what it hangs on: the memory paths whose own changes must have
+    happened (a merge's survivor), and the live memory it archives (checked before its copy)."""
+
+    change: FileChange
+    needs: tuple[str, ...] = ()
+    archives: str | None = None
+    expected: Fingerprint | None = None  # the fingerprint orient saw (a live memory), or None (a new file)
+    derived: bool = False  # the distilled record or MEMORY.md: expected as the journal read it
+
+
+@dataclass(frozen=True)
 class Plan:
+    """Everything a run decides. A dry run renders it; apply() checks, journals and writes it."""
+
     run_id: str
     dry_run: bool
     mode: str  # "apply" | "propose"
-    actions: list[Action] = field(default_factory=list)
-    deferred: list[RetireMemory] = field(default_factory=list)  # over the retirement budget
-    flagged: list[tuple[str, list[str]]] = field(default_factory=list)  # (path, missing refs)
-    review: list[ReviewPair] = field(default_factory=list)  # pairs left for a person to decide
-    warnings: list[str] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)  # scanned, evergreen, partially_stale…
-    usage: LlmUsage = field(default_factory=LlmUsage)
-    entry_logs: dict[str, str] = field(default_factory=dict)  # entry id -> its log file
+    actions: tuple[Action, ...]
+    deferred: tuple[RetireMemory, ...]  # over the retirement budget
+    flagged: tuple[tuple[str, list[str]], ...]  # (path, missing refs)
+    review: tuple[ReviewPair, ...]  # pairs left for a person to decide
+    warnings: tuple[str, ...]
+    counts: Mapping[str, int]  # evergreen, partially_stale
+    usage: LlmUsage
+    entry_logs: Mapping[str, str]  # entry id -> its log file
+    entries_gathered: int
+    memories_scanned: int
+    # What the actions do to files, in the order apply writes them: memories, archive copies,
+    # removals, then the distilled record and MEMORY.md (memories rendered when written).
+    changes: tuple[PlannedChange, ...]
+    live: LiveView  # the memories after the run
+    index: IndexResult  # MEMORY.md after the run
+    distilled_entry_ids: tuple[str, ...]  # entries the run records as distilled
+
+
+def make_plan(state: "DreamState") -> Plan:
+    """After prune: name the archive copies, render MEMORY.md and the distilled record, and
+    list every file change, so that a dry run shows all that apply would do."""
+    paths = state.context.paths
+    actions = archive_copies(state.actions, paths, state.now, state.run_id)
+    derived = derive(state.context, state.live, actions)
+    index = derived.index
+    if derived.index_changed:
+        actions.append(RebuildIndex(index.text, len(index.listed), index.omitted))
+    changes = [*memory_changes(actions, state.fingerprints), *(PlannedChange(c, derived=True) for c in derived.changes)]
+    return Plan(run_id=state.run_id, dry_run=state.options.dry_run, mode=state.mode, actions=tuple(actions),
+                deferred=tuple(state.deferred), flagged=tuple(state.flagged), review=tuple(state.review),
+                warnings=(*state.warnings, *index.warnings), counts=dict(state.counts), usage=state.usage,
+                entry_logs=state.entry_logs, entries_gathered=len(state.new_entries),
+                memories_scanned=len(state.memories), changes=tuple(changes), live=state.live, index=index,
+                distilled_entry_ids=derived.distilled_entry_ids)
+
+
+def archive_copies(actions: list[Action], paths: StorePaths, now: datetime, run_id: str) -> list[Action]:
+    """Each retirement carried out, with the copy archive/ will hold: archive/<type>/<file name>
+    (numbered when archive/ holds that name already) and frontmatter that says when, why and by which run."""
+    taken: dict[str, TakenNames] = {}
+    named: list[Action] = []
+    for action in actions:
+        if isinstance(action, RetireMemory) and not action.proposed:
+            memory = action.memory
+            extra = {**memory.extra, "archived": now.isoformat(timespec="seconds"),
+                     "archived_reason": action.reason, "archived_by_run": run_id}
+            if action.target:
+                extra["superseded_by"] = action.target
+            path = _archive_path(memory, taken, paths)
+            action = replace(action, archived=replace(memory, path=path, extra=extra))
+        named.append(action)
+    return named
+
+
+def _archive_path(memory: Memory, taken: dict[str, TakenNames], paths: StorePaths) -> str:
+    if memory.type not in taken:
+        folder = paths.archive / memory.type
+        taken[memory.type] = TakenNames(os.listdir(folder) if folder.is_dir() else ())
+    names = taken[memory.type]
+    name = memory.file_name
+    if name in names:
+        stem, number = name.removesuffix(".md"), 2
+        while f"{stem}_{number}.md" in names:
+            number += 1
+        name = f"{stem}_{number}.md"
+    names.add(name)
+    return f"archive/{memory.type}/{name}"
+
+
+def _rendered(memory: Memory) -> bytes:
+    return render_memory(memory).encode("utf-8")
+
+
+def memory_changes(actions: list[Action] | tuple[Action, ...],
+                   fingerprints: Mapping[str, Fingerprint]) -> list[PlannedChange]:
+    """Every memory file the actions write or remove, in order: memories, archive copies, removals."""
+    steps: dict[str, PlannedChange] = {}
+    removals: list[PlannedChange] = []
+    for action in actions:
+        match action:
+            case CreateMemory(memory=memory) | UpdateMemory(after=memory):
+                steps[memory.path] = PlannedChange(FileChange(memory.path, partial(_rendered, memory)),
+                                                   expected=fingerprints.get(memory.path))
+    for action in actions:
+        if isinstance(action, RetireMemory) and action.archived is not None:
+            memory, copy = action.memory, action.archived
+            needs = (action.target,) if action.target else ()
+            steps[copy.path] = PlannedChange(FileChange(copy.path, partial(_rendered, copy)), needs,
+                                             archives=memory.path)
+            steps.pop(memory.path, None)
+            removals.append(PlannedChange(FileChange(memory.path, None), (*needs, copy.path),
+                                          expected=fingerprints.get(memory.path)))
+    return [*steps.values(), *removals]
+
+
+def distilled_by(actions: list[Action] | tuple[Action, ...]) -> tuple[str, ...]:
+    """The entries the actions account for: made into memories, merged, or skipped on purpose."""
+    return tuple(dict.fromkeys(i for a in actions if isinstance(a, (CreateMemory, UpdateMemory, SkipEntries))
+                               for i in a.entry_ids))
+
+
+@dataclass(frozen=True)
+class Derived:
+    """The files made from the others: the distilled record and MEMORY.md."""
+
+    distilled_entry_ids: tuple[str, ...]
+    index: IndexResult
+    index_changed: bool  # MEMORY.md differs from what it should be
+    changes: tuple[FileChange, ...]  # those of the two that the run writes
+
+
+def derive(context: StoreContext, live: LiveView, actions: list[Action] | tuple[Action, ...]) -> Derived:
+    """The distilled record and MEMORY.md as `actions` leave the store with `live` memories."""
+    paths = context.paths
+    changes = []
+    distilled = distilled_by(actions)
+    if distilled:
+        changes.append(FileChange(paths.relative(bookkeeping.distilled_path(paths)),
+                                  bookkeeping.distilled_with(paths, distilled)))
+    index = render_index(context, live)
+    data = index.text.encode("utf-8")
+    changed = read_index(context, len(data) + 1) != data
+    if changed:
+        changes.append(FileChange("MEMORY.md", data))
+    return Derived(distilled, index, changed, tuple(changes))

@@ -1,9 +1,8 @@
-"""prune: staleness classes and guards, archive what is fully stale, plan the index."""
+"""prune: staleness classes and guards; archive what is fully stale."""
 
 import re
 from datetime import timedelta
 
-from auto_dream.dream.plan import RebuildIndex
 from auto_dream.dream.state import DreamState
 from auto_dream.judge.staleness import (
     EVERGREEN,
@@ -12,7 +11,6 @@ from auto_dream.judge.staleness import (
     assess_staleness,
 )
 from auto_dream.store.memory import Memory
-from auto_dream.store.memory_md import render_index
 
 # Guard 4 of seed 000: a memory that exists to prevent a regression outlives the code it cites.
 _DIRECTIVE = re.compile(r"\b(?:do not|don't|never|avoid)\b|不要|禁止|切勿|别再|しない|してはいけない|禁止", re.I)
@@ -72,12 +70,4 @@ def prune(state: DreamState) -> DreamState:
                 state.retire(memory, "archive", None, "fully stale: every referenced file and symbol is gone ("
                              + ", ".join(result.missing_refs) + ")")
     state.counts = counts
-    index = state.index = render_index(state.context, state.live)
-    try:
-        current = state.context.paths.index.read_bytes()
-    except OSError:
-        current = None
-    if current != index.text.encode("utf-8"):
-        state.actions.append(RebuildIndex(index.text, len(index.listed), index.omitted))
-    state.warnings.extend(index.warnings)
     return state

@@ -1,20 +1,22 @@
-"""Running a dream end to end: lock, recover, plan (four phases), apply, record, report."""
+"""Running a dream end to end: lock, recover, plan (orient, gather, consolidate, prune, then every
+change), apply, record, report. A dry run takes the same path and stops after the plan."""
 
 import json
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from auto_dream.distill.base import Distiller
 from auto_dream.dream import bookkeeping
-from auto_dream.dream.apply import StepHook, apply
+from auto_dream.dream.apply import Applied, StepHook, apply
 from auto_dream.dream.bookkeeping import dream_is_due
 from auto_dream.dream.consolidate import consolidate
 from auto_dream.dream.gather import gather
 from auto_dream.dream.lock import dream_lock
 from auto_dream.dream.orient import orient
-from auto_dream.dream.plan import Plan
+from auto_dream.dream.plan import Plan, make_plan
 from auto_dream.dream.prune import prune
-from auto_dream.dream.report import build_report, render_markdown
+from auto_dream.dream.report import DreamReport, build_report, render_markdown
 from auto_dream.dream.runs import (
     APPLYING,
     Restored,
@@ -35,13 +37,13 @@ from auto_dream.store.cache import Parsed
 from auto_dream.store.context import StoreContext
 from auto_dream.store.memory import Memory, read_memory, write_atomic
 from auto_dream.store.memory_md import rebuild_index
-from auto_dream.store.paths import make_dirs
+from auto_dream.store.paths import StorePaths, make_dirs
 from auto_dream.store.scan import fingerprint
 
 
 @dataclass(frozen=True)
 class DreamOutcome:
-    report: dict | None  # None when --if-due found it not due
+    report: DreamReport | None  # None when --if-due found it not due
     markdown: str
     not_due: str | None = None
     # The run's state, for a caller that would rather exit than free it object by object
@@ -49,7 +51,7 @@ class DreamOutcome:
     working_set: object = field(default=None, repr=False, compare=False)
 
 
-def new_run_id(paths, now: datetime) -> str:
+def new_run_id(paths: StorePaths, now: datetime) -> str:
     """`0042-20261201T031500`: a sequence number first, so runs sort in the order they ran
     even when two finish within a second or the clock goes back."""
     ids = run_ids(paths)  # in number order
@@ -57,12 +59,10 @@ def new_run_id(paths, now: datetime) -> str:
 
 
 def plan_dream(state: DreamState, distiller: Distiller) -> Plan:
-    """orient has run; gather → consolidate → prune, then the plan they decided."""
+    """orient and gather have run; consolidate → prune, then the plan of every change."""
     consolidate(state, distiller)
     prune(state)
-    return Plan(run_id=state.run_id, dry_run=state.options.dry_run, mode=state.mode, actions=state.actions,
-                deferred=state.deferred, flagged=state.flagged, review=state.review, warnings=state.warnings,
-                counts=state.counts, usage=state.usage, entry_logs=state.entry_logs)
+    return make_plan(state)
 
 
 def _not_due(state: DreamState) -> str | None:
@@ -77,48 +77,51 @@ def _not_due(state: DreamState) -> str | None:
 
 def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
           if_due: bool = False, step_hook: StepHook | None = None) -> DreamOutcome:
-    if options.dry_run:
-        return _dry_run(context, now, new_run_id(context.paths, now), options, distiller, if_due)
-    _writable_store(context)
-    with dream_lock(context.paths, now):
-        _, recovered = roll_back_interrupted(context.paths)
-        clean_leftovers(context.paths)
+    """Plan, then apply. A dry run plans the same way and stops before the lock: no
+    roll-back, no journal, not a byte written."""
+    dry_run = options.dry_run
+    if not dry_run:
+        _writable_store(context)
+    with nullcontext() if dry_run else dream_lock(context.paths, now):
+        recovered = _interrupted_warning(context.paths) if dry_run else _recover(context.paths)
         run_id = new_run_id(context.paths, now)  # under the lock: no other dream takes the same number
         state = gather(orient(context, now, run_id, options))
         state.warnings[:0] = recovered
         if if_due and (reason := _not_due(state)):
-            return DreamOutcome(None, reason + "\n", not_due=reason, working_set=state)
+            return DreamOutcome(None, ("[DRY RUN] " if dry_run else "") + reason + "\n", not_due=reason,
+                                working_set=state)
         plan = plan_dream(state, distiller)
+        if dry_run:
+            report = build_report(plan)
+            return DreamOutcome(report, render_markdown(report), working_set=state)
         applied = apply(plan, state, step_hook)
-        warnings = [*plan.warnings, *applied.skipped]
-        index = applied.index
-        report = build_report(plan, applied.actions, len(applied.live), index.line_count, index.byte_count,
-                              warnings, len(state.new_entries), len(state.memories))
+        report = build_report(plan, applied)
         markdown = render_markdown(report)
         if applied.changes:
             folder = run_dir(context.paths, run_id)
             write_atomic(folder / "report.md", markdown.encode("utf-8"))
-            write_atomic(folder / "report.json", json.dumps(report, ensure_ascii=False, indent=1).encode("utf-8"))
+            write_atomic(folder / "report.json",
+                         json.dumps(report.as_json(), ensure_ascii=False, indent=1).encode("utf-8"))
         _record(state, plan, applied)
         return DreamOutcome(report, markdown, working_set=state)
 
 
-def _dry_run(context, now, run_id, options, distiller, if_due) -> DreamOutcome:
-    """Plan and render; no lock, no recovery, not a byte written."""
-    state = gather(orient(context, now, run_id, options))
-    if any(run_status(context.paths, r) == APPLYING and read_journal(context.paths, r).get("status") == APPLYING
-           for r in run_ids(context.paths)):
-        state.warnings.insert(0, "an interrupted dream will be rolled back by the next real run")
-    if if_due and (reason := _not_due(state)):
-        return DreamOutcome(None, f"[DRY RUN] {reason}\n", not_due=reason, working_set=state)
-    plan = plan_dream(state, distiller)
-    index = state.index
-    report = build_report(plan, plan.actions, len(state.live), index.line_count, index.byte_count, plan.warnings,
-                          len(state.new_entries), len(state.memories))
-    return DreamOutcome(report, render_markdown(report), working_set=state)
+def _recover(paths: StorePaths) -> list[str]:
+    """Under the lock, before a real run: interrupted runs rolled back, a killed one's leftovers removed."""
+    _, recovered = roll_back_interrupted(paths)
+    clean_leftovers(paths)
+    return recovered
 
 
-def _record(state: DreamState, plan: Plan, applied) -> None:
+def _interrupted_warning(paths: StorePaths) -> list[str]:
+    """A dry run rolls nothing back: it says that the next real run will."""
+    if any(run_status(paths, r) == APPLYING and read_journal(paths, r).get("status") == APPLYING
+           for r in run_ids(paths)):
+        return ["an interrupted dream will be rolled back by the next real run"]
+    return []
+
+
+def _record(state: DreamState, plan: Plan, applied: Applied) -> None:
     """After a run: when it finished, the parse cache as the files are now, what to recheck."""
     paths = state.context.paths
     bookkeeping.write_last_dream(paths, plan.run_id, state.now)
@@ -178,7 +181,7 @@ def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) 
         return restored
 
 
-def _revert_last_dream(paths, run_id: str) -> None:
+def _revert_last_dream(paths: StorePaths, run_id: str) -> None:
     """When the undone run is the one last_dream.json names, it names the run before it again."""
     try:
         named = json.loads((paths.state / bookkeeping.LAST_DREAM).read_text(encoding="utf-8")).get("run_id")
@@ -192,7 +195,7 @@ def _revert_last_dream(paths, run_id: str) -> None:
         when = datetime.fromisoformat(finished) if isinstance(finished, str) else None
     except ValueError:
         when = None
-    if when is None:
+    if previous is None or when is None:
         (paths.state / bookkeeping.LAST_DREAM).unlink(missing_ok=True)
     else:
         bookkeeping.write_last_dream(paths, previous, when)

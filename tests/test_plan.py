@@ -1,0 +1,154 @@
+"""The plan is the whole decision: a dry run reports what the real run then does, and the real
+run writes exactly the files the plan lists, with the bytes the plan holds."""
+
+import hashlib
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from auto_dream.demo import install_example, make_project
+from auto_dream.distill.deterministic import DeterministicDistiller
+from auto_dream.dream.gather import gather
+from auto_dream.dream.orient import orient
+from auto_dream.dream.plan import RetireMemory
+from auto_dream.dream.runner import dream, new_run_id, plan_dream
+from auto_dream.dream.runs import digest
+from auto_dream.dream.state import DreamOptions
+from auto_dream.store.context import open_context
+from auto_dream.store.daylog import Entry, append_entry
+from auto_dream.store.paths import StorePaths, ensure_store
+from conftest import tree_hash, write_memory_file
+
+STALE = "memories/project/20260822_old_module_port.md"
+REBASE = "memories/feedback/20261001_rebase.md"
+
+
+def memory_text(name: str, kind: str, mtime: datetime, body: str) -> str:
+    return f"---\nname: {name}\ndescription: {name}\ntype: {kind}\nmtime: {mtime.isoformat()}\n---\n{body}\n"
+
+
+def add(root: Path, text: str, kind: str, at: datetime) -> None:
+    append_entry(StorePaths(root), Entry(at.replace(tzinfo=None), text, kind))
+
+
+def example(project: Path, now: datetime) -> Path:
+    """The bundled example, in a project as `make run` sets it up."""
+    project.mkdir()
+    make_project(project)
+    root = ensure_store(project / ".auto-dream").root
+    install_example(root)
+    return root
+
+
+def archive_holds_the_names(project: Path, now: datetime) -> Path:
+    """A stale memory and a superseded one whose file names archive/ already holds."""
+    (project / ".git").mkdir(parents=True)
+    (project / "src").mkdir()
+    (project / "src" / "app.py").write_text("def main():\n    return 0\n")
+    root = ensure_store(project / ".auto-dream").root
+    write_memory_file(root, STALE, memory_text("Old module port", "project", now - timedelta(days=40),
+                                               "Tracks the port of src/old/module.py; the entry point is "
+                                               "`old_handler()`."))
+    write_memory_file(root, REBASE, memory_text("Rebase", "feedback", now - timedelta(days=30),
+                                                "Always rebase feature branches"))
+    for earlier in ("archive/project/20260822_old_module_port.md", "archive/project/20260822_old_module_port_2.md",
+                    "archive/feedback/20261001_rebase.md"):
+        write_memory_file(root, earlier, memory_text("Archived before", "project", now - timedelta(days=90),
+                                                     "Archived by an earlier dream."))
+    add(root, "Never rebase feature branches", "feedback", now - timedelta(days=1))
+    return root
+
+
+def only_the_index_is_out_of_date(project: Path, now: datetime) -> Path:
+    root = ensure_store(project / ".auto-dream").root
+    write_memory_file(root, "memories/user/20261001_go.md", memory_text(
+        "Go developer", "user", now - timedelta(days=30), "The user is a backend developer who mostly writes Go"))
+    write_memory_file(root, "memories/reference/20261002_api.md", memory_text(
+        "Fund API", "reference", now - timedelta(days=20), "Fund data API runs at localhost:5000"))
+    (root / "MEMORY.md").write_text("# Memory index\n\n- an entry for a memory long gone\n", encoding="utf-8")
+    return root
+
+
+def merges_and_supersedes(project: Path, now: datetime) -> Path:
+    root = ensure_store(project / ".auto-dream").root
+    deploys = "Deploys happen every Tuesday afternoon from the release branch"
+    write_memory_file(root, "memories/project/20260901_a.md", memory_text(
+        "Deploy day", "project", now - timedelta(days=60), f"{deploys}\n\nRollbacks need two approvals"))
+    write_memory_file(root, "memories/project/20261101_b.md", memory_text(
+        "Deploy schedule", "project", now - timedelta(days=20), deploys))
+    write_memory_file(root, REBASE, memory_text("Rebase policy", "feedback", now - timedelta(days=30),
+                                                "Always rebase feature branches"))
+    write_memory_file(root, "memories/user/20261001_分享.md", memory_text(
+        "内容平台", "user", now - timedelta(days=30), "用户想通过内容平台分享知识"))
+    add(root, "Never rebase feature branches", "feedback", now - timedelta(days=1))
+    add(root, "用户想通过内容平台分享知识和经验", "user", now - timedelta(days=1, hours=-1))
+    add(root, "The billing service publishes invoices to the Kafka topic billing.invoices", "project",
+        now - timedelta(days=1, hours=-2))
+    return root
+
+
+STORES = [example, archive_holds_the_names, only_the_index_is_out_of_date, merges_and_supersedes]
+
+
+def decisions(report: dict) -> dict:
+    """Everything a report says but the run's own id and whether it was a dry run."""
+    return {key: value for key, value in report.items() if key not in ("run_id", "dry_run")}
+
+
+@pytest.mark.parametrize("make_store", STORES, ids=[s.__name__ for s in STORES])
+def test_the_dry_run_reports_every_decision_the_real_run_then_carries_out(make_store, tmp_path, cli):
+    root = make_store(tmp_path / "project", datetime.now(timezone.utc))
+    before = tree_hash(root)
+    dry = cli("--root", root, "dream", "--dry-run", "--json")
+    assert dry.code == 0, dry.err
+    assert tree_hash(root) == before  # not a byte written
+    real = cli("--root", root, "dream", "--json")
+    assert real.code == 0, real.err
+    planned, done = json.loads(dry.out), json.loads(real.out)
+    assert (planned["dry_run"], done["dry_run"]) == (True, False)
+    assert decisions(planned) == decisions(done)
+    assert planned["actions"], "every store here gives the dream something to do"
+    # what the dry run named is what is on disk now
+    for row in planned["actions"]:
+        if row["kind"] in ("supersede", "merge", "archive") and row["archive"] is not None:
+            assert (root / row["archive"]).is_file() and not (root / row["path"]).exists(), row
+    index = (root / "MEMORY.md").read_bytes()
+    assert hashlib.sha256(index).hexdigest() == planned["index_sha256"]
+    assert len(index) == planned["stats"]["index_bytes"]
+    record = root / ".state" / "distilled.txt"
+    recorded = record.read_text(encoding="utf-8").split() if record.exists() else []
+    assert recorded[len(recorded) - len(planned["distilled_entries"]):] == planned["distilled_entries"]
+
+
+def test_archive_numbering_is_decided_by_the_plan_and_shown_by_the_dry_run(tmp_path, cli):
+    root = archive_holds_the_names(tmp_path / "project", datetime.now(timezone.utc))
+    report = json.loads(cli("--root", root, "dream", "--dry-run", "--json").out)
+    archives = {row["path"]: row["archive"] for row in report["actions"] if row["kind"] in ("archive", "supersede")}
+    assert archives == {STALE: "archive/project/20260822_old_module_port_3.md",
+                        REBASE: "archive/feedback/20261001_rebase_2.md"}
+    text = cli("--root", root, "dream", "--dry-run").out
+    assert f"[DRY RUN] Would archive: {STALE} (kept as archive/project/20260822_old_module_port_3.md)" in text
+    assert cli("--root", root, "dream").code == 0
+    assert "Always rebase" in (root / "archive/feedback/20261001_rebase_2.md").read_text(encoding="utf-8")
+    assert "Archived by an earlier dream." in (root / "archive/feedback/20261001_rebase.md").read_text()
+
+
+@pytest.mark.parametrize("make_store", STORES, ids=[s.__name__ for s in STORES])
+def test_the_real_run_writes_exactly_the_files_and_bytes_the_plan_holds(make_store, tmp_path):
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+    root = make_store(tmp_path / "project", now)
+    context = open_context(root)
+    state = gather(orient(context, now, new_run_id(context.paths, now), DreamOptions(dry_run=True)))
+    plan = plan_dream(state, DeterministicDistiller())
+    report = dream(open_context(root), now, DreamOptions(), DeterministicDistiller()).report
+    assert report is not None and report.run_id == plan.run_id
+    journal = json.loads((root / ".state" / "runs" / plan.run_id / "journal.json").read_text(encoding="utf-8"))
+    assert [(f["path"], f["post_sha256"]) for f in journal["files"]] == \
+        [(c.change.path, digest(c.change.data())) for c in plan.changes]
+    for change in plan.changes:
+        assert digest((root / change.change.path).read_bytes() if not change.change.removes else None) \
+            == digest(change.change.data()), change.change.path
+    retired = [a for a in plan.actions if isinstance(a, RetireMemory) and not a.proposed]
+    assert all(a.archived is not None and a.archived.extra["archived_by_run"] == plan.run_id for a in retired)
