@@ -107,8 +107,8 @@ def test_bad_input_is_an_input_error_and_writes_nothing(store):
 def test_dream_list_check_undo_through_the_library(store):
     outcome = store.dream(now=NOW)
     assert isinstance(outcome, auto_dream.DreamOutcome)
-    assert outcome.report["run_id"].endswith("-20261121T093000")  # the clock given, not the machine's
-    assert outcome.report["stats"]["created"] == 3 and outcome.markdown.startswith("## Dream")
+    assert outcome.report.run_id.endswith("-20261121T093000")  # the clock given, not the machine's
+    assert outcome.report.stats.created == 3 and outcome.markdown.startswith("## Dream")
     listed = store.list(now=NOW)
     assert isinstance(listed, auto_dream.ListResult)
     assert [(m.type, m.name, m.age_days) for m in listed.memories] == [
@@ -121,13 +121,13 @@ def test_dream_list_check_undo_through_the_library(store):
 
     undone = store.undo(now=NOW + timedelta(minutes=1))
     assert isinstance(undone, auto_dream.Restored)
-    assert undone.run_id == outcome.report["run_id"] and store.list(now=NOW).memories == []
+    assert undone.run_id == outcome.report.run_id and store.list(now=NOW).memories == []
 
 
 def test_dry_run_and_if_due_plan_without_writing(store):
     before = sorted(p.relative_to(store.root) for p in store.root.rglob("*"))
     planned = store.dream(dry_run=True, now=NOW)
-    assert planned.report["dry_run"] is True and planned.report["stats"]["created"] == 3
+    assert planned.report.dry_run is True and planned.report.stats.created == 3
     not_due = store.dream(if_due=True, now=NOW)  # three entries wait; five are needed
     assert not_due.report is None and "3 entries waiting" in not_due.not_due
     assert sorted(p.relative_to(store.root) for p in store.root.rglob("*")) == before
@@ -135,7 +135,7 @@ def test_dry_run_and_if_due_plan_without_writing(store):
 
 def test_a_naive_clock_is_taken_as_local_time(store):
     outcome = store.dream(dry_run=True, now=datetime(2026, 11, 21, 9, 30))
-    assert outcome.report["run_id"].endswith("-20261121T093000")
+    assert outcome.report.run_id.endswith("-20261121T093000")
 
 
 def test_the_library_reads_no_environment_variable(store, monkeypatch):
@@ -143,13 +143,13 @@ def test_the_library_reads_no_environment_variable(store, monkeypatch):
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-from-the-environment")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
         outcome = store.dream(dry_run=True, now=NOW)
-        assert outcome.report["stats"]["llm_calls"] == 0 and fake.requests == []
+        assert outcome.report.stats.llm_calls == 0 and fake.requests == []
 
 
 def test_claude_is_asked_with_the_key_and_url_given(store):
     with FakeAnthropic() as fake:
         outcome = store.dream(dry_run=True, api_key="sk-ant-given", base_url=fake.url, now=NOW)
-    assert outcome.report["stats"]["llm_calls"] == 1
+    assert outcome.report.stats.llm_calls == 1
     headers = {name.lower(): value for name, value in fake.headers[0].items()}
     assert "sk-ant-given" in headers.get("x-api-key", "") + headers.get("authorization", "")
 

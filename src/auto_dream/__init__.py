@@ -20,6 +20,7 @@ __all__ = [
     # what its methods return
     "Entry",
     "DreamOutcome",
+    "DreamReport",
     "Restored",
     "ListResult",
     "ListedMemory",
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from auto_dream.api import Store, open_store
     from auto_dream.commands.check import CheckResult, MemoryHealth
     from auto_dream.commands.listing import ListedMemory, ListResult
+    from auto_dream.dream.report import DreamReport
     from auto_dream.dream.runner import DreamOutcome
     from auto_dream.dream.runs import Restored
     from auto_dream.errors import AutoDreamError, InputError, LockHeldError, StoreError
@@ -51,6 +53,7 @@ _MODULE_OF = {
     "Store": "auto_dream.api",
     "Entry": "auto_dream.store.daylog",
     "DreamOutcome": "auto_dream.dream.runner",
+    "DreamReport": "auto_dream.dream.report",
     "Restored": "auto_dream.dream.runs",
     "ListResult": "auto_dream.commands.listing",
     "ListedMemory": "auto_dream.commands.listing",
