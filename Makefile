@@ -1,12 +1,14 @@
 # Two commands on a fresh machine with only Python and make:
 #   make run    create .venv, install, and run the main job on a temporary store
 #   make test   create .venv if needed, install with test extras, run lint and the whole suite
+#   make lint   the guardrails alone: ruff, mypy and the import contracts (pyproject.toml)
+#   make test-fast  the suite without the slow torture and subprocess-heavy tests (marked `slow`)
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint install bench clean
+.PHONY: run test test-fast lint install bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,13 +30,18 @@ run: $(VENV)/.installed
 test: lint
 	$(BIN)/python -m pytest -q
 
-# ruff: pyflakes, pycodestyle and import order (pyproject [tool.ruff]); mypy and an
-# architecture test join it with the layers of issue 14.
+test-fast: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q -m "not slow"
+
+# ruff: pyflakes, pycodestyle and import order ([tool.ruff]); mypy: types ([tool.mypy]);
+# lint-imports: the layers and the imports STYLE.md forbids ([tool.importlinter]).
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache --no-logo
 
 bench: $(VENV)/.installed
 	$(BIN)/python bench/append.py
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis .mypy_cache

@@ -1,5 +1,7 @@
 """Shared fixtures: every test runs with HOME and the store root pointed at tmp_path."""
 
+import ast
+import functools
 import hashlib
 import os
 import shutil
@@ -13,6 +15,34 @@ from auto_dream.cli import run
 from auto_dream.store.paths import StorePaths, ensure_store
 
 BIN = Path(sys.executable).parent
+# What starts a process: the modules, and this file's helpers and fixtures that run one.
+PROCESS_NAMES = frozenset({"subprocess", "multiprocessing", "fork", "run_installed", "installed_command",
+                           "auto_dream_exe", "sleeper"})
+
+
+@functools.cache
+def tests_that_start_processes(module: Path) -> frozenset[str]:
+    """The test functions in `module` that name a PROCESS_NAMES, themselves or through the
+    module-level helpers and fixtures they use."""
+    functions = {node.name: node for node in ast.parse(module.read_text()).body if isinstance(node, ast.FunctionDef)}
+    uses = {name: {node.id for node in ast.walk(function) if isinstance(node, ast.Name)}
+            | {node.attr for node in ast.walk(function) if isinstance(node, ast.Attribute)}
+            | {argument.arg for argument in function.args.args} for name, function in functions.items()}
+    starting: set[str] = set()
+    grew = True
+    while grew:  # a helper that calls a helper that starts a process starts one too
+        grown = {name for name, used in uses.items() if used & (PROCESS_NAMES | starting)}
+        grew, starting = grown != starting, grown
+    return frozenset(name for name in starting if name.startswith("test_"))
+
+
+def pytest_collection_modifyitems(items):
+    """`slow` (left out by `make test-fast`) marks the torture files, by their own pytestmark,
+    and here every test that starts a process: the installed command, a child Python, a pool."""
+    for item in items:
+        function = getattr(item, "originalname", item.name)
+        if function in tests_that_start_processes(Path(item.path)):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

@@ -1,16 +1,23 @@
 """The package as users get it: a wheel built from the repo carries the templates and the example."""
 
+import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+# What a build leaves behind, and what it does not need: the wheel is built from a copy.
+NOT_BUILT = shutil.ignore_patterns(".*", "build", "dist", "*.egg-info", "__pycache__", "tests", "bench")
 
 
 def test_wheel_contains_templates_and_example(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(REPO)],
+    checkout = sorted(p.relative_to(REPO) for p in (*REPO.iterdir(), *(REPO / "src").iterdir()))
+    source = tmp_path / "source"
+    shutil.copytree(REPO, source, symlinks=True, ignore=NOT_BUILT)  # pip builds in the tree it is given
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(source)],
                    check=True, capture_output=True, timeout=300)
+    assert sorted(p.relative_to(REPO) for p in (*REPO.iterdir(), *(REPO / "src").iterdir())) == checkout
     wheel = next(tmp_path.glob("auto_dream-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     for template in (REPO / "templates").rglob("*"):

@@ -203,7 +203,7 @@ def test_init_makes_owner_only_folders_and_files(cli, tmp_path):
 def test_init_into_a_file_is_refused_without_a_traceback(cli, tmp_path):
     (tmp_path / "notes.txt").write_text("hello\n")
     result = cli("init", tmp_path / "notes.txt")
-    assert result.code != 0
+    assert result.code == 2, result
     assert result.err.startswith("auto-dream: error:") and result.err.count("\n") == 1
     assert "notes.txt" in result.err
     assert (tmp_path / "notes.txt").read_text() == "hello\n"

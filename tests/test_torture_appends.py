@@ -10,11 +10,15 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from auto_dream.commands.append import append_text
 from auto_dream.store.daylog import append_entry, local_now, make_entry, read_all_entries
 from auto_dream.store.paths import MEMORY_TYPES, StorePaths, ensure_store
 from auto_dream.store.scan import scan_memories
 from conftest import run_installed
+
+pytestmark = pytest.mark.slow  # a torture test: `make test` runs it, `make test-fast` leaves it out
 
 WORKERS = 16
 APPENDS = 200

@@ -22,6 +22,8 @@ from auto_dream.store.paths import StorePaths, ensure_store
 from auto_dream.store.scan import scan_memories
 from conftest import installed_command, run_installed, write_memory_file
 
+pytestmark = pytest.mark.slow  # a torture test: `make test` runs it, `make test-fast` leaves it out
+
 NOW = datetime.now().astimezone()
 
 

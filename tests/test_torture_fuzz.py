@@ -10,6 +10,7 @@ import tempfile
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,8 @@ from auto_dream.errors import AutoDreamError
 from auto_dream.store.daylog import Entry, LogProblem, format_entry, parse_log, read_log
 from auto_dream.store.memory import Memory, Unreadable, parse_memory, render_memory
 from auto_dream.store.paths import MEMORY_TYPES
+
+pytestmark = pytest.mark.slow  # a torture test: `make test` runs it, `make test-fast` leaves it out
 
 FILE_MTIME = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 # Derandomized: the same examples every run, so a failure here is a finding, not a fluke.

@@ -29,6 +29,8 @@ from auto_dream.store.paths import StorePaths, ensure_store
 from auto_dream.store.scan import scan_memories
 from conftest import make_git_project, run_installed, write_memory_file
 
+pytestmark = pytest.mark.slow  # a torture test: `make test` runs it, `make test-fast` leaves it out
+
 KILLS = 50
 NOW = datetime.now().astimezone()
 

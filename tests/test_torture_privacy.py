@@ -14,6 +14,8 @@ import pytest
 
 from conftest import run_installed
 
+pytestmark = pytest.mark.slow  # a torture test: `make test` runs it, `make test-fast` leaves it out
+
 NOW = datetime.now().astimezone()
 
 
