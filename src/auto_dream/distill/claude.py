@@ -11,10 +11,12 @@ names go through the same slug rule as every memory.
 
 import heapq
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from auto_dream.distill.base import (
+    DESCRIPTION_CHARS,
+    NAME_CHARS,
     Create,
     DistillRequest,
     DistillResult,
@@ -36,8 +38,6 @@ from auto_dream.store.paths import MEMORY_TYPES
 from auto_dream.store.templates import load_template
 
 TOOL_NAME = "record_operations"
-NAME_CHARS = 80
-DESCRIPTION_CHARS = 150
 CANDIDATES_PER_ENTRY = 5
 CANDIDATE_OVERLAP = 0.25  # lower than the merge threshold: Claude judges, overlap only finds
 CANDIDATE_BODY_CHARS = 600
@@ -369,8 +369,8 @@ class AnthropicDistiller:
                 result.usage.fallback_batches += 1
                 result.notes.append(f"LLM batch {number} ({len(entries)} entries) fell back to the deterministic "
                                     f"distiller: {problem}")
-                operations = self.fallback.distill(DistillRequest(
-                    entries, request.memories, request.profiles, request.thresholds, request.tz)).operations
+                # the same neighbours and the same now: a batch falls back to what a deterministic dream does
+                operations = self.fallback.distill(replace(request, entries=entries)).operations
             result.operations.extend(operations)
         result.usage.estimated_cost_usd = estimated_cost(self.settings.model, result.usage)
         result.notes.extend(self._usage_notes())

@@ -11,12 +11,13 @@ from auto_dream.distill.base import (
     MergeInto,
     NewMemory,
     ReviewCase,
+    Reviewer,
     Skip,
     Supersede,
     Thresholds,
 )
 from auto_dream.distill.deterministic import new_memory_from_text
-from auto_dream.dream.nearby import entry_neighbours, memory_pairs, word_rarity
+from auto_dream.dream.nearby import StoreNeighbours, memory_pairs, word_rarity
 from auto_dream.dream.plan import CreateMemory, ReviewPair, SkipEntries, UpdateMemory
 from auto_dream.dream.state import DreamState
 from auto_dream.judge.kinds import guess_type
@@ -35,8 +36,7 @@ def consolidate(state: DreamState, distiller: Distiller) -> DreamState:
         thresholds = Thresholds(config.duplicate_overlap, config.contradiction_overlap)
         result = distiller.distill(DistillRequest(
             state.new_entries, state.live.copy(), state.profiles, thresholds, state.context.tz,
-            lambda threshold, aimless=None: entry_neighbours(state, state.new_entries, threshold, aimless),
-            now=state.now))
+            StoreNeighbours(state, state.new_entries), now=state.now))
         state.usage = result.usage
         state.warnings.extend(result.notes)
         for operation in result.operations:
@@ -165,16 +165,15 @@ class _Run:
             else:
                 self._retire("merge", leaving, staying, f"duplicate of {staying.path}: {verdict.evidence}")
 
-    def ask_reviewer(self, distiller) -> None:
+    def ask_reviewer(self, distiller: Distiller) -> None:
         """The pairs left for review go to the LLM when the distiller can review (DESIGN 3.4): what
         it decides to merge or supersede is carried out like the judge's own acts, within the
         budget; a pair it keeps, or that it could not decide, stays in the review list."""
         state = self.state
-        review = getattr(distiller, "review", None)
         pending = [item for item in state.review if item.path in state.live and item.target in state.live]
-        if review is None or not pending:
+        if not isinstance(distiller, Reviewer) or not pending:
             return
-        result = review([ReviewCase(state.live[item.path], state.live[item.target], item.kind, item.evidence)
+        result = distiller.review([ReviewCase(state.live[item.path], state.live[item.target], item.kind, item.evidence)
                          for item in pending], state.usage.calls)
         state.usage.add(result.usage)
         state.warnings.extend(result.notes)
