@@ -230,7 +230,8 @@ def validate(tool_input: object, batch: Batch) -> tuple[list[Operation], list[st
             seen[i] = seen.get(i, 0) + 1
         sources = tuple(batch.entries[i].id for i in ids)
         reason = " ".join(str(raw.get("reason") or "").split())[:300] or kind
-        new, memory_path = None, None
+        new: NewMemory | None = None
+        memory_path: str | None = None  # set for a merge or a supersede, else it `continue`s
         if kind in ("create", "supersede"):
             new, problems = _new_memory(raw, where)
             errors.extend(problems)
@@ -245,9 +246,9 @@ def validate(tool_input: object, batch: Batch) -> tuple[list[Operation], list[st
             memory_path = batch.candidates[memory_id]
         if kind == "create" and new:
             operations.append(Create(new, sources, f"Claude: {reason}"))
-        elif kind == "supersede" and new:
+        elif kind == "supersede" and new and memory_path is not None:
             operations.append(Supersede(memory_path, new, sources, f"Claude: {reason}"))
-        elif kind == "merge":
+        elif kind == "merge" and memory_path is not None:
             addition = raw.get("addition") or ""
             if not isinstance(addition, str):
                 errors.append(f"{where}: addition must be text")
@@ -278,7 +279,7 @@ def _new_memory(raw: dict, where: str) -> tuple[NewMemory | None, list[str]]:
         problems.append(f"{where}: description must be 1 to {DESCRIPTION_CHARS} characters")
     if not body:
         problems.append(f"{where}: body must not be empty")
-    if problems:
+    if problems or not isinstance(kind, str):  # a type in MEMORY_TYPES is one
         return None, problems
     return NewMemory(kind, name, description, body), []
 

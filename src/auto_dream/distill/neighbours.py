@@ -11,10 +11,13 @@ answer for, and asks the cache for the rest (dream.nearby.StoreNeighbours).
 """
 
 from collections.abc import Callable, Hashable, Mapping
+from typing import TypeVar
 
 from auto_dream.judge.pairs import indexed_pairs
 from auto_dream.judge.similarity import Profile
 from auto_dream.store.daylog import Entry
+
+Key = TypeVar("Key", bound=Hashable)  # a memory's path, or a tagged entry id or path
 
 
 def search_range(threshold: float, aimless_threshold: float | None) -> tuple[float, float]:
@@ -30,25 +33,23 @@ def entry_pairs(entries: Mapping[str, Profile], memories: Mapping[str, Profile],
                 high: float) -> dict[str, set[str]]:
     """For each entry id, the memories whose overlap with it reaches `high`, or `low` when the
     entry or the memory aims."""
-    # entries and memories share one pool: an entry id could also be a memory's path
-    entry_keys: dict[Hashable, str] = {("entry", entry_id): entry_id for entry_id in entries}
-    memory_keys: dict[Hashable, str] = {("memory", path): path for path in memories}
-    pool: dict[Hashable, frozenset[str]] = {key: memories[path].words for key, path in memory_keys.items()}
-    pool.update({key: entries[entry_id].words for key, entry_id in entry_keys.items()})
+    # entries and memories share one pool, each under its own kind: an entry id is never a path
+    pool: dict[tuple[str, str], frozenset[str]] = {("memory", path): profile.words
+                                                   for path, profile in memories.items()}
+    pool.update({("entry", entry_id): profile.words for entry_id, profile in entries.items()})
 
-    def aims(key: Hashable) -> bool:
-        return entries[entry_keys[key]].aims if key in entry_keys else memories[memory_keys[key]].aims
+    def aims(key: tuple[str, str]) -> bool:
+        return (entries if key[0] == "entry" else memories)[key[1]].aims
 
     found: dict[str, set[str]] = {}
-    for a, b in relatable_pairs(list(entry_keys), pool, aims, low, high, across_only=True):
-        entry_key, memory_key = (a, b) if a in entry_keys else (b, a)
-        found.setdefault(entry_keys[entry_key], set()).add(memory_keys[memory_key])
+    for a, b in relatable_pairs([("entry", e) for e in entries], pool, aims, low, high, across_only=True):
+        entry_key, memory_key = (a, b) if a[0] == "entry" else (b, a)
+        found.setdefault(entry_key[1], set()).add(memory_key[1])
     return found
 
 
-def relatable_pairs(probes: list[Hashable], pool: Mapping[Hashable, frozenset[str]],
-                    aims: Callable[[Hashable], bool], low: float, high: float,
-                    across_only: bool = False) -> set[tuple[Hashable, Hashable]]:
+def relatable_pairs(probes: list[Key], pool: Mapping[Key, frozenset[str]], aims: Callable[[Key], bool],
+                    low: float, high: float, across_only: bool = False) -> set[tuple[Key, Key]]:
     """indexed_pairs at `high`, plus the pairs from `low` up that have a side that aims."""
     if high <= low:
         return indexed_pairs(probes, pool, low, across_only=across_only)

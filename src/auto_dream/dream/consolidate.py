@@ -2,7 +2,9 @@
 contradictions among the memories this run changed and the rest (--full: among all)."""
 
 import os
+from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime
 
 from auto_dream.distill.base import (
     Create,
@@ -75,7 +77,7 @@ class _Run:
             case Skip(sources=sources, reason=reason):
                 self.state.actions.append(SkipEntries(tuple(sources), reason))
 
-    def _entry_time(self, sources) -> object:
+    def _entry_time(self, sources: Sequence[str]) -> datetime:
         """The newest entry's time, never later than now: a back-dated entry dated in the future
         must not make a memory that outranks every later correction."""
         times = [aware(self.entries[s].at, self.state.context.tz) for s in sources if s in self.entries]
@@ -181,7 +183,7 @@ class _Run:
             item = pending[decision.case]
             if item.path not in state.live or item.target not in state.live:
                 state.review.remove(item)  # one of the two left in an earlier decision of this run
-            elif decision.action == "keep":
+            elif decision.action == "keep" or decision.retire is None:  # only a keep retires nothing
                 state.review[state.review.index(item)] = replace(
                     item, evidence=f"{item.evidence}; Claude: keep both ({decision.reason})")
             else:
@@ -220,7 +222,7 @@ class _Run:
 
     def _review(self, verdict, a: str, b: str, why: str = "") -> None:
         kind = "possible_conflict" if verdict.kind == "conflict" else "possible_duplicate"
-        pair = tuple(sorted((a, b)))
+        pair = (a, b) if a <= b else (b, a)
         if pair not in self.reviewed:
             self.reviewed.add(pair)
             self.state.review.append(ReviewPair(kind, a, b, why + verdict.evidence))
@@ -274,7 +276,9 @@ class _Run:
 
 def _blocks(body: str) -> list[str]:
     """A body's paragraphs, split at blank lines outside code fences (a fence is one block)."""
-    blocks, current, fenced = [], [], False
+    blocks: list[str] = []
+    current: list[str] = []
+    fenced = False
     for line in body.strip("\n").split("\n"):
         if line.lstrip().startswith("```"):
             fenced = not fenced

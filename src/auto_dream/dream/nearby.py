@@ -9,13 +9,14 @@ distill.neighbours.
 """
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from auto_dream.distill.base import Thresholds
 from auto_dream.distill.neighbours import entry_pairs, entry_profiles, relatable_pairs, search_range
 from auto_dream.dream.state import DreamState
 from auto_dream.judge.pairs import stored_pairs
 from auto_dream.judge.statements import idf_weights
+from auto_dream.store.cache import ParseCache
 from auto_dream.store.daylog import Entry
 
 
@@ -28,12 +29,12 @@ def memory_pairs(state: DreamState, probes: Iterable[str], thresholds: Threshold
     stored = state.stored - set(probes)
     fresh = live.outside(stored)
     aims = {p: profiles[p].aims for p in probes}
-    found = set()
+    found: set[tuple[str, str]] = set()
     for kind in {live[p].type for p in probes}:
         pool = {p: profiles[p].words for p in fresh if live[p].type == kind}
         found |= relatable_pairs([p for p in probes if p in pool], pool, lambda p: profiles[p].aims, low, high)
     if stored and state.cache is not None:
-        matches = _stored_relatable(state, {p: profiles[p].words for p in probes}, aims, low, high)
+        matches = _stored_relatable(state, state.cache, {p: profiles[p].words for p in probes}, aims, low, high)
         found |= {(a, b) if a <= b else (b, a) for a, others in matches.items() for b in others
                   if b in stored and b in live and live[a].type == live[b].type}
     return found
@@ -62,29 +63,31 @@ class StoreNeighbours:
         found = entry_pairs(profiles, {p: state.profiles[p] for p in live.outside(stored)}, low, high)
         if stored and state.cache is not None:
             words = {entry_id: profile.words for entry_id, profile in profiles.items()}
-            matches = _stored_relatable(state, words, {e: p.aims for e, p in profiles.items()}, low, high)
+            matches = _stored_relatable(state, state.cache, words, {e: p.aims for e, p in profiles.items()}, low, high)
             for entry_id, paths in matches.items():
                 if paths := {p for p in paths if p in stored and p in live}:
                     found.setdefault(entry_id, set()).update(paths)
         return found
 
 
-def _stored_relatable(state: DreamState, probes: dict, aims: dict, low: float, high: float) -> dict:
+def _stored_relatable(state: DreamState, cache: ParseCache, probes: Mapping[str, frozenset[str]],
+                      aims: Mapping[str, bool], low: float, high: float) -> dict[str, set[str]]:
     """_stored_matches at `high`, plus from `low` up the stored memories that aim (all of them,
     for a probe that aims)."""
     if high <= low:
-        return _stored_matches(state, probes, low)
+        return _stored_matches(state, cache, probes, low)
     aiming = {key: words for key, words in probes.items() if aims[key]}
     aimless = {key: words for key, words in probes.items() if not aims[key]}
-    found = {key: set() for key in probes}
-    for matches in (_stored_matches(state, aiming, low), _stored_matches(state, aimless, high),
-                    _stored_matches(state, aimless, low, aiming_only=True)):
+    found: dict[str, set[str]] = {key: set() for key in probes}
+    for matches in (_stored_matches(state, cache, aiming, low), _stored_matches(state, cache, aimless, high),
+                    _stored_matches(state, cache, aimless, low, aiming_only=True)):
         for key, paths in matches.items():
             found[key] |= paths
     return found
 
 
-def _stored_matches(state: DreamState, probes: dict, threshold: float, aiming_only: bool = False) -> dict:
+def _stored_matches(state: DreamState, cache: ParseCache, probes: Mapping[str, frozenset[str]], threshold: float,
+                    aiming_only: bool = False) -> dict[str, set[str]]:
     """For each probe, the stored memories whose overlap with its words reaches `threshold`
     (with `aiming_only`, of those that aim).
 
@@ -95,8 +98,7 @@ def _stored_matches(state: DreamState, probes: dict, threshold: float, aiming_on
     unasked = {words for words in probes.values() if (words, threshold, aiming_only) not in memo}
     for words in unasked:
         memo[words, threshold, aiming_only] = set()
-    for words, path in stored_pairs({words: words for words in unasked}, state.cache, threshold,
-                                    aiming_only=aiming_only):
+    for words, path in stored_pairs({words: words for words in unasked}, cache, threshold, aiming_only=aiming_only):
         memo[words, threshold, aiming_only].add(path)
     return {key: memo[words, threshold, aiming_only] for key, words in probes.items()}
 

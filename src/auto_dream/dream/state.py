@@ -1,6 +1,5 @@
 """What the phases share: the store as orient found it, and what gather added."""
 
-from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -13,9 +12,10 @@ from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, LogProblem
 from auto_dream.store.index import IndexResult
 from auto_dream.store.memory import Memory, Unreadable
+from auto_dream.store.views import LiveView, StoreView
 
 
-class Profiles(dict):
+class Profiles(dict[str, Profile]):
     """Word profiles by memory path, made the first time one is asked for: a nightly dream
     over 100,000 memories needs a few hundred of them."""
 
@@ -62,7 +62,7 @@ class DreamState:
     now: datetime  # aware
     run_id: str
     options: DreamOptions
-    memories: Mapping[str, Memory] = field(default_factory=dict)  # as orient found them, by path (views.StoreView)
+    memories: StoreView = field(init=False)  # as orient found them, by path
     unreadable: list[Unreadable] = field(default_factory=list)
     fingerprints: dict[str, Fingerprint] = field(default_factory=dict)  # as orient saw them
     changed: set[str] = field(default_factory=set)  # new or changed since the last dream
@@ -72,7 +72,7 @@ class DreamState:
     logs_read: dict[str, tuple[list[int], set[str]]] = field(default_factory=dict)  # log -> (fingerprint, ids)
     logs_done: dict[str, list[int]] = field(default_factory=dict)  # logs skipped: fully distilled before
     log_problems: list[LogProblem] = field(default_factory=list)
-    profiles: dict[str, Profile] = field(default_factory=dict)  # by path; orient's fills itself on first use
+    profiles: Profiles = field(init=False)  # by path, made on first use (orient sets both)
     stored: set[str] = field(default_factory=set)  # unchanged memories the cache's pair index answers for
     stored_matches: dict = field(default_factory=dict)  # (words, threshold) -> stored paths: dream.nearby
     cache: ParseCache | None = None
@@ -80,7 +80,7 @@ class DreamState:
     repo: Path | None = None
     warnings: list[str] = field(default_factory=list)
     # consolidate and prune build these:
-    live: MutableMapping[str, Memory] = field(default_factory=dict)  # what survives the plan (views.LiveView)
+    live: LiveView = field(init=False)  # what survives the plan (consolidate sets it)
     actions: list[Action] = field(default_factory=list)
     deferred: list[RetireMemory] = field(default_factory=list)
     flagged: list[tuple[str, list[str]]] = field(default_factory=list)
