@@ -175,8 +175,9 @@ class _Run:
         pending = [item for item in state.review if item.path in state.live and item.target in state.live]
         if not isinstance(distiller, Reviewer) or not pending:
             return
-        result = distiller.review([ReviewCase(state.live[item.path], state.live[item.target], item.kind, item.evidence)
-                         for item in pending], state.usage.calls)
+        cases = [ReviewCase(state.live[item.path], state.live[item.target], item.kind, item.evidence)
+                 for item in pending]
+        result = distiller.review(cases, state.usage.calls)
         state.usage.add(result.usage)
         state.warnings.extend(result.notes)
         for decision in result.decisions:
