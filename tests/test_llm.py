@@ -8,15 +8,17 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from auto_dream.distill.base import DistillRequest, Thresholds
+from auto_dream.distill.base import NAME_CHARS, DistillRequest, Thresholds
 from auto_dream.distill.claude import (
     OVERVIEW_MEMORIES,
+    TOOL,
     AnthropicDistiller,
     Batch,
     CandidateFinder,
     batch_document,
     validate,
 )
+from auto_dream.distill.deterministic import new_memory_from_text
 from auto_dream.dream.bookkeeping import read_distilled_ids
 from auto_dream.judge.similarity import Profile
 from auto_dream.store.config import Config
@@ -343,18 +345,31 @@ def test_validation_lists_every_problem():
     at = datetime(2026, 11, 20, 10, 0)
     batch = Batch(1, {"e1": Entry(at, "one"), "e2": Entry(at, "two")}, {"m1": "memories/project/x.md"}, {"m1"})
     operations, errors = validate({"operations": [
-        {"op": "create", "entries": ["e1"], "type": "project", "name": "x" * 81, "description": "d", "body": ""},
+        {"op": "create", "entries": ["e1"], "type": "project", "name": "x" * 61, "description": "d", "body": ""},
         {"op": "supersede", "entries": ["e1"], "memory": "m1", "type": "project", "name": "n", "description": "d",
          "body": "b"},
     ]}, batch)
     text = "\n".join(errors)
-    assert "name must be 1 to 80 characters" in text and "body must not be empty" in text
+    assert "name must be 1 to 60 characters" in text and "body must not be empty" in text
     assert "pinned" in text and "e2 are in no operation" in text
     ok, errors = validate({"operations": [
         {"op": "merge", "entries": ["e1", "e2"], "memory": "m1", "addition": "", "reason": "same"}]}, batch)
     assert errors == [] and ok[0].memory == "memories/project/x.md" and ok[0].sources == (
         Entry(at, "one").id, Entry(at, "two").id)
     assert validate("nonsense", batch)[1] == ["the answer must be an object with an `operations` list"]
+
+
+def test_a_name_dream_makes_is_at_most_60_characters_whether_claude_or_the_log_entry_gives_it():
+    sentence = "The nightly export of the billing warehouse runs at two and must finish before six"
+    assert new_memory_from_text("project", sentence).name == "The nightly export of the billing warehouse runs at two…"
+    assert len(new_memory_from_text("project", "x" * 200).name) == NAME_CHARS == 60
+    assert "at most 60 characters" in TOOL["input_schema"]["properties"]["operations"]["items"]["properties"][
+        "name"]["description"]
+    batch = Batch(1, {"e1": Entry(datetime(2026, 11, 20, 10, 0), "one")})
+    for name, valid in (("x" * 60, True), ("x" * 61, False)):
+        operations, errors = validate({"operations": [{"op": "create", "entries": ["e1"], "type": "project",
+                                                       "name": name, "description": "d", "body": "b"}]}, batch)
+        assert (operations[0].new.name == name and not errors) if valid else not operations
 
 
 # ---------------------------------------------------------------- the review of uncertain pairs
@@ -425,3 +440,30 @@ def test_claude_cannot_retire_a_pinned_memory_in_review(review_store, fake):
     assert len(fake.requests) == 2 and "pinned" in fake.requests[1]["messages"][0]["content"]
     assert [a for a in report["actions"] if a["kind"] == "supersede"] == []
     assert (review_store / "memories/user/2026_a.md").exists()
+
+
+def test_a_batch_that_falls_back_is_distilled_as_a_dream_without_claude_distills_it(tmp_path, fake):
+    # By the second dream the first memories are the parse cache's, and a memory dated in the
+    # future has no known order: the correction is left for review beside it, never skipped.
+    fake.default = error(500)
+    reports = {}
+    for how in ("--no-llm", "--llm"):
+        root = tmp_path / how.strip("-") / ".auto-dream"
+        paths = ensure_store(root)
+        for second, (kind, text) in enumerate(ENTRIES):
+            append_entry(paths, Entry(datetime(2026, 11, 20, 10, 0, second), text, kind))
+        dream(root, fake, "--no-llm")
+        (root / "memories/feedback/20991231_pnpm.md").write_text(
+            "---\nname: Package manager\ndescription: Use pnpm\ntype: feedback\nmtime: 2099-12-31T00:00:00+00:00\n"
+            "---\nUse pnpm for installs\n")
+        append_entry(paths, Entry(datetime(2026, 11, 21, 10, 0), "Invoices are published to the topic "
+                                  "billing.invoices", "project"))
+        append_entry(paths, Entry(datetime(2026, 11, 21, 10, 1), "Switched to npm instead of pnpm for installs",
+                                  "feedback"))
+        reports[how] = dream(root, fake, how)
+    assert any("fell back to the deterministic distiller" in w for w in reports["--llm"]["warnings"])
+    for key in ("actions", "review"):
+        assert [(a["kind"], a.get("path"), a.get("target")) for a in reports["--llm"][key]] == \
+            [(a["kind"], a.get("path"), a.get("target")) for a in reports["--no-llm"][key]]
+    assert [a["kind"] for a in reports["--no-llm"]["actions"]] == ["create", "merge", "index"]
+    assert reports["--no-llm"]["review"]

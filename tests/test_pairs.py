@@ -1,10 +1,15 @@
 """The indexed pair search finds exactly the pairs the all-pairs reference finds."""
 
+import random
+from datetime import datetime, timezone
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auto_dream.judge.pairs import indexed_pairs, reference_pairs
 from auto_dream.judge.similarity import overlap, significant_words
+from conftest import write_memory_file
 
 # Small vocabularies make overlaps frequent, so the property meets many true pairs;
 # CJK sentences give bigrams.
@@ -61,7 +66,7 @@ def test_across_only_leaves_out_exactly_the_probe_to_probe_pairs(store, threshol
 @given(store=stores, low=thresholds, high=thresholds, across_only=st.booleans(), data=st.data())
 def test_relatable_pairs_are_those_at_the_low_threshold_with_a_side_that_aims_and_the_rest_at_the_high(
         store, low, high, across_only, data):
-    from auto_dream.dream.nearby import relatable_pairs
+    from auto_dream.distill.neighbours import relatable_pairs
 
     pool = {key: significant_words(text) for key, text in store.items()}
     keys = sorted(pool)
@@ -73,3 +78,53 @@ def test_relatable_pairs_are_those_at_the_low_threshold_with_a_side_that_aims_an
                 if overlap(pool[a], pool[b]) >= max(low, high) or a in aiming or b in aiming}
     assert relatable_pairs(probes, pool, aiming.__contains__, min(low, high), max(low, high),
                            across_only=across_only) == expected
+
+
+PHRASES = ["deploy billing on tuesday", "the invoice queue uses kafka", "don't rebase the release branch",
+           "tests no longer mock the database", "redis cache instead of postgres", "review every release",
+           "用户想通过内容平台分享知识", "不要用数据库", "项目改用缓存", "billing invoice queue on kafka"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("threshold, aimless_threshold", [(0.4, 0.6), (0.25, None), (0.5, 0.5)])
+def test_dream_finds_each_entrys_neighbours_as_the_search_over_every_profile_does(tmp_path, seed, threshold,
+                                                                                    aimless_threshold):
+    # dream asks its parse cache for the memories it holds and searches the rest in memory;
+    # the plain search (distill.neighbours) searches all: they must find the same memories
+    from auto_dream.distill.deterministic import DeterministicDistiller
+    from auto_dream.distill.neighbours import ProfileNeighbours
+    from auto_dream.dream.gather import gather
+    from auto_dream.dream.nearby import StoreNeighbours
+    from auto_dream.dream.orient import orient
+    from auto_dream.dream.runner import dream
+    from auto_dream.dream.state import DreamOptions
+    from auto_dream.store.context import open_context
+    from auto_dream.store.daylog import Entry, append_entry
+    from auto_dream.store.paths import ensure_store
+    from auto_dream.store.views import LiveView
+
+    chosen = random.Random(seed)
+    now = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+
+    def text() -> str:
+        return " and ".join(chosen.sample(PHRASES, chosen.randint(1, 3)))
+
+    def write_memories(names: range) -> None:
+        for n in names:
+            kind = chosen.choice(["project", "feedback"])
+            write_memory_file(tmp_path, f"memories/{kind}/2026010{n % 9 + 1}_m{n}.md",
+                              f"---\nname: m{n}\ndescription: d{n}\ntype: {kind}\n---\n{text()}\n")
+
+    paths = ensure_store(tmp_path)
+    write_memories(range(12))
+    dream(open_context(tmp_path), now, DreamOptions(), DeterministicDistiller())  # the cache holds these
+    write_memories(range(12, 18))
+    for n in range(8):
+        append_entry(paths, Entry(datetime(2026, 2, 1, 9, 0, n), text(), "project"))
+    state = gather(orient(open_context(tmp_path), now, "0002-test", DreamOptions()))
+    state.live = LiveView(state.memories)
+    assert state.stored and state.live.outside(state.stored) and len(state.new_entries) == 8
+    every_profile = {path: state.profiles[path] for path in state.live}
+    expected = ProfileNeighbours(state.new_entries, every_profile).candidates(threshold, aimless_threshold)
+    found = StoreNeighbours(state, state.new_entries).candidates(threshold, aimless_threshold)
+    assert found == expected and expected

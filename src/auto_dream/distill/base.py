@@ -2,19 +2,26 @@
 
 A distiller sees a batch of entries and the live memories and answers with operations:
 create, merge into, supersede, skip. The deterministic distiller decides by word overlap
-(DESIGN 3.2); the Anthropic one (issue 4) asks Claude and falls back to this one.
+(DESIGN 3.2); the Claude one asks Claude and falls back to the deterministic one.
+
+Which memories an entry is compared with is asked through `Neighbours`: dream answers from
+its parse cache's pair index (dream.nearby), a request without one searches its profiles
+(distill.neighbours). The seam points down: dream hands the distiller a Neighbours.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
-from auto_dream.judge.pairs import indexed_pairs
+from auto_dream.distill.neighbours import ProfileNeighbours
 from auto_dream.judge.similarity import Profile
 from auto_dream.store.daylog import Entry, aware
 from auto_dream.store.memory import Memory
 
+# The longest name dream makes, from an entry or in Claude's answer (a name a person wrote is
+# never cut): a title, not a sentence. MEMORY.md's line has room for about 50 characters of a
+# name beside its link, as the file name's slug keeps 50.
 NAME_CHARS = 60
 DESCRIPTION_CHARS = 150
 
@@ -113,6 +120,16 @@ class DistillResult:
     notes: list[str] = field(default_factory=list)  # batches that fell back, and why
 
 
+class Neighbours(Protocol):
+    """Which memories each entry of a request may be compared with."""
+
+    def candidates(self, threshold: float, aimless_threshold: float | None = None) -> dict[str, set[str]]:
+        """For each entry id, the memories whose overlap with it reaches `threshold`. With
+        `aimless_threshold`, a pair in which neither side can aim a signal (Profile.aims, so
+        no contradiction) must reach that one instead: it may be left out below it."""
+        ...
+
+
 @dataclass(frozen=True)
 class DistillRequest:
     entries: list[Entry]  # new entries, oldest first
@@ -120,9 +137,8 @@ class DistillRequest:
     profiles: Mapping[str, Profile]  # their word profiles (read, never changed)
     thresholds: Thresholds
     tz: tzinfo | None  # the store's timezone, in which entry times are written
-    # For each entry id, the memories whose overlap with it reaches a threshold: dream's pair
-    # index (dream.nearby); None: searched here over `profiles`.
-    nearby: Callable[[float, float | None], dict[str, set[str]]] | None = None
+    # None: every memory of `profiles` is searched (distill.neighbours.ProfileNeighbours)
+    nearby: Neighbours | None = None
     # The dream's time: no entry is later than when it was read, and a memory dated after it
     # has no known order (a back-dated entry or a skewed clock must not outrank every correction).
     now: datetime | None = None
@@ -132,12 +148,9 @@ class DistillRequest:
         return at if self.now is None else min(at, self.now)
 
     def neighbours(self, threshold: float, aimless_threshold: float | None = None) -> dict[str, set[str]]:
-        """For each entry id, the memories whose overlap with it reaches `threshold`. With
-        `aimless_threshold`, a pair in which neither side can aim a signal (Profile.aims, so
-        no contradiction) must reach that one instead: it may be left out below it."""
-        if self.nearby is not None:
-            return self.nearby(threshold, aimless_threshold)
-        return entry_candidates(self.entries, self.profiles, threshold)
+        """Neighbours.candidates of `nearby`, or of the search over `profiles`."""
+        nearby = self.nearby if self.nearby is not None else ProfileNeighbours(self.entries, self.profiles)
+        return nearby.candidates(threshold, aimless_threshold)
 
 
 class Distiller(Protocol):
@@ -146,19 +159,9 @@ class Distiller(Protocol):
     def distill(self, request: DistillRequest) -> DistillResult: ...
 
 
+@runtime_checkable
 class Reviewer(Protocol):
     """A distiller that can also decide the pairs the judge left for review (the LLM one does):
     merge, supersede or keep both. The deterministic distiller keeps both: it has no reviewer."""
 
     def review(self, cases: list[ReviewCase], calls_used: int) -> ReviewResult: ...
-
-def entry_candidates(entries: list[Entry], profiles: Mapping[str, Profile], threshold: float) -> dict[str, set[str]]:
-    """For each entry, the memories whose words overlap it at `threshold` or more (found by index)."""
-    pool: dict = {("memory", path): profile.words for path, profile in profiles.items()}
-    pool.update({("entry", e.id): Profile.of(e.text).words for e in entries})
-    found: dict[str, set[str]] = {}
-    for a, b in indexed_pairs([("entry", e.id) for e in entries], pool, threshold, across_only=True):
-        if a[0] != b[0]:
-            entry_key, memory_key = (a, b) if a[0] == "entry" else (b, a)
-            found.setdefault(entry_key[1], set()).add(memory_key[1])
-    return found

@@ -11,10 +11,14 @@ names go through the same slug rule as every memory.
 
 import heapq
 import json
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from auto_dream.distill.base import (
+    DESCRIPTION_CHARS,
+    NAME_CHARS,
     Create,
     DistillRequest,
     DistillResult,
@@ -35,9 +39,13 @@ from auto_dream.store.memory import Memory
 from auto_dream.store.paths import MEMORY_TYPES
 from auto_dream.store.templates import load_template
 
+if TYPE_CHECKING:  # the SDK itself is imported only when a dream asks Claude
+    import anthropic
+    from anthropic.types import MessageParam, TextBlockParam, ToolChoiceToolParam, ToolParam
+
+Answer = TypeVar("Answer")  # what a checked tool answer is a list of: operations, decisions
+
 TOOL_NAME = "record_operations"
-NAME_CHARS = 80
-DESCRIPTION_CHARS = 150
 CANDIDATES_PER_ENTRY = 5
 CANDIDATE_OVERLAP = 0.25  # lower than the merge threshold: Claude judges, overlap only finds
 CANDIDATE_BODY_CHARS = 600
@@ -54,7 +62,7 @@ _USAGE_FIELDS = {"input_tokens": "input_tokens", "output_tokens": "output_tokens
 # Estimated USD per million tokens: (input, output, cache write, cache read).
 PRICES = {"opus": (5.0, 25.0, 6.25, 0.50), "sonnet": (3.0, 15.0, 3.75, 0.30), "haiku": (1.0, 5.0, 1.25, 0.10)}
 
-TOOL = {
+TOOL: "ToolParam" = {
     "name": TOOL_NAME,
     "description": "Record the memory operations for this batch of log entries. Every entry id in exactly "
                    "one operation.",
@@ -84,7 +92,7 @@ TOOL = {
 REVIEW_TOOL_NAME = "record_decisions"
 REVIEW_PAIRS = 10  # pairs per review call
 REVIEW_BODY_CHARS = 4000  # of each memory of a pair: documents are what reviews are about
-REVIEW_TOOL = {
+REVIEW_TOOL: "ToolParam" = {
     "name": REVIEW_TOOL_NAME,
     "description": "Record one decision for every pair of this batch.",
     "input_schema": {
@@ -230,7 +238,8 @@ def validate(tool_input: object, batch: Batch) -> tuple[list[Operation], list[st
             seen[i] = seen.get(i, 0) + 1
         sources = tuple(batch.entries[i].id for i in ids)
         reason = " ".join(str(raw.get("reason") or "").split())[:300] or kind
-        new, memory_path = None, None
+        new: NewMemory | None = None
+        memory_path: str | None = None  # set for a merge or a supersede, else it `continue`s
         if kind in ("create", "supersede"):
             new, problems = _new_memory(raw, where)
             errors.extend(problems)
@@ -245,9 +254,9 @@ def validate(tool_input: object, batch: Batch) -> tuple[list[Operation], list[st
             memory_path = batch.candidates[memory_id]
         if kind == "create" and new:
             operations.append(Create(new, sources, f"Claude: {reason}"))
-        elif kind == "supersede" and new:
+        elif kind == "supersede" and new and memory_path is not None:
             operations.append(Supersede(memory_path, new, sources, f"Claude: {reason}"))
-        elif kind == "merge":
+        elif kind == "merge" and memory_path is not None:
             addition = raw.get("addition") or ""
             if not isinstance(addition, str):
                 errors.append(f"{where}: addition must be text")
@@ -278,7 +287,7 @@ def _new_memory(raw: dict, where: str) -> tuple[NewMemory | None, list[str]]:
         problems.append(f"{where}: description must be 1 to {DESCRIPTION_CHARS} characters")
     if not body:
         problems.append(f"{where}: body must not be empty")
-    if problems:
+    if problems or not isinstance(kind, str):  # a type in MEMORY_TYPES is one
         return None, problems
     return NewMemory(kind, name, description, body), []
 
@@ -348,10 +357,10 @@ class AnthropicDistiller:
         self.review_prompt = load_template("prompts/review.md", store_templates)
         self.review_retry_prompt = load_template("prompts/review_retry.md", store_templates)
         self.fallback = DeterministicDistiller()
-        self._client = None
+        self._client: anthropic.Anthropic | None = None
         self._unreadable_usage: list[str] = []  # what the calls since the last report said their usage was
 
-    def client(self):
+    def client(self) -> "anthropic.Anthropic":
         if self._client is None:
             import anthropic  # lazily: only a dream that uses Claude pays for the SDK
 
@@ -369,8 +378,8 @@ class AnthropicDistiller:
                 result.usage.fallback_batches += 1
                 result.notes.append(f"LLM batch {number} ({len(entries)} entries) fell back to the deterministic "
                                     f"distiller: {problem}")
-                operations = self.fallback.distill(DistillRequest(
-                    entries, request.memories, request.profiles, request.thresholds, request.tz)).operations
+                # the same neighbours and the same now: a batch falls back to what a deterministic dream does
+                operations = self.fallback.distill(replace(request, entries=entries)).operations
             result.operations.extend(operations)
         result.usage.estimated_cost_usd = estimated_cost(self.settings.model, result.usage)
         result.notes.extend(self._usage_notes())
@@ -395,19 +404,20 @@ class AnthropicDistiller:
         return self._ask_tool(prompt, self.system_prompt, self.retry_prompt, TOOL,
                               lambda answer: validate(answer, batch), usage)
 
-    def _ask_tool(self, prompt: str, system: str, retry_prompt: str, tool: dict, check,
-                  usage: LlmUsage) -> tuple[list | None, str]:
+    def _ask_tool(self, prompt: str, system: str, retry_prompt: str, tool: "ToolParam",
+                  check: Callable[[object], tuple[list[Answer], list[str]]],
+                  usage: LlmUsage) -> tuple[list[Answer] | None, str]:
         """The checked answer of one tool call (retried once with what was wrong), or None and why not.
         `usage.calls` counts every call of the run so far: the budget is the run's."""
-        messages = [{"role": "user", "content": prompt}]
+        content = prompt
         errors: list[str] = []
         for _ in range(2):  # the answer, and one retry listing what was wrong
             if usage.calls >= self.settings.max_calls:
                 return None, f"the run's LLM call budget ({self.settings.max_calls}) is spent"
             if errors:
                 retry = retry_prompt.replace("{errors}", "\n".join(f"- {e}" for e in errors))
-                messages = [{"role": "user", "content": prompt + "\n\n" + retry}]
-            tool_input, failure = self._call(messages, usage, tool, system)
+                content = prompt + "\n\n" + retry
+            tool_input, failure = self._call(content, usage, tool, system)
             if failure:
                 return None, failure
             checked, errors = check(tool_input)
@@ -447,21 +457,18 @@ class AnthropicDistiller:
         return [f"{calls} reported usage that cannot be right ({first}): their tokens are unknown, not counted "
                 "in the token totals or the cost estimate"]
 
-    def _call(self, messages: list, usage: LlmUsage, tool: dict = TOOL,
-              system: str | None = None) -> tuple[object, str]:
+    def _call(self, content: str, usage: LlmUsage, tool: "ToolParam", system: str) -> tuple[object, str]:
+        """One user message in, the tool's input out (or why not)."""
         import anthropic
 
+        system_blocks: list[TextBlockParam] = [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]
+        messages: list[MessageParam] = [{"role": "user", "content": content}]
+        tool_choice: ToolChoiceToolParam = {"type": "tool", "name": tool["name"]}
         usage.calls += 1
         try:
-            response = self.client().messages.create(
-                model=self.settings.model,
-                max_tokens=MAX_OUTPUT_TOKENS,
-                system=[{"type": "text", "text": system or self.system_prompt,
-                         "cache_control": {"type": "ephemeral"}}],
-                tools=[tool],
-                tool_choice={"type": "tool", "name": tool["name"]},
-                messages=messages,
-            )
+            response = self.client().messages.create(model=self.settings.model, max_tokens=MAX_OUTPUT_TOKENS,
+                                                      system=system_blocks, tools=[tool], tool_choice=tool_choice,
+                                                      messages=messages)
         except anthropic.APIStatusError as error:
             return None, f"the API answered {error.status_code} ({type(error).__name__})"
         except anthropic.APITimeoutError:
@@ -474,8 +481,9 @@ class AnthropicDistiller:
         if problem:
             self._unreadable_usage.append(problem)
         for block in response.content or []:
+            # the SDK keeps a block it cannot read as it was sent: its fields are asked for, not assumed
             if getattr(block, "type", None) == "tool_use" and getattr(block, "name", None) == tool["name"]:
-                return block.input, ""
+                return getattr(block, "input", None), ""
         return {}, ""  # no tool call: validation reports it, and the retry asks again
 
 

@@ -4,8 +4,9 @@ The Claude distiller (distill.claude) asks Claude instead, and falls back to thi
 """
 
 import re
-from collections import ChainMap
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 from auto_dream.distill.base import (
     DESCRIPTION_CHARS,
@@ -18,11 +19,13 @@ from auto_dream.distill.base import (
     Operation,
     Skip,
     Supersede,
+    Thresholds,
 )
 from auto_dream.judge.kinds import guess_type
 from auto_dream.judge.similarity import Profile, is_contradiction, overlap
 from auto_dream.judge.statements import SIZE_LINE, Side, document_says, judge_statements
 from auto_dream.store.index import shorten
+from auto_dream.store.memory import Memory
 
 # ---------------------------------------------------------------- memory text from entries
 
@@ -80,7 +83,7 @@ class _Pending:
     profile: Profile
     replaces: str | None = None  # a live memory it supersedes
     reason: str = ""
-    time: object = None  # its newest entry's time
+    time: datetime | None = None  # its newest entry's time
 
 
 class DeterministicDistiller:
@@ -88,62 +91,67 @@ class DeterministicDistiller:
 
     def distill(self, request: DistillRequest) -> DistillResult:
         memories, thresholds = request.memories, request.thresholds
-        live = ChainMap({}, request.profiles)  # merges change profiles here, never in the request
+        grown_profiles: dict[str, Profile] = {}  # merges change profiles here, never in the request
+
+        def profile_of(path: str) -> Profile:
+            return grown_profiles[path] if path in grown_profiles else request.profiles[path]
+
         # a pair without a signal is at most a duplicate: below that threshold it is nothing
         nearby = request.neighbours(min(thresholds.duplicate, thresholds.contradiction), thresholds.duplicate)
         retired: set[str] = set()
-        grown: set[str] = set()  # memories this batch merged into: their words changed, check them always
         pending: list[_Pending] = []
         merges: list[MergeInto] = []
         skips: list[Skip] = []
         for entry in sorted(request.entries, key=lambda e: e.at):
             entry_type = entry.type or guess_type(entry.text)
             profile = Profile.of(entry.text)
-            near = nearby.get(entry.id, set()) | grown
-            entry_side = Side(entry.text, profile, request.entry_time(entry))
-            target = self._closest(entry_side, entry_type, memories, live, retired, pending, thresholds, near,
+            entry_time = request.entry_time(entry)
+            # the memories this batch merged into changed their words: they are checked always
+            near = nearby.get(entry.id, set()) | grown_profiles.keys()
+            entry_side = Side(entry.text, profile, entry_time)
+            target = self._closest(entry_side, entry_type, memories, profile_of, retired, pending, thresholds, near,
                                    request.now)
-            kind, key, evidence = target if target else (None, None, "")
-            if kind == "contradiction" and isinstance(key, str):
+            if target is None:
+                pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, time=entry_time,
+                                        reason=f"new fact from entry {entry.id}"))
+                continue
+            kind, key, evidence = target
+            if isinstance(key, str) and kind == "contradiction":
                 memory = memories[key]
-                if memory.mtime > entry_side.time:  # known: the judge orders only known times
+                if memory.mtime > entry_time:  # known: the judge orders only known times
                     skips.append(Skip((entry.id,), f"contradicted by the newer memory {key}"))
                 elif memory.read_only or memory.pinned:
-                    pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, time=entry_side.time,
+                    pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, time=entry_time,
                                             reason="new entry (contradicts a memory that is "
                                             + ("pinned" if memory.pinned else "read-only") + f": {key})"))
                 else:
                     retired.add(key)
-                    pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, time=entry_side.time,
+                    pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, time=entry_time,
                                             replaces=key,
                                             reason=f"entry {entry.id} contradicts {key}: {evidence}; the newer wins"))
+            elif isinstance(key, str):  # a duplicate, or said already
+                adds = kind == "duplicate" and adds_words(entry.text, profile_of(key).words)
+                addition = entry.text.strip() if adds else ""
+                merges.append(MergeInto(key, addition, (entry.id,), f"entry {entry.id} repeats {key}: {evidence}"))
+                grown_profiles[key] = profile_of(key).merged_with(profile)
             elif kind == "contradiction":
                 old = pending[key]
                 skips.append(Skip(tuple(old.sources), f"superseded in the same run by entry {entry.id}"))
                 # the new entry replaces what the old one replaced only if it contradicts that too
                 replaces = old.replaces
-                if replaces and not is_contradiction(profile, live[replaces], thresholds.contradiction):
+                if replaces and not is_contradiction(profile, profile_of(replaces), thresholds.contradiction):
                     retired.discard(replaces)
                     replaces = None
-                pending[key] = _Pending(entry_type, [entry.text], [entry.id], profile, time=entry_side.time,
+                pending[key] = _Pending(entry_type, [entry.text], [entry.id], profile, time=entry_time,
                                         replaces=replaces,
                                         reason=f"entry {entry.id} supersedes earlier entries of this run")
-            elif kind in ("duplicate", "said") and isinstance(key, str):
-                adds = kind == "duplicate" and adds_words(entry.text, live[key].words)
-                addition = entry.text.strip() if adds else ""
-                merges.append(MergeInto(key, addition, (entry.id,), f"entry {entry.id} repeats {key}: {evidence}"))
-                live[key] = live[key].merged_with(profile)
-                grown.add(key)
-            elif kind in ("duplicate", "said"):
+            else:
                 group = pending[key]
                 if kind == "duplicate" and adds_words(entry.text, group.profile.words):
                     group.texts.append(entry.text.strip())
                 group.sources.append(entry.id)
                 group.profile = group.profile.merged_with(profile)
-                group.time = entry_side.time
-            else:
-                pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, time=entry_side.time,
-                                        reason=f"new fact from entry {entry.id}"))
+                group.time = entry_time
         operations: list[Operation] = []
         for group in pending:
             new = new_memory_from_text(group.type, group.texts[0])
@@ -157,15 +165,17 @@ class DeterministicDistiller:
         return DistillResult(operations=[*operations, *merges, *skips])
 
     @staticmethod
-    def _closest(entry: "Side", entry_type, memories, live, retired, pending, thresholds, near, now=None):
+    def _closest(entry: Side, entry_type: str, memories: Mapping[str, Memory], profile_of: Callable[[str], Profile],
+                 retired: set[str], pending: list[_Pending], thresholds: Thresholds, near: set[str],
+                 now: datetime | None) -> tuple[str, str | int, str] | None:
         """The best ('contradiction'|'duplicate'|'said', memory path or pending index, evidence), or None.
 
         An entry is a statement: against a statement memory the judge's statement rules decide
         (judge.judge_statements); a document takes it only when it already says it, and then
         only its source ('said'). What the judge is not certain of becomes a new memory, and the
         memory check lists the pair for review."""
-        best = None
-        for key, candidate in _candidates(entry_type, memories, live, retired, pending, near):
+        best: tuple[tuple[bool, float], str, str | int, str] | None = None
+        for key, candidate in _candidates(entry_type, memories, profile_of, retired, pending, near):
             score = overlap(entry.profile.words, candidate.words)
             if score < thresholds.contradiction:
                 continue
@@ -194,12 +204,11 @@ class DeterministicDistiller:
         return best[1:] if best else None
 
 
-
-
-def _candidates(entry_type, memories, live, retired, pending, near):
+def _candidates(entry_type: str, memories: Mapping[str, Memory], profile_of: Callable[[str], Profile],
+                retired: set[str], pending: list[_Pending], near: set[str]) -> Iterator[tuple[str | int, Profile]]:
     for path in sorted(near):
         if path not in retired and memories[path].type == entry_type:
-            yield path, live[path]
+            yield path, profile_of(path)
     for index, group in enumerate(pending):
         if group.type == entry_type:
             yield index, group.profile

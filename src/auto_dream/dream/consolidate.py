@@ -2,7 +2,9 @@
 contradictions among the memories this run changed and the rest (--full: among all)."""
 
 import os
+from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime
 
 from auto_dream.distill.base import (
     Create,
@@ -11,12 +13,13 @@ from auto_dream.distill.base import (
     MergeInto,
     NewMemory,
     ReviewCase,
+    Reviewer,
     Skip,
     Supersede,
     Thresholds,
 )
 from auto_dream.distill.deterministic import new_memory_from_text
-from auto_dream.dream.nearby import entry_neighbours, memory_pairs, word_rarity
+from auto_dream.dream.nearby import StoreNeighbours, memory_pairs, word_rarity
 from auto_dream.dream.plan import CreateMemory, ReviewPair, SkipEntries, UpdateMemory
 from auto_dream.dream.state import DreamState
 from auto_dream.judge.kinds import guess_type
@@ -35,8 +38,7 @@ def consolidate(state: DreamState, distiller: Distiller) -> DreamState:
         thresholds = Thresholds(config.duplicate_overlap, config.contradiction_overlap)
         result = distiller.distill(DistillRequest(
             state.new_entries, state.live.copy(), state.profiles, thresholds, state.context.tz,
-            lambda threshold, aimless=None: entry_neighbours(state, state.new_entries, threshold, aimless),
-            now=state.now))
+            StoreNeighbours(state, state.new_entries), now=state.now))
         state.usage = result.usage
         state.warnings.extend(result.notes)
         for operation in result.operations:
@@ -75,7 +77,7 @@ class _Run:
             case Skip(sources=sources, reason=reason):
                 self.state.actions.append(SkipEntries(tuple(sources), reason))
 
-    def _entry_time(self, sources) -> object:
+    def _entry_time(self, sources: Sequence[str]) -> datetime:
         """The newest entry's time, never later than now: a back-dated entry dated in the future
         must not make a memory that outranks every later correction."""
         times = [aware(self.entries[s].at, self.state.context.tz) for s in sources if s in self.entries]
@@ -165,24 +167,24 @@ class _Run:
             else:
                 self._retire("merge", leaving, staying, f"duplicate of {staying.path}: {verdict.evidence}")
 
-    def ask_reviewer(self, distiller) -> None:
+    def ask_reviewer(self, distiller: Distiller) -> None:
         """The pairs left for review go to the LLM when the distiller can review (DESIGN 3.4): what
         it decides to merge or supersede is carried out like the judge's own acts, within the
         budget; a pair it keeps, or that it could not decide, stays in the review list."""
         state = self.state
-        review = getattr(distiller, "review", None)
         pending = [item for item in state.review if item.path in state.live and item.target in state.live]
-        if review is None or not pending:
+        if not isinstance(distiller, Reviewer) or not pending:
             return
-        result = review([ReviewCase(state.live[item.path], state.live[item.target], item.kind, item.evidence)
-                         for item in pending], state.usage.calls)
+        cases = [ReviewCase(state.live[item.path], state.live[item.target], item.kind, item.evidence)
+                 for item in pending]
+        result = distiller.review(cases, state.usage.calls)
         state.usage.add(result.usage)
         state.warnings.extend(result.notes)
         for decision in result.decisions:
             item = pending[decision.case]
             if item.path not in state.live or item.target not in state.live:
                 state.review.remove(item)  # one of the two left in an earlier decision of this run
-            elif decision.action == "keep":
+            elif decision.action == "keep" or decision.retire is None:  # only a keep retires nothing
                 state.review[state.review.index(item)] = replace(
                     item, evidence=f"{item.evidence}; Claude: keep both ({decision.reason})")
             else:
@@ -221,7 +223,7 @@ class _Run:
 
     def _review(self, verdict, a: str, b: str, why: str = "") -> None:
         kind = "possible_conflict" if verdict.kind == "conflict" else "possible_duplicate"
-        pair = tuple(sorted((a, b)))
+        pair = (a, b) if a <= b else (b, a)
         if pair not in self.reviewed:
             self.reviewed.add(pair)
             self.state.review.append(ReviewPair(kind, a, b, why + verdict.evidence))
@@ -275,7 +277,9 @@ class _Run:
 
 def _blocks(body: str) -> list[str]:
     """A body's paragraphs, split at blank lines outside code fences (a fence is one block)."""
-    blocks, current, fenced = [], [], False
+    blocks: list[str] = []
+    current: list[str] = []
+    fenced = False
     for line in body.strip("\n").split("\n"):
         if line.lstrip().startswith("```"):
             fenced = not fenced

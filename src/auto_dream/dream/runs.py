@@ -86,7 +86,7 @@ def check_run_id(run_id: str) -> str:
 
 def run_number(run_id: str) -> int:
     """The sequence number a run id starts with (`0042-…` is 42)."""
-    return int(RUN_ID.fullmatch(run_id).group(1))
+    return int(check_run_id(run_id).split("-", 1)[0])
 
 
 def side_path(target: Path, run_id: str) -> Path:
@@ -258,7 +258,8 @@ def apply_change(paths: StorePaths, change: FileChange, run_id: str, expected: F
                 return "changed since the dream started"
             return f"changed since the dream started (and was replaced: the changed one is kept as {aside.name})"
     try:
-        placed = change.removes or _link_new(target, change.data())
+        data = change.data()
+        placed = data is None or _link_new(target, data)  # None: the change removes the file
     except BaseException:
         if aside is not None:
             _put_back(aside, target)
