@@ -166,30 +166,6 @@ def test_installed_append_with_a_bad_config_exits_1(root):
     assert tree_hash(root) == before
 
 
-# ---------------------------------------------------------------- overrides
-
-
-def test_flags_beat_config_and_absent_flags_keep_it(tmp_path):
-    config = load_config(write_config(tmp_path, 'mode = "propose"\nbudget = 7\nllm = "off"\n'))
-    overridden = config.with_overrides(mode="apply", budget=2, llm=None, max_llm_calls=None)
-    assert overridden.mode == "apply"
-    assert overridden.budget == 2
-    assert overridden.llm == "off"  # None: the user gave no flag
-    assert overridden.max_llm_calls == Config().max_llm_calls
-    assert config.mode == "propose"  # the loaded config itself is unchanged
-
-
-def test_no_flags_change_nothing():
-    config = Config(budget=3, guard_days=2)
-    assert config.with_overrides() == config
-    assert config.with_overrides(budget=None, guard_days=None) == config
-
-
-def test_a_zero_flag_still_overrides():
-    # A flag given as 0 is a choice, not an absent flag.
-    assert Config(budget=7).with_overrides(budget=0).budget == 0
-
-
 # ---------------------------------------------------------------- the config takes effect
 
 

@@ -19,11 +19,11 @@ import pytest
 
 from auto_dream.cli import run
 from auto_dream.distill.deterministic import DeterministicDistiller
+from auto_dream.dream.actions import UpdateMemory
 from auto_dream.dream.apply import apply
 from auto_dream.dream.bookkeeping import read_distilled_ids
 from auto_dream.dream.gather import gather
 from auto_dream.dream.orient import orient
-from auto_dream.dream.plan import UpdateMemory
 from auto_dream.dream.runner import new_run_id, plan_dream
 from auto_dream.dream.state import DreamOptions
 from auto_dream.store.context import open_context

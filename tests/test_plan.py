@@ -10,9 +10,9 @@ import pytest
 
 from auto_dream.demo import install_example, make_project
 from auto_dream.distill.deterministic import DeterministicDistiller
+from auto_dream.dream.actions import RetireMemory
 from auto_dream.dream.gather import gather
 from auto_dream.dream.orient import orient
-from auto_dream.dream.plan import RetireMemory
 from auto_dream.dream.runner import dream, new_run_id, plan_dream
 from auto_dream.dream.runs import digest
 from auto_dream.dream.state import DreamOptions

@@ -12,17 +12,8 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from auto_dream.dream.plan import (
-    Action,
-    CreateMemory,
-    Plan,
-    PlannedChange,
-    RebuildIndex,
-    RetireMemory,
-    UpdateMemory,
-    derive,
-    memory_changes,
-)
+from auto_dream.dream.actions import Action, CreateMemory, RebuildIndex, RetireMemory, UpdateMemory
+from auto_dream.dream.plan import Plan, PlannedChange, derive, memory_changes
 from auto_dream.dream.runs import (
     DONE,
     FileChange,

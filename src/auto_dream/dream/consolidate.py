@@ -19,8 +19,8 @@ from auto_dream.distill.base import (
     Thresholds,
 )
 from auto_dream.distill.deterministic import new_memory_from_text
+from auto_dream.dream.actions import CreateMemory, ReviewPair, SkipEntries, UpdateMemory
 from auto_dream.dream.nearby import StoreNeighbours, memory_pairs, word_rarity
-from auto_dream.dream.plan import CreateMemory, ReviewPair, SkipEntries, UpdateMemory
 from auto_dream.dream.state import DreamState
 from auto_dream.judge.kinds import guess_type
 from auto_dream.judge.similarity import Profile, overlap, significant_words

@@ -1,16 +1,25 @@
-"""A dream's plan: a closed set of typed actions, each with its reason, and every file change
-they make. Planning decides everything; only apply() acts on it."""
+"""A dream's plan: its actions (dream/actions.py) and every file change they make. Planning
+decides everything; only apply() acts on it."""
 
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
-from typing import TYPE_CHECKING
 
 from auto_dream.distill.base import LlmUsage
 from auto_dream.dream import bookkeeping
+from auto_dream.dream.actions import (
+    Action,
+    CreateMemory,
+    RebuildIndex,
+    RetireMemory,
+    ReviewPair,
+    SkipEntries,
+    UpdateMemory,
+)
 from auto_dream.dream.runs import FileChange
+from auto_dream.dream.state import DreamState
 from auto_dream.store.cache import Fingerprint
 from auto_dream.store.context import StoreContext
 from auto_dream.store.index import IndexResult
@@ -18,67 +27,6 @@ from auto_dream.store.memory import Memory, TakenNames, render_memory
 from auto_dream.store.memory_md import read_index, render_index
 from auto_dream.store.paths import StorePaths
 from auto_dream.store.views import LiveView
-
-if TYPE_CHECKING:  # state.py builds RetireMemory actions: it imports this module
-    from auto_dream.dream.state import DreamState
-
-
-@dataclass(frozen=True)
-class CreateMemory:
-    memory: Memory
-    entry_ids: tuple[str, ...]
-    reason: str
-
-
-@dataclass(frozen=True)
-class UpdateMemory:
-    """A live memory that gains text and sources: merged entries, or a retired duplicate's details."""
-
-    before: Memory
-    after: Memory
-    entry_ids: tuple[str, ...]
-    merged_paths: tuple[str, ...]  # memories whose details were carried in
-    reason: str
-
-
-@dataclass(frozen=True)
-class RetireMemory:
-    """Move a memory to archive/: superseded, merged into another, or stale. Never a delete."""
-
-    memory: Memory
-    kind: str  # "supersede" | "merge" | "archive"
-    target: str | None  # the memory that replaces it
-    reason: str
-    proposed: bool = False  # --propose: listed, not applied
-    archived: Memory | None = None  # the copy archive/ will hold (its path and frontmatter): planned last
-
-
-@dataclass(frozen=True)
-class SkipEntries:
-    """Entries that become no memory (retracted by a newer memory, or trivia); the log keeps them."""
-
-    entry_ids: tuple[str, ...]
-    reason: str
-
-
-@dataclass(frozen=True)
-class ReviewPair:
-    """A pair dream did not act on: kept both, listed for a person (or the LLM) to decide."""
-
-    kind: str  # "possible_duplicate" | "possible_conflict"
-    path: str
-    target: str
-    evidence: str
-
-
-@dataclass(frozen=True)
-class RebuildIndex:
-    text: str
-    listed: int
-    omitted: int
-
-
-Action = CreateMemory | UpdateMemory | RetireMemory | SkipEntries | RebuildIndex
 
 
 @dataclass(frozen=True)
@@ -118,7 +66,7 @@ class Plan:
     distilled_entry_ids: tuple[str, ...]  # entries the run records as distilled
 
 
-def make_plan(state: "DreamState") -> Plan:
+def make_plan(state: DreamState) -> Plan:
     """After prune: name the archive copies, render MEMORY.md and the distilled record, and
     list every file change, so that a dry run shows all that apply would do."""
     paths = state.context.paths

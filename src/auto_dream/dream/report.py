@@ -4,17 +4,17 @@ rendered as JSON (as_json) or as Markdown (render_markdown)."""
 import hashlib
 from dataclasses import asdict, dataclass
 
-from auto_dream.dream.apply import Applied
-from auto_dream.dream.plan import (
+from auto_dream.dream.actions import (
     Action,
     CreateMemory,
-    Plan,
     RebuildIndex,
     RetireMemory,
     ReviewPair,
     SkipEntries,
     UpdateMemory,
 )
+from auto_dream.dream.apply import Applied
+from auto_dream.dream.plan import Plan
 from auto_dream.store.memory import shown
 
 DEFERRED_SHOWN = 20

@@ -6,9 +6,10 @@ from datetime import datetime
 from pathlib import Path
 
 from auto_dream.distill.base import LlmUsage
-from auto_dream.dream.plan import Action, RetireMemory, ReviewPair
+from auto_dream.dream.actions import Action, RetireMemory, ReviewPair
 from auto_dream.judge.similarity import Profile
 from auto_dream.store.cache import Fingerprint, ParseCache
+from auto_dream.store.config import Config
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, LogProblem
 from auto_dream.store.memory import Memory, Unreadable
@@ -50,10 +51,13 @@ class Profiles(dict[str, Profile]):
 
 @dataclass(frozen=True)
 class DreamOptions:
+    """A run's options, already resolved against the store's config (commands.dream.resolve_options:
+    flags beat config there, once)."""
+
     dry_run: bool = False
-    propose: bool = False
+    propose: bool = False  # retirements are listed, not applied
     full: bool = False
-    budget: int | None = None  # retirements per run; None: the config's
+    budget: int = Config.budget  # retirements per run
 
 
 @dataclass
@@ -92,11 +96,11 @@ class DreamState:
 
     @property
     def mode(self) -> str:
-        return "propose" if self.options.propose or self.context.config.mode == "propose" else "apply"
+        return "propose" if self.options.propose else "apply"
 
     @property
     def budget(self) -> int:
-        return self.options.budget if self.options.budget is not None else self.context.config.budget
+        return self.options.budget
 
     def next_retirement(self) -> str:
         """What a retirement planned now becomes: 'apply', 'propose' (--propose) or 'defer' (budget spent)."""

@@ -28,10 +28,6 @@ class Config:
     due_entries: int = 5
     repo: str | None = None
 
-    def with_overrides(self, **flags: object) -> "Config":
-        """Flags beat config: apply the ones the user gave (not None)."""
-        return _replaced(self, {k: v for k, v in flags.items() if v is not None})
-
 
 def _replaced(config: Config, changes: Mapping[str, object]) -> Config:
     # mypy checks a ** mapping's value type against every field's; these values are checked

@@ -1,0 +1,64 @@
+"""The actions a dream can plan: a closed set of frozen dataclasses, each with its reason.
+Phases build them, plan.py turns them into file changes, apply() carries them out."""
+
+from dataclasses import dataclass
+
+from auto_dream.store.memory import Memory
+
+
+@dataclass(frozen=True)
+class CreateMemory:
+    memory: Memory
+    entry_ids: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class UpdateMemory:
+    """A live memory that gains text and sources: merged entries, or a retired duplicate's details."""
+
+    before: Memory
+    after: Memory
+    entry_ids: tuple[str, ...]
+    merged_paths: tuple[str, ...]  # memories whose details were carried in
+    reason: str
+
+
+@dataclass(frozen=True)
+class RetireMemory:
+    """Move a memory to archive/: superseded, merged into another, or stale. Never a delete."""
+
+    memory: Memory
+    kind: str  # "supersede" | "merge" | "archive"
+    target: str | None  # the memory that replaces it
+    reason: str
+    proposed: bool = False  # --propose: listed, not applied
+    archived: Memory | None = None  # the copy archive/ will hold (its path and frontmatter): planned last
+
+
+@dataclass(frozen=True)
+class SkipEntries:
+    """Entries that become no memory (retracted by a newer memory, or trivia); the log keeps them."""
+
+    entry_ids: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class ReviewPair:
+    """A pair dream did not act on: kept both, listed for a person (or the LLM) to decide."""
+
+    kind: str  # "possible_duplicate" | "possible_conflict"
+    path: str
+    target: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class RebuildIndex:
+    text: str
+    listed: int
+    omitted: int
+
+
+Action = CreateMemory | UpdateMemory | RetireMemory | SkipEntries | RebuildIndex
