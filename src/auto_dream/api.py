@@ -19,7 +19,7 @@ from auto_dream.commands.listing import ListResult, list_memories
 from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.daylog import Entry
 from auto_dream.store.memory_md import IndexBuild
-from auto_dream.store.paths import StorePaths
+from auto_dream.store.paths import StoreLayout, StorePaths
 from auto_dream.store.paths import open_store as open_store_paths
 
 if TYPE_CHECKING:  # commands.dream brings the whole dream pipeline: imported when a dream or undo runs
@@ -45,7 +45,7 @@ class Store:
     root: Path
 
     @property
-    def paths(self) -> StorePaths:
+    def paths(self) -> StoreLayout:
         """Where its logs, memories, archive, MEMORY.md and config.toml are."""
         return StorePaths(self.root)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from auto_dream.judge.similarity import significant_words
 from auto_dream.store.memory import write_atomic
-from auto_dream.store.paths import StorePaths
+from auto_dream.store.paths import StoreLayout
 
 DISTILLED = "distilled.txt"  # one entry id per line
 LAST_DREAM = "last_dream.json"
@@ -16,11 +16,11 @@ LOGS_DONE = "logs_done.json"  # day logs fully distilled, by fingerprint: not re
 CONSULT_LOG = "consult.jsonl"  # {"ts": ISO 8601, "names": [...], "query": "..."} per lookup
 
 
-def distilled_path(paths: StorePaths) -> Path:
+def distilled_path(paths: StoreLayout) -> Path:
     return paths.state / DISTILLED
 
 
-def read_distilled_ids(paths: StorePaths) -> set[str]:
+def read_distilled_ids(paths: StoreLayout) -> set[str]:
     """Ids of every entry a dream has distilled (a torn last line is ignored)."""
     try:
         text = distilled_path(paths).read_text(encoding="utf-8", errors="replace")
@@ -29,7 +29,7 @@ def read_distilled_ids(paths: StorePaths) -> set[str]:
     return {line.strip() for line in text.split("\n") if len(line.strip()) == 12}
 
 
-def distilled_with(paths: StorePaths, new_ids: tuple[str, ...]) -> bytes:
+def distilled_with(paths: StoreLayout, new_ids: tuple[str, ...]) -> bytes:
     """The distilled record with `new_ids` added."""
     try:
         current = distilled_path(paths).read_bytes()
@@ -40,7 +40,7 @@ def distilled_with(paths: StorePaths, new_ids: tuple[str, ...]) -> bytes:
     return current + "".join(f"{i}\n" for i in new_ids).encode()
 
 
-def read_last_dream(paths: StorePaths) -> datetime | None:
+def read_last_dream(paths: StoreLayout) -> datetime | None:
     """When the last dream finished; a time written without an offset is the system's local time."""
     try:
         data = json.loads((paths.state / LAST_DREAM).read_text(encoding="utf-8"))
@@ -51,12 +51,12 @@ def read_last_dream(paths: StorePaths) -> datetime | None:
         return None
 
 
-def write_last_dream(paths: StorePaths, run_id: str, finished: datetime) -> None:
+def write_last_dream(paths: StoreLayout, run_id: str, finished: datetime) -> None:
     document = {"run_id": run_id, "finished": finished.isoformat(timespec="seconds")}
     write_atomic(paths.state / LAST_DREAM, (json.dumps(document) + "\n").encode())
 
 
-def read_logs_done(paths: StorePaths) -> dict[str, list[int]]:
+def read_logs_done(paths: StoreLayout) -> dict[str, list[int]]:
     try:
         data = json.loads((paths.state / LOGS_DONE).read_text(encoding="utf-8"))
     except (FileNotFoundError, ValueError):
@@ -64,16 +64,16 @@ def read_logs_done(paths: StorePaths) -> dict[str, list[int]]:
     return data if isinstance(data, dict) else {}
 
 
-def write_logs_done(paths: StorePaths, done: dict[str, list[int]]) -> None:
+def write_logs_done(paths: StoreLayout, done: dict[str, list[int]]) -> None:
     write_atomic(paths.state / LOGS_DONE, json.dumps(dict(sorted(done.items()))).encode())
 
 
-def forget_logs_done(paths: StorePaths) -> None:
+def forget_logs_done(paths: StoreLayout) -> None:
     """After an undo the distilled record is older than this list: read every log again."""
     (paths.state / LOGS_DONE).unlink(missing_ok=True)
 
 
-def read_recheck(paths: StorePaths) -> set[str]:
+def read_recheck(paths: StoreLayout) -> set[str]:
     """Memory paths, decoded as file names are: a line that names no memory matches nothing."""
     try:
         text = (paths.state / RECHECK).read_text(encoding="utf-8", errors="surrogateescape")
@@ -82,7 +82,7 @@ def read_recheck(paths: StorePaths) -> set[str]:
     return {line for line in text.split("\n") if line}
 
 
-def write_recheck(paths: StorePaths, memory_paths: set[str]) -> None:
+def write_recheck(paths: StoreLayout, memory_paths: set[str]) -> None:
     target = paths.state / RECHECK
     if memory_paths:
         write_atomic(target, "".join(f"{p}\n" for p in sorted(memory_paths)).encode("utf-8", "surrogateescape"))
@@ -90,7 +90,7 @@ def write_recheck(paths: StorePaths, memory_paths: set[str]) -> None:
         target.unlink()
 
 
-def read_consulted_terms(paths: StorePaths, now: datetime, days: int,
+def read_consulted_terms(paths: StoreLayout, now: datetime, days: int,
                          warnings: list[str] | None = None) -> set[str]:
     """Names and query words looked up within `days` (the seed computed this cutoff and never applied it).
 

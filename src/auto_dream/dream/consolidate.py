@@ -85,10 +85,10 @@ class _Run:
 
     def _create(self, new: NewMemory, sources, reason: str) -> Memory:
         mtime = self._entry_time(sources)
-        folder = f"memories/{new.type}"
         name = memory_file_name(new.name, mtime.date(), self._taken(new.type))
         self._taken(new.type).add(name)
-        memory = Memory(path=f"{folder}/{name}", name=new.name, description=new.description, type=new.type,
+        path = self.state.context.paths.memory_path(new.type, name)
+        memory = Memory(path=path, name=new.name, description=new.description, type=new.type,
                         mtime=mtime, body=new.body, sources=tuple(sources))
         self.created[memory.path] = CreateMemory(memory, tuple(sources), reason)
         self.state.live[memory.path] = memory

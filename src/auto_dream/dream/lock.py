@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 
 from auto_dream.errors import LockHeldError
 from auto_dream.store.memory import write_atomic
-from auto_dream.store.paths import StorePaths
+from auto_dream.store.paths import StoreLayout
 
 LOCK_FILE = "dream.lock"
 STALE_AFTER = timedelta(minutes=60)
@@ -34,7 +34,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def read_lock(paths: StorePaths) -> dict | None:
+def read_lock(paths: StoreLayout) -> dict | None:
     try:
         data = json.loads((paths.state / LOCK_FILE).read_text(encoding="utf-8"))
         pid, started = data["pid"], datetime.fromisoformat(data["started"])
@@ -53,7 +53,7 @@ def _held(held: dict, now: datetime) -> bool:
 
 
 @contextmanager
-def dream_lock(paths: StorePaths, now: datetime):
+def dream_lock(paths: StoreLayout, now: datetime):
     """Hold the store's dream lock for the duration of the block (LockHeldError: exit 3)."""
     lock_path = paths.state / LOCK_FILE
     folder = os.open(paths.state, os.O_RDONLY)

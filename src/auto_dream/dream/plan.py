@@ -25,7 +25,7 @@ from auto_dream.store.context import StoreContext
 from auto_dream.store.index import IndexResult
 from auto_dream.store.memory import Memory, TakenNames, render_memory
 from auto_dream.store.memory_md import read_index, render_index
-from auto_dream.store.paths import StorePaths
+from auto_dream.store.paths import StoreLayout
 from auto_dream.store.views import LiveView
 
 
@@ -84,7 +84,7 @@ def make_plan(state: DreamState) -> Plan:
                 distilled_entry_ids=derived.distilled_entry_ids)
 
 
-def archive_copies(actions: list[Action], paths: StorePaths, now: datetime, run_id: str) -> list[Action]:
+def archive_copies(actions: list[Action], paths: StoreLayout, now: datetime, run_id: str) -> list[Action]:
     """Each retirement carried out, with the copy archive/ will hold: archive/<type>/<file name>
     (numbered when archive/ holds that name already) and frontmatter that says when, why and by which run."""
     taken: dict[str, TakenNames] = {}
@@ -102,9 +102,9 @@ def archive_copies(actions: list[Action], paths: StorePaths, now: datetime, run_
     return named
 
 
-def _archive_path(memory: Memory, taken: dict[str, TakenNames], paths: StorePaths) -> str:
+def _archive_path(memory: Memory, taken: dict[str, TakenNames], paths: StoreLayout) -> str:
     if memory.type not in taken:
-        folder = paths.archive / memory.type
+        folder = paths.archive_dir(memory.type)
         taken[memory.type] = TakenNames(os.listdir(folder) if folder.is_dir() else ())
     names = taken[memory.type]
     name = memory.file_name
@@ -114,7 +114,7 @@ def _archive_path(memory: Memory, taken: dict[str, TakenNames], paths: StorePath
             number += 1
         name = f"{stem}_{number}.md"
     names.add(name)
-    return f"archive/{memory.type}/{name}"
+    return paths.archive_path(memory.type, name)
 
 
 def _rendered(memory: Memory) -> bytes:

@@ -37,7 +37,7 @@ from auto_dream.store.cache import Parsed
 from auto_dream.store.context import StoreContext
 from auto_dream.store.memory import Memory, read_memory, write_atomic
 from auto_dream.store.memory_md import rebuild_index
-from auto_dream.store.paths import StorePaths, make_dirs
+from auto_dream.store.paths import StoreLayout, make_dirs
 from auto_dream.store.scan import fingerprint
 
 
@@ -51,7 +51,7 @@ class DreamOutcome:
     working_set: object = field(default=None, repr=False, compare=False)
 
 
-def new_run_id(paths: StorePaths, now: datetime) -> str:
+def new_run_id(paths: StoreLayout, now: datetime) -> str:
     """`0042-20261201T031500`: a sequence number first, so runs sort in the order they ran
     even when two finish within a second or the clock goes back."""
     ids = run_ids(paths)  # in number order
@@ -106,14 +106,14 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
         return DreamOutcome(report, markdown, working_set=state)
 
 
-def _recover(paths: StorePaths) -> list[str]:
+def _recover(paths: StoreLayout) -> list[str]:
     """Under the lock, before a real run: interrupted runs rolled back, a killed one's leftovers removed."""
     _, recovered = roll_back_interrupted(paths)
     clean_leftovers(paths)
     return recovered
 
 
-def _interrupted_warning(paths: StorePaths) -> list[str]:
+def _interrupted_warning(paths: StoreLayout) -> list[str]:
     """A dry run rolls nothing back: it says that the next real run will."""
     if any(run_status(paths, r) == APPLYING and read_journal(paths, r).get("status") == APPLYING
            for r in run_ids(paths)):
@@ -127,8 +127,9 @@ def _record(state: DreamState, plan: Plan, applied: Applied) -> None:
     bookkeeping.write_last_dream(paths, plan.run_id, state.now)
     cache = state.cache
     if cache is not None:
+        memories = paths.memory_folder() + "/"
         for change in applied.changes:
-            if change.path.startswith("memories/"):
+            if change.path.startswith(memories):
                 cache.drop(change.path)
                 if not change.removes and (seen := fingerprint(paths.root / change.path)):
                     parsed = read_memory(paths.root / change.path, paths.root, state.context.tz)
@@ -181,7 +182,7 @@ def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) 
         return restored
 
 
-def _revert_last_dream(paths: StorePaths, run_id: str) -> None:
+def _revert_last_dream(paths: StoreLayout, run_id: str) -> None:
     """When the undone run is the one last_dream.json names, it names the run before it again."""
     try:
         named = json.loads((paths.state / bookkeeping.LAST_DREAM).read_text(encoding="utf-8")).get("run_id")

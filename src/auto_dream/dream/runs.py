@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from auto_dream.errors import InputError, StoreError
 from auto_dream.store.memory import fsync_dir, remove_temporary, write_atomic, write_temporary
-from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, StorePaths, make_dirs
+from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs
 from auto_dream.store.scan import Fingerprint, fingerprint
 
 RUNS = "runs"
@@ -28,9 +28,6 @@ STATUS = "status"  # a run folder's one-word status, beside its journal
 APPLYING, DONE, UNDONE, ROLLED_BACK = "applying", "done", "undone", "rolled_back"
 # `0042-20261201T031500`: a sequence number, then the time the run started
 RUN_ID = re.compile(r"(\d{4,})-\d{8}T\d{6}")
-# What a run may touch: memories, their archive, the index, dream's own records.
-_RUN_WRITES = ("memories", "archive", ".state", "MEMORY.md")
-DERIVED = ("MEMORY.md",)  # rebuilt from the memories, never a reason to refuse an undo
 _PRE_NAME = re.compile(r"\d{5}")
 # write_atomic's temporary files (tempfile.mkstemp: a dot, the name, 8 random characters)
 _TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
@@ -72,7 +69,7 @@ class FileChange:
         return self.content() if callable(self.content) else self.content
 
 
-def run_dir(paths: StorePaths, run_id: str) -> Path:
+def run_dir(paths: StoreLayout, run_id: str) -> Path:
     return paths.state / RUNS / run_id
 
 
@@ -112,7 +109,7 @@ def _read_seen(path: Path) -> tuple[bytes | None, Fingerprint | None]:
     return data, seen if unchanged else None
 
 
-def write_journal(paths: StorePaths, run_id: str, changes: list[FileChange],
+def write_journal(paths: StoreLayout, run_id: str, changes: list[FileChange],
                   started: datetime) -> list[Fingerprint | None]:
     """Record pre-images and intended results, durably, before the first change. Returns each
     file's fingerprint as its pre-image was read: apply replaces a file only while it still is so.
@@ -129,7 +126,7 @@ def write_journal(paths: StorePaths, run_id: str, changes: list[FileChange],
         raise
 
 
-def _write_journal(folder: Path, paths: StorePaths, run_id: str, changes: list[FileChange],
+def _write_journal(folder: Path, paths: StoreLayout, run_id: str, changes: list[FileChange],
                    started: datetime) -> list[Fingerprint | None]:
     make_dirs(folder / "pre")
     files, seen = [], []
@@ -152,7 +149,7 @@ def _write_journal(folder: Path, paths: StorePaths, run_id: str, changes: list[F
     return seen
 
 
-def run_status(paths: StorePaths, run_id: str) -> str | None:
+def run_status(paths: StoreLayout, run_id: str) -> str | None:
     """The run's status as its one-word `status` file has it, without parsing its journal.
 
     The file is written after journal.json, so it may lag behind it, never lead: callers
@@ -167,7 +164,7 @@ def run_status(paths: StorePaths, run_id: str) -> str | None:
         return None
 
 
-def read_journal(paths: StorePaths, run_id: str) -> dict:
+def read_journal(paths: StoreLayout, run_id: str) -> dict:
     """The run's journal, checked: a journal is dream's own file, but a damaged or planted one
     must never make undo write outside the store."""
     file = run_dir(paths, run_id) / "journal.json"
@@ -177,20 +174,20 @@ def read_journal(paths: StorePaths, run_id: str) -> dict:
         raise StoreError(f"no dream run {run_id!r} (see .state/runs/)") from None
     except (ValueError, OSError):
         raise StoreError(f"{file}: not a readable journal") from None
-    problem = _journal_problem(journal)
+    problem = _journal_problem(journal, paths)
     if problem:
         raise StoreError(f"{file}: damaged journal ({problem}); nothing was restored")
     return journal
 
 
-def _journal_problem(journal: object) -> str | None:
+def _journal_problem(journal: object, paths: StoreLayout) -> str | None:
     if not isinstance(journal, dict) or not isinstance(journal.get("files", []), list):
         return "not a journal"
     for record in journal.get("files", []):
         if not isinstance(record, dict):
             return "a file record is not an object"
         path = record.get("path")
-        if not isinstance(path, str) or not confined(path):
+        if not isinstance(path, str) or not confined(path, paths):
             return f"the path {path!r} is not a file inside the store"
         pre = record.get("pre")
         if pre is not None and not (isinstance(pre, str) and _PRE_NAME.fullmatch(pre)):
@@ -205,15 +202,17 @@ def _journal_problem(journal: object) -> str | None:
     return None
 
 
-def confined(path: str) -> bool:
-    """A path a run may touch: relative, without `..`, under memories/, archive/ or .state/, or MEMORY.md."""
+def confined(path: str, paths: StoreLayout) -> bool:
+    """A path a run may touch: relative, without `..`, under the layout's run_writes (memories,
+    the archive, dream's records), or MEMORY.md itself."""
     parts = PurePosixPath(path).parts
+    index = paths.relative(paths.index)
     return (bool(parts) and not path.startswith("/") and "\\" not in path and "\0" not in path
-            and all(part not in ("..", ".") for part in parts) and parts[0] in _RUN_WRITES
-            and (len(parts) == 1) == (parts[0] == "MEMORY.md"))
+            and all(part not in ("..", ".") for part in parts) and parts[0] in paths.run_writes
+            and (len(parts) == 1) == (path == index))
 
 
-def set_status(paths: StorePaths, run_id: str, status: str, **fields: object) -> None:
+def set_status(paths: StoreLayout, run_id: str, status: str, **fields: object) -> None:
     journal = read_journal(paths, run_id)
     journal["status"] = status
     journal.update(fields)
@@ -221,14 +220,14 @@ def set_status(paths: StorePaths, run_id: str, status: str, **fields: object) ->
     write_atomic(run_dir(paths, run_id) / STATUS, status.encode())
 
 
-def set_post(paths: StorePaths, run_id: str, number: int, data: bytes | None) -> None:
+def set_post(paths: StoreLayout, run_id: str, number: int, data: bytes | None) -> None:
     """The run will write `data` to its file `number` instead of what the journal says."""
     journal = read_journal(paths, run_id)
     journal["files"][number]["post_sha256"] = digest(data)
     write_atomic(run_dir(paths, run_id) / "journal.json", json.dumps(journal, indent=1, ensure_ascii=False).encode())
 
 
-def run_ids(paths: StorePaths) -> list[str]:
+def run_ids(paths: StoreLayout) -> list[str]:
     """Every recorded run, oldest first: by sequence number, as a number (run 10000 follows 9999)."""
     folder = paths.state / RUNS
     if not folder.is_dir():
@@ -237,7 +236,7 @@ def run_ids(paths: StorePaths) -> list[str]:
     return sorted(found, key=lambda run_id: (run_number(run_id), run_id))
 
 
-def apply_change(paths: StorePaths, change: FileChange, run_id: str, expected: Fingerprint | None) -> str | None:
+def apply_change(paths: StoreLayout, change: FileChange, run_id: str, expected: Fingerprint | None) -> str | None:
     """Put one change in place unless its file is no longer as expected (None: absent); returns
     why it was left alone, or None when done.
 
@@ -299,7 +298,7 @@ def _put_back(aside: Path, target: Path) -> bool:
     return True
 
 
-def recover_aside(paths: StorePaths, run_id: str, journal: dict) -> list[str]:
+def recover_aside(paths: StoreLayout, run_id: str, journal: dict) -> list[str]:
     """Files a killed run had moved aside go back to their paths; returns warnings for any
     that cannot (a new file took the path): those stay beside it, hidden, named in the warning."""
     warnings = []
@@ -328,7 +327,7 @@ class Restored:
     interrupted: bool = False  # the run had been killed while applying
 
 
-def restore(paths: StorePaths, run_id: str, force: bool, rolling_back: bool = False) -> Restored:
+def restore(paths: StoreLayout, run_id: str, force: bool, rolling_back: bool = False) -> Restored:
     """Put every file the run touched back as it was before the run.
 
     A file that is neither what the run wrote nor what was there before was changed by
@@ -341,7 +340,8 @@ def restore(paths: StorePaths, run_id: str, force: bool, rolling_back: bool = Fa
         _check_inside(paths, paths.root / record["path"])
     recover_aside(paths, run_id, journal)
     current = {r["path"]: digest(read_if_present(paths.root / r["path"])) for r in journal["files"]}
-    conflicts = [r["path"] for r in journal["files"] if r["path"] not in DERIVED
+    derived = paths.relative(paths.index)  # rebuilt from the memories, never a reason to refuse an undo
+    conflicts = [r["path"] for r in journal["files"] if r["path"] != derived
                  and current[r["path"]] not in (r["post_sha256"], r["pre_sha256"])]
     if conflicts and not force and not rolling_back:
         raise StoreError(f"cannot undo run {run_id}: {conflicts[0]} changed since that run"
@@ -352,7 +352,7 @@ def restore(paths: StorePaths, run_id: str, force: bool, rolling_back: bool = Fa
         if record["path"] in conflicts and not force:
             continue
         target = paths.root / record["path"]
-        if record["path"] in DERIVED and current[record["path"]] != record["post_sha256"]:
+        if record["path"] == derived and current[record["path"]] != record["post_sha256"]:
             continue  # rebuilt since the run: the caller rebuilds it again
         if record["pre"] is None:
             if target.exists() or target.is_symlink():
@@ -374,7 +374,7 @@ def restore(paths: StorePaths, run_id: str, force: bool, rolling_back: bool = Fa
     return Restored(run_id, restored, conflicts, interrupted=rolling_back)
 
 
-def _check_inside(paths: StorePaths, target: Path) -> None:
+def _check_inside(paths: StoreLayout, target: Path) -> None:
     """Refuse a path whose folder leads out of the store (a symbolic link on the way)."""
     root = os.path.realpath(paths.root)
     if os.path.commonpath([root, os.path.realpath(target.parent)]) != root:
@@ -388,10 +388,9 @@ def _read_pre(path: Path) -> bytes:
     return data
 
 
-def _remove_empty_folders(paths: StorePaths, folder: Path) -> None:
+def _remove_empty_folders(paths: StoreLayout, folder: Path) -> None:
     """Folders a run created (archive/<type>/) go when they are empty again; the store's own stay."""
-    keep = {paths.root, paths.logs, paths.memories, paths.archive, paths.state,
-            *(paths.memories / t for t in MEMORY_TYPES)}
+    keep = {paths.root, *paths.skeleton()}
     while folder not in keep and folder.is_relative_to(paths.root):
         try:
             folder.rmdir()
@@ -400,7 +399,7 @@ def _remove_empty_folders(paths: StorePaths, folder: Path) -> None:
         folder = folder.parent
 
 
-def roll_back_interrupted(paths: StorePaths) -> tuple[list[Restored], list[str]]:
+def roll_back_interrupted(paths: StoreLayout) -> tuple[list[Restored], list[str]]:
     """Reverse every run that was killed while applying; returns them, and warnings for the report."""
     rolled, warnings = [], []
     for run_id in run_ids(paths):  # a year of nightly runs: one small file each, not a journal
@@ -414,14 +413,14 @@ def roll_back_interrupted(paths: StorePaths) -> tuple[list[Restored], list[str]]
     return rolled, warnings
 
 
-def last_done_run(paths: StorePaths) -> str | None:
+def last_done_run(paths: StoreLayout) -> str | None:
     for run_id in reversed(run_ids(paths)):  # "applying" may be a status file lagging behind a done journal
         if run_status(paths, run_id) in (DONE, APPLYING, None) and read_journal(paths, run_id).get("status") == DONE:
             return run_id
     return None
 
 
-def clean_leftovers(paths: StorePaths) -> list[str]:
+def clean_leftovers(paths: StoreLayout) -> list[str]:
     """Under the dream lock: remove what a killed process left (temporary files, a run folder
     whose journal was never written, as a full disk leaves it); returns what was removed."""
     removed = []
@@ -434,7 +433,7 @@ def clean_leftovers(paths: StorePaths) -> list[str]:
                 removed.append(paths.relative(Path(entry.path)))
             else:
                 folders += [Path(entry.path), Path(entry.path) / "pre"]
-    folders += [paths.memories / t for t in MEMORY_TYPES] + [paths.archive / t for t in MEMORY_TYPES]
+    folders += paths.memory_folders()
     recent = time.time() - 60  # a temporary file this young may be another command's, still writing
     for folder in folders:
         for entry in _entries(folder):

@@ -49,7 +49,7 @@ from auto_dream.errors import StoreError
 from auto_dream.judge.similarity import Profile
 from auto_dream.judge.staleness import References, extract_references
 from auto_dream.store.memory import Memory
-from auto_dream.store.paths import FILE_MODE, StorePaths
+from auto_dream.store.paths import FILE_MODE, StoreLayout
 
 # PRAGMA user_version of the file; any other value is a foreign cache. Raise it whenever what
 # is stored would read differently now (the schema, or what the judge derives from a text:
@@ -210,7 +210,7 @@ class ParseCache:
         self._rank_sets: dict[int, array[int]] = {}
 
     @classmethod
-    def load(cls, paths: StorePaths, writable: bool = False) -> "ParseCache":
+    def load(cls, paths: StoreLayout, writable: bool = False) -> "ParseCache":
         """The cache as the last dream left it. `writable` (a dream holding the lock) also rolls
         back a save that was killed; readers open it read-only and never create it."""
         cache = cls(paths.state / FILE_NAME)

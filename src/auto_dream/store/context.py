@@ -6,12 +6,12 @@ from pathlib import Path
 
 from auto_dream.store.config import Config, load_config
 from auto_dream.store.daylog import load_timezone
-from auto_dream.store.paths import StorePaths, ensure_store, open_store
+from auto_dream.store.paths import StoreLayout, ensure_store, open_store
 
 
 @dataclass(frozen=True)
 class StoreContext:
-    paths: StorePaths
+    paths: StoreLayout
     config: Config
     tz: tzinfo | None
 

@@ -14,7 +14,7 @@ from datetime import date, datetime, timedelta, tzinfo
 from pathlib import Path
 
 from auto_dream.errors import InputError, StoreError
-from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, StorePaths, make_dirs
+from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, StoreLayout, make_dirs
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
 ENTRY_LINE = re.compile(r"- \[(\d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d)?)\](.*)")
@@ -238,7 +238,7 @@ def _is_blank(text: str) -> bool:
     return all(c in _BLANK_CHARACTERS or unicodedata.category(c) in _BLANK_CATEGORIES for c in text)
 
 
-def append_entry(paths: StorePaths, entry: Entry) -> Path:
+def append_entry(paths: StoreLayout, entry: Entry) -> Path:
     """Add `entry` to its day's log: one locked write, so concurrent appends never interleave."""
     log_path = paths.log_file(entry.at.date())
     data = format_entry(entry).encode("utf-8")
@@ -332,7 +332,7 @@ def _read_day_file(log_path: Path) -> bytes:
     raise _NotRead(f"larger than {MAX_LOG_BYTES:,} bytes: not read")
 
 
-def log_files(paths: StorePaths) -> list[Path]:
+def log_files(paths: StoreLayout) -> list[Path]:
     """Every daily log, oldest first."""
     if not paths.logs.is_dir():
         return []
@@ -348,7 +348,7 @@ def _is_day_file(path: Path) -> bool:
     return True
 
 
-def read_all_entries(paths: StorePaths) -> tuple[list[Entry], list[LogProblem]]:
+def read_all_entries(paths: StoreLayout) -> tuple[list[Entry], list[LogProblem]]:
     """All entries of all logs in log order, each id once (a line copied by hand is one entry)."""
     entries: list[Entry] = []
     problems: list[LogProblem] = []

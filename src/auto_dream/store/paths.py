@@ -4,6 +4,7 @@ import os
 from datetime import date
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK, S_ISREG
+from typing import Protocol
 
 from auto_dream.errors import InputError, StoreError
 
@@ -13,8 +14,43 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
+class StoreLayout(Protocol):
+    """Where a store keeps each thing: every path the core uses comes from these questions.
+
+    StorePaths answers them for auto-dream's own layout (DESIGN section 1); another layout (a
+    Claude Code memory folder dreamed in place) answers the same questions and the phases,
+    apply, undo and the commands work on it unchanged. Paths given as `str` are relative to
+    `root`, with forward slashes, as the run journal and reports write them."""
+
+    @property
+    def root(self) -> Path: ...
+    @property
+    def logs(self) -> Path: ...
+    @property
+    def state(self) -> Path: ...  # dream's own records: runs, caches, the lock
+    @property
+    def index(self) -> Path: ...  # MEMORY.md
+    @property
+    def config(self) -> Path: ...
+    @property
+    def templates(self) -> Path: ...
+    @property
+    def run_writes(self) -> tuple[str, ...]: ...  # the first path parts a dream run may write under
+    def relative(self, path: Path) -> str: ...
+    def log_file(self, day: date) -> Path: ...
+    def memory_folder(self, archived: bool = False) -> str: ...  # scanned for memory files
+    def memory_dir(self, memory_type: str) -> Path: ...  # where a new memory of the type goes
+    def archive_dir(self, memory_type: str) -> Path: ...  # where a retired memory of the type goes
+    def memory_path(self, memory_type: str, file_name: str) -> str: ...
+    def archive_path(self, memory_type: str, file_name: str) -> str: ...
+    def skeleton(self) -> list[Path]: ...  # the folders a store is created with, kept when empty
+    def folders(self) -> list[Path]: ...  # every folder of the layout: each one real, never a link
+    def memory_folders(self) -> list[Path]: ...  # the folders memory files are written into
+
+
 class StorePaths:
-    """The layout of one store (DESIGN section 1), rooted at `root`."""
+    """auto-dream's own layout (DESIGN section 1), rooted at `root`: memories/<type>/,
+    archive/<type>/, logs/, .state/ and MEMORY.md. A StoreLayout."""
 
     __slots__ = ("root",)
 
@@ -68,8 +104,30 @@ class StorePaths:
         refuse_link(self, path, folder=False)
         return path
 
+    @property
+    def run_writes(self) -> tuple[str, ...]:
+        return ("memories", "archive", ".state", "MEMORY.md")
+
+    def memory_folder(self, archived: bool = False) -> str:
+        return "archive" if archived else "memories"
+
     def memory_dir(self, memory_type: str) -> Path:
         return self.memories / memory_type
+
+    def archive_dir(self, memory_type: str) -> Path:
+        return self.archive / memory_type
+
+    def memory_path(self, memory_type: str, file_name: str) -> str:
+        return f"memories/{memory_type}/{file_name}"
+
+    def archive_path(self, memory_type: str, file_name: str) -> str:
+        return f"archive/{memory_type}/{file_name}"
+
+    def skeleton(self) -> list[Path]:
+        return [self.logs, self.state, self.archive, self.memories, *(self.memory_dir(t) for t in MEMORY_TYPES)]
+
+    def memory_folders(self) -> list[Path]:
+        return [*(self.memory_dir(t) for t in MEMORY_TYPES), *(self.archive_dir(t) for t in MEMORY_TYPES)]
 
     def folders(self) -> list[Path]:
         """The store's own folders: each one real, never a link (check_layout)."""
@@ -107,7 +165,7 @@ def make_dirs(path: Path) -> None:
                 raise
 
 
-def refuse_link(paths: StorePaths, path: Path, folder: bool | None = None) -> None:
+def refuse_link(paths: StoreLayout, path: Path, folder: bool | None = None) -> None:
     """StoreError when `path` is a symlink, or (`folder` True/False) not a folder/regular file.
     Nothing is written through a link out of the store, nor read from a FIFO named like its files."""
     try:
@@ -126,7 +184,7 @@ def refuse_link(paths: StorePaths, path: Path, folder: bool | None = None) -> No
         raise StoreError(f"{where} is not a regular file (a folder, a FIFO or a device): move it away")
 
 
-def check_layout(paths: StorePaths) -> None:
+def check_layout(paths: StoreLayout) -> None:
     """Refuse a store whose own folders or MEMORY.md are symlinks, or not what they should be
     (a store root that is itself a link is fine: everything is written inside it)."""
     for folder in paths.folders():
@@ -141,8 +199,7 @@ def ensure_store(root: Path) -> StorePaths:
         raise StoreError(f"store root {root} is a file, not a folder")
     check_layout(paths)
     try:
-        for folder in (paths.logs, paths.state, paths.archive,
-                       *(paths.memory_dir(t) for t in MEMORY_TYPES)):
+        for folder in paths.skeleton():
             make_dirs(folder)
     except PermissionError:
         raise StoreError(f"cannot write to the store at {root}: permission denied") from None

@@ -9,7 +9,7 @@ from stat import S_ISDIR
 
 from auto_dream.store.cache import Fingerprint, ParseCache, Parsed
 from auto_dream.store.memory import Memory, Unreadable, read_memory
-from auto_dream.store.paths import StorePaths
+from auto_dream.store.paths import StoreLayout
 
 
 @dataclass(frozen=True)
@@ -124,12 +124,12 @@ _SCANDIR_FD = os.scandir in os.supports_fd
 _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 
 
-def scan_store(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
+def scan_store(paths: StoreLayout, tz: tzinfo | None, archived: bool = False,
                cache: ParseCache | None = None) -> StoreScan:
     """Every memory file under memories/ (or archive/): the files the cache holds as they are
     are only named; the rest are read (and, with a cache, parsed for it: the caller decides
     whether to save it). Files that are not memories are reported."""
-    folder_name = "archive" if archived else "memories"
+    folder_name = paths.memory_folder(archived)
     files, odd = walk_memory_files(paths.root / folder_name, folder_name, ordered=False)
     fingerprints = dict(files)
     rows = cache.rows if cache is not None else {}
@@ -154,7 +154,7 @@ def scan_store(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
                      fingerprints=fingerprints, parsed=parsed_by_path)
 
 
-def scan_memories(paths: StorePaths, tz: tzinfo | None, archived: bool = False,
+def scan_memories(paths: StoreLayout, tz: tzinfo | None, archived: bool = False,
                   cache: ParseCache | None = None) -> MemoryScan:
     """Every memory under memories/ (or archive/), parsed; the files that are not memories, reported.
 
