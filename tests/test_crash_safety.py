@@ -371,15 +371,15 @@ def test_a_second_dream_right_after_a_clean_one_plans_nothing(template, tmp_path
 def test_a_memory_changed_after_orient_is_not_overwritten_and_its_entries_wait(template, tmp_path, cli):
     root = copy_repo(template.repo, tmp_path / "repo")
     context = open_context(root)
-    state = gather(orient(context, NOW, new_run_id(context.paths, NOW), DreamOptions()))
-    plan = plan_dream(state, DeterministicDistiller())
+    snapshot = gather(orient(context, NOW, new_run_id(context.paths, NOW), DreamOptions()))
+    plan = plan_dream(snapshot, DeterministicDistiller())
     (merge,) = [a for a in plan.actions if isinstance(a, UpdateMemory)]
     assert merge.before.path == STAGING
     target = root / STAGING
     edited = target.read_text(encoding="utf-8") + "\nThe kestrel cluster moves to eu-west in June.\n"
     target.write_text(edited, encoding="utf-8")  # someone edits it while the dream plans
 
-    applied = apply(plan, state)
+    applied = apply(plan, snapshot)
     assert target.read_text(encoding="utf-8") == edited
     assert merge not in applied.actions
     assert any(STAGING in warning and "not updated" in warning for warning in applied.skipped), applied.skipped

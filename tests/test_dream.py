@@ -170,6 +170,7 @@ def test_a_memory_that_absorbs_several_duplicates_in_one_run_keeps_every_detail_
     from auto_dream.dream.consolidate import consolidate
     from auto_dream.dream.gather import gather
     from auto_dream.dream.orient import orient
+    from auto_dream.dream.state import Decisions
     from auto_dream.judge.similarity import significant_words
 
     base = "Deploys happen every Tuesday afternoon from the release branch"
@@ -178,13 +179,14 @@ def test_a_memory_that_absorbs_several_duplicates_in_one_run_keeps_every_detail_
         memory(root, f"memories/project/2026090{n}_old{n}.md", f"Deploy day {n}", f"{base}\n\n{detail}", "project",
                days_ago=60 - n)
     memory(root, "memories/project/20261101_new.md", "Deploy schedule", base, "project", days_ago=20)
-    state = gather(orient(open_context(root), NOW, "0001-test", DreamOptions()))
-    consolidate(state, DeterministicDistiller())
-    survivor = state.live["memories/project/20261101_new.md"]
+    snapshot = gather(orient(open_context(root), NOW, "0001-test", DreamOptions()))
+    decisions = Decisions.start(snapshot)
+    consolidate(snapshot, decisions, DeterministicDistiller())
+    survivor = decisions.live["memories/project/20261101_new.md"]
     assert all(detail in survivor.body for detail in details)
     # the words it was compared with after each merge are the words of its text
-    assert state.profiles.words(survivor.path) == significant_words(survivor.text())
-    assert state.profiles[survivor.path].words == significant_words(survivor.text())
+    assert decisions.profiles.words(survivor.path) == significant_words(survivor.text())
+    assert decisions.profiles[survivor.path].words == significant_words(survivor.text())
 
 
 def test_unrelated_memories_sharing_a_few_words_are_left_alone(root):

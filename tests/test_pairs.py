@@ -97,11 +97,10 @@ def test_dream_finds_each_entrys_neighbours_as_the_search_over_every_profile_doe
     from auto_dream.dream.nearby import StoreNeighbours
     from auto_dream.dream.orient import orient
     from auto_dream.dream.runner import dream
-    from auto_dream.dream.state import DreamOptions
+    from auto_dream.dream.state import Decisions, DreamOptions
     from auto_dream.store.context import open_context
     from auto_dream.store.daylog import Entry, append_entry
     from auto_dream.store.paths import ensure_store
-    from auto_dream.store.views import LiveView
 
     chosen = random.Random(seed)
     now = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
@@ -121,10 +120,11 @@ def test_dream_finds_each_entrys_neighbours_as_the_search_over_every_profile_doe
     write_memories(range(12, 18))
     for n in range(8):
         append_entry(paths, Entry(datetime(2026, 2, 1, 9, 0, n), text(), "project"))
-    state = gather(orient(open_context(tmp_path), now, "0002-test", DreamOptions()))
-    state.live = LiveView(state.memories)
-    assert state.stored and state.live.outside(state.stored) and len(state.new_entries) == 8
-    every_profile = {path: state.profiles[path] for path in state.live}
-    expected = ProfileNeighbours(state.new_entries, every_profile).candidates(threshold, aimless_threshold)
-    found = StoreNeighbours(state, state.new_entries).candidates(threshold, aimless_threshold)
+    snapshot = gather(orient(open_context(tmp_path), now, "0002-test", DreamOptions()))
+    decisions = Decisions.start(snapshot)
+    entries = list(snapshot.new_entries)
+    assert snapshot.stored and decisions.live.outside(snapshot.stored) and len(entries) == 8
+    every_profile = {path: decisions.profiles[path] for path in decisions.live}
+    expected = ProfileNeighbours(entries, every_profile).candidates(threshold, aimless_threshold)
+    found = StoreNeighbours(snapshot, decisions, entries).candidates(threshold, aimless_threshold)
     assert found == expected and expected

@@ -3,6 +3,7 @@ run writes exactly the files the plan lists, with the bytes the plan holds."""
 
 import hashlib
 import json
+from dataclasses import FrozenInstanceError
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -140,8 +141,8 @@ def test_the_real_run_writes_exactly_the_files_and_bytes_the_plan_holds(make_sto
     now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
     root = make_store(tmp_path / "project", now)
     context = open_context(root)
-    state = gather(orient(context, now, new_run_id(context.paths, now), DreamOptions(dry_run=True)))
-    plan = plan_dream(state, DeterministicDistiller())
+    snapshot = gather(orient(context, now, new_run_id(context.paths, now), DreamOptions(dry_run=True)))
+    plan = plan_dream(snapshot, DeterministicDistiller())
     report = dream(open_context(root), now, DreamOptions(), DeterministicDistiller()).report
     assert report is not None and report.run_id == plan.run_id
     journal = json.loads((root / ".state" / "runs" / plan.run_id / "journal.json").read_text(encoding="utf-8"))
@@ -152,3 +153,30 @@ def test_the_real_run_writes_exactly_the_files_and_bytes_the_plan_holds(make_sto
             == digest(change.change.data()), change.change.path
     retired = [a for a in plan.actions if isinstance(a, RetireMemory) and not a.proposed]
     assert all(a.archived is not None and a.archived.extra["archived_by_run"] == plan.run_id for a in retired)
+
+
+def test_a_snapshot_cannot_be_changed_once_gather_has_read_the_logs(tmp_path):
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+    root = merges_and_supersedes(tmp_path / "project", now)
+    context = open_context(root)
+    oriented = orient(context, now, new_run_id(context.paths, now), DreamOptions())
+    snapshot = gather(oriented)
+    assert len(snapshot.new_entries) == 3 and oriented.new_entries == ()  # gather made a new one
+    for name, value in (("memories", {}), ("new_entries", ()), ("warnings", ()), ("changed", frozenset())):
+        with pytest.raises(FrozenInstanceError):
+            setattr(snapshot, name, value)
+
+
+@pytest.mark.parametrize("make_store", STORES, ids=[s.__name__ for s in STORES])
+def test_two_plans_from_one_snapshot_decide_the_same(make_store, tmp_path):
+    """consolidate and prune write their decisions apart from the snapshot: planning leaves it as it was."""
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+    root = make_store(tmp_path / "project", now)
+    context = open_context(root)
+    snapshot = gather(orient(context, now, new_run_id(context.paths, now), DreamOptions(dry_run=True)))
+    first, second = (plan_dream(snapshot, DeterministicDistiller()) for _ in range(2))
+    assert first.actions and first.actions == second.actions
+    assert (first.warnings, first.review, first.deferred, first.counts) == \
+        (second.warnings, second.review, second.deferred, second.counts)
+    assert [(c.change.path, digest(c.change.data())) for c in first.changes] == \
+        [(c.change.path, digest(c.change.data())) for c in second.changes]

@@ -110,8 +110,8 @@ def distilled_lines(root: Path) -> list[str]:
 def steps_of_next_dream(root: Path) -> int:
     """The steps apply() will take: the journal, one per file, then marking the run done."""
     context = open_context(root)
-    state = gather(orient(context, NOW, new_run_id(context.paths, NOW), DreamOptions()))
-    plan = plan_dream(state, DeterministicDistiller())
+    snapshot = gather(orient(context, NOW, new_run_id(context.paths, NOW), DreamOptions()))
+    plan = plan_dream(snapshot, DeterministicDistiller())
     return sum(1 for change in plan.changes if not change.derived) + 2
 
 

@@ -25,7 +25,7 @@ from auto_dream.dream.runs import (
     set_status,
     write_journal,
 )
-from auto_dream.dream.state import DreamState
+from auto_dream.dream.state import Snapshot
 from auto_dream.errors import StoreError
 from auto_dream.store.cache import Fingerprint
 from auto_dream.store.index import IndexResult
@@ -47,28 +47,28 @@ class Applied:
     changes: list[FileChange] = field(default_factory=list)  # the file changes made
 
 
-def _still_as_orient_saw(state: DreamState, path: str) -> bool:
-    return fingerprint(state.context.paths.root / path) == state.fingerprints.get(path)
+def _still_as_orient_saw(snapshot: Snapshot, path: str) -> bool:
+    return fingerprint(snapshot.context.paths.root / path) == snapshot.fingerprints.get(path)
 
 
-def _read_only(state: DreamState, path: str) -> bool:
+def _read_only(snapshot: Snapshot, path: str) -> bool:
     """A memory file its owner may not write (chmod 0444): dream leaves it as it is."""
     try:
-        return not os.lstat(state.context.paths.root / path).st_mode & stat.S_IWUSR
+        return not os.lstat(snapshot.context.paths.root / path).st_mode & stat.S_IWUSR
     except FileNotFoundError:
         return False
 
 
-def select_actions(plan: Plan, state: DreamState) -> tuple[list[Action], list[str]]:
+def select_actions(plan: Plan, snapshot: Snapshot) -> tuple[list[Action], list[str]]:
     """Compare before write: the plan's actions less those that touch a file changed since
     orient or made read-only, and those that depend on one; and why each was left out."""
     kept: list[Action] = []
     skipped: list[str] = []
     dropped: set[str] = set()  # memory paths whose create/update will not happen
-    root = state.context.paths.root
+    root = snapshot.context.paths.root
     created = {a.memory.path for a in plan.actions if isinstance(a, CreateMemory)}
     frozen = {a.memory.path for a in plan.actions if isinstance(a, RetireMemory) and not a.proposed
-              and a.memory.path not in created and _read_only(state, a.memory.path)}
+              and a.memory.path not in created and _read_only(snapshot, a.memory.path)}
     for action in plan.actions:
         match action:
             case CreateMemory(memory=memory) if (root / memory.path).exists():
@@ -76,12 +76,12 @@ def select_actions(plan: Plan, state: DreamState) -> tuple[list[Action], list[st
                 skipped.append(f"{memory.path} appeared since the dream started: not created "
                                "(its entries wait for the next dream)")
                 continue
-            case UpdateMemory(before=before) if not _still_as_orient_saw(state, before.path):
+            case UpdateMemory(before=before) if not _still_as_orient_saw(snapshot, before.path):
                 dropped.add(before.path)
                 skipped.append(f"{before.path} changed since the dream started: not updated "
                                "(its entries wait for the next dream)")
                 continue
-            case UpdateMemory(before=before) if _read_only(state, before.path):
+            case UpdateMemory(before=before) if _read_only(snapshot, before.path):
                 dropped.add(before.path)
                 skipped.append(f"{before.path} is read-only: not updated (its entries wait for the next dream)")
                 continue
@@ -100,7 +100,7 @@ def select_actions(plan: Plan, state: DreamState) -> tuple[list[Action], list[st
                     skipped.append(f"{memory.path}: not retired, because {target or memory.path} "
                                    "was left as it is")
                     continue
-                if memory.path not in created and not _still_as_orient_saw(state, memory.path):
+                if memory.path not in created and not _still_as_orient_saw(snapshot, memory.path):
                     skipped.append(f"{memory.path} changed since the dream started: not retired")
                     continue
         kept.append(action)
@@ -120,10 +120,10 @@ def live_after(actions: list[Action], memories: StoreView) -> LiveView:
     return live
 
 
-def _derived(selected: Applied, state: DreamState) -> list[FileChange]:
+def _derived(selected: Applied, snapshot: Snapshot) -> list[FileChange]:
     """The race fallback: the distilled record and MEMORY.md as the memory changes that
     happen leave them, when apply left some of the plan's out."""
-    derived = derive(state.context, selected.live, selected.actions)
+    derived = derive(snapshot.context, selected.live, selected.actions)
     selected.distilled_entry_ids, selected.index = derived.distilled_entry_ids, derived.index
     selected.actions = [a for a in selected.actions if not isinstance(a, RebuildIndex)]
     if derived.index_changed:
@@ -136,9 +136,9 @@ class _Writer:
     """Writes a run's journaled changes one by one, each only while its file is as orient saw
     it; a change left out takes the actions that hang on it with it."""
 
-    def __init__(self, selected: Applied, state: DreamState, run_id: str, steps: list[PlannedChange],
+    def __init__(self, selected: Applied, snapshot: Snapshot, run_id: str, steps: list[PlannedChange],
                  seen: list[Fingerprint | None]):
-        self.selected, self.state, self.run_id = selected, state, run_id
+        self.selected, self.snapshot, self.run_id = selected, snapshot, run_id
         self.steps, self.seen = steps, seen
         self.left: set[str] = set()  # paths whose change did not happen
         self.retiring = {s.archives: s.change.path for s in steps if s.archives is not None}  # memory -> archive copy
@@ -152,10 +152,10 @@ class _Writer:
             why = f"{missing[0]} was left as it is"
         elif step.expected is not None and self.seen[number] != step.expected:
             why = "changed since the dream started"
-        elif step.archives and not _still_as_orient_saw(self.state, step.archives):
+        elif step.archives and not _still_as_orient_saw(self.snapshot, step.archives):
             why = f"{step.archives} changed since the dream started"
         if why is None:
-            why = apply_change(self.state.context.paths, step.change, self.run_id, expected)
+            why = apply_change(self.snapshot.context.paths, step.change, self.run_id, expected)
         if why is not None:
             self._leave(number, why)
 
@@ -173,11 +173,11 @@ class _Writer:
             return
         archive = self.retiring.get(path)
         if step.change.removes and archive is not None and archive not in self.left:
-            copy = self.state.context.paths.root / archive  # written already: it goes, the memory stays
+            copy = self.snapshot.context.paths.root / archive  # written already: it goes, the memory stays
             if digest(read_if_present(copy)) == digest(self.steps[self.number[archive]].change.data()):
                 copy.unlink()
             self.left.add(archive)
-        before = self.state.memories
+        before = self.snapshot.memories
         for action in list(selected.actions):
             match action:
                 case CreateMemory(memory=memory) | UpdateMemory(after=memory) if memory.path == path:
@@ -197,27 +197,27 @@ class _Writer:
     def redo_derived(self, first: int) -> None:
         """Memory changes were left out: the record and the index are made again from what
         happened, and the journal learns their new content before either is written."""
-        derived = {c.path: c for c in _derived(self.selected, self.state)}
+        derived = {c.path: c for c in _derived(self.selected, self.snapshot)}
         for number in range(first, len(self.steps)):
             path = self.steps[number].change.path
-            change = derived.get(path) or FileChange(path, read_if_present(self.state.context.paths.root / path))
+            change = derived.get(path) or FileChange(path, read_if_present(self.snapshot.context.paths.root / path))
             self.steps[number] = PlannedChange(change, derived=True)
-            set_post(self.state.context.paths, self.run_id, number, change.data())
+            set_post(self.snapshot.context.paths, self.run_id, number, change.data())
         if "MEMORY.md" not in self.number:  # not journaled, so not written: not rebuilt either
             self.selected.actions = [a for a in self.selected.actions if not isinstance(a, RebuildIndex)]
 
 
-def apply(plan: Plan, state: DreamState, step_hook: StepHook | None = None) -> Applied:
+def apply(plan: Plan, snapshot: Snapshot, step_hook: StepHook | None = None) -> Applied:
     """Carry out the plan: journal every pre-image, then write, then mark the run done."""
-    paths = state.context.paths
-    kept, skipped = select_actions(plan, state)
+    paths = snapshot.context.paths
+    kept, skipped = select_actions(plan, snapshot)
     if len(kept) == len(plan.actions):
         selected = Applied(kept, plan.live.copy(), plan.index, plan.distilled_entry_ids, skipped)
         steps = list(plan.changes)
     else:  # a file changed since orient: what depends on the changes left out is derived again
-        selected = Applied(kept, live_after(kept, state.memories), plan.index, (), skipped)
-        steps = memory_changes(kept, state.fingerprints)
-        steps += [PlannedChange(change, derived=True) for change in _derived(selected, state)]
+        selected = Applied(kept, live_after(kept, snapshot.memories), plan.index, (), skipped)
+        steps = memory_changes(kept, snapshot.fingerprints)
+        steps += [PlannedChange(change, derived=True) for change in _derived(selected, snapshot)]
     memory_steps = sum(1 for s in steps if not s.derived)
     selected.changes = [s.change for s in steps]
     if not steps:
@@ -231,8 +231,8 @@ def apply(plan: Plan, state: DreamState, step_hook: StepHook | None = None) -> A
             step_hook(step)
 
     reached()
-    seen = write_journal(paths, plan.run_id, selected.changes, state.now)
-    writer = _Writer(selected, state, plan.run_id, steps, seen)
+    seen = write_journal(paths, plan.run_id, selected.changes, snapshot.now)
+    writer = _Writer(selected, snapshot, plan.run_id, steps, seen)
     number = 0
     try:
         for number in range(len(steps)):
@@ -241,18 +241,18 @@ def apply(plan: Plan, state: DreamState, step_hook: StepHook | None = None) -> A
                 writer.redo_derived(number)
             writer.write(number)
     except OSError as error:
-        raise _rolled_back(state, plan.run_id, steps[number].change.path, error) from None
+        raise _rolled_back(snapshot, plan.run_id, steps[number].change.path, error) from None
     reached()
-    set_status(paths, plan.run_id, DONE, finished=state.now.isoformat(timespec="seconds"))
+    set_status(paths, plan.run_id, DONE, finished=snapshot.now.isoformat(timespec="seconds"))
     selected.changes = [s.change for s in steps if s.change.path not in writer.left]
     return selected
 
 
-def _rolled_back(state: DreamState, run_id: str, path: str, error: OSError) -> StoreError:
+def _rolled_back(snapshot: Snapshot, run_id: str, path: str, error: OSError) -> StoreError:
     """A write failed half-way (a full disk, a read-only folder): put back what the run wrote."""
     why = error.strerror or str(error)
     try:
-        restore(state.context.paths, run_id, force=False, rolling_back=True)  # MEMORY.md is written last
+        restore(snapshot.context.paths, run_id, force=False, rolling_back=True)  # MEMORY.md is written last
     except (OSError, StoreError):
         return StoreError(f"cannot write {path}: {why}; the run stopped half-way and the next dream "
                           "or undo rolls it back")

@@ -21,40 +21,40 @@ from auto_dream.distill.base import (
 from auto_dream.distill.deterministic import new_memory_from_text
 from auto_dream.dream.actions import CreateMemory, ReviewPair, SkipEntries, UpdateMemory
 from auto_dream.dream.nearby import StoreNeighbours, memory_pairs, word_rarity
-from auto_dream.dream.state import DreamState
+from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.judge.kinds import guess_type
 from auto_dream.judge.similarity import Profile, overlap, significant_words
 from auto_dream.judge.statements import ABSORB_LIMIT, Side, judge
 from auto_dream.store.daylog import aware
 from auto_dream.store.memory import Memory, TakenNames, memory_file_name
-from auto_dream.store.views import LiveView
 
 
-def consolidate(state: DreamState, distiller: Distiller) -> DreamState:
-    state.live = LiveView(state.memories)
-    run = _Run(state)
-    if state.new_entries:
-        config = state.context.config
+def consolidate(snapshot: Snapshot, decisions: Decisions, distiller: Distiller) -> None:
+    """Into `decisions`: the memories the new entries make or change, then what is retired or
+    left for review among the memories this run changed and the rest."""
+    run = _Run(snapshot, decisions)
+    if snapshot.new_entries:
+        config = snapshot.context.config
         thresholds = Thresholds(config.duplicate_overlap, config.contradiction_overlap)
+        entries = list(snapshot.new_entries)
         result = distiller.distill(DistillRequest(
-            state.new_entries, state.live.copy(), state.profiles, thresholds, state.context.tz,
-            StoreNeighbours(state, state.new_entries), now=state.now))
-        state.usage = result.usage
-        state.warnings.extend(result.notes)
+            entries, decisions.live.copy(), decisions.profiles, thresholds, snapshot.context.tz,
+            StoreNeighbours(snapshot, decisions, entries), now=snapshot.now))
+        decisions.usage = result.usage
+        decisions.warnings.extend(result.notes)
         for operation in result.operations:
             run.apply_operation(operation)
     run.check_memory_pairs()
     run.ask_reviewer(distiller)
     run.finish()
-    return state
 
 
 class _Run:
-    """The working copy of the store while consolidate plans."""
+    """consolidate's bookkeeping while it plans: what it created and updated so far."""
 
-    def __init__(self, state: DreamState):
-        self.state = state
-        self.entries = {e.id: e for e in state.new_entries}
+    def __init__(self, snapshot: Snapshot, decisions: Decisions):
+        self.snapshot, self.decisions = snapshot, decisions
+        self.entries = {e.id: e for e in snapshot.new_entries}
         self.created: dict[str, CreateMemory] = {}
         self.updates: dict[str, dict] = {}  # path -> {"before", "entry_ids", "merged_paths", "reasons"}
         self.taken: dict[str, TakenNames] = {}
@@ -71,38 +71,38 @@ class _Run:
                 self._merge_entries(path, addition, sources, reason)
             case Supersede(memory=path, new=new, sources=sources, reason=reason):
                 created = self._create(new, sources, reason)
-                old = self.state.live.get(path)
-                if old is not None and self.state.retire(old, "supersede", created.path, reason):
+                old = self.decisions.live.get(path)
+                if old is not None and self.decisions.retire(old, "supersede", created.path, reason):
                     self._carry_unretracted(old, created)
             case Skip(sources=sources, reason=reason):
-                self.state.actions.append(SkipEntries(tuple(sources), reason))
+                self.decisions.actions.append(SkipEntries(tuple(sources), reason))
 
     def _entry_time(self, sources: Sequence[str]) -> datetime:
         """The newest entry's time, never later than now: a back-dated entry dated in the future
         must not make a memory that outranks every later correction."""
-        times = [aware(self.entries[s].at, self.state.context.tz) for s in sources if s in self.entries]
-        return min(max(times), self.state.now) if times else self.state.now
+        times = [aware(self.entries[s].at, self.snapshot.context.tz) for s in sources if s in self.entries]
+        return min(max(times), self.snapshot.now) if times else self.snapshot.now
 
     def _create(self, new: NewMemory, sources, reason: str) -> Memory:
         mtime = self._entry_time(sources)
         name = memory_file_name(new.name, mtime.date(), self._taken(new.type))
         self._taken(new.type).add(name)
-        path = self.state.context.paths.memory_path(new.type, name)
+        path = self.snapshot.context.paths.memory_path(new.type, name)
         memory = Memory(path=path, name=new.name, description=new.description, type=new.type,
                         mtime=mtime, body=new.body, sources=tuple(sources))
         self.created[memory.path] = CreateMemory(memory, tuple(sources), reason)
-        self.state.live[memory.path] = memory
-        self.state.profiles[memory.path] = Profile.of(memory.text())
+        self.decisions.live[memory.path] = memory
+        self.decisions.profiles[memory.path] = Profile.of(memory.text())
         return memory
 
     def _taken(self, memory_type: str) -> TakenNames:
         if memory_type not in self.taken:
-            folder = self.state.context.paths.memory_dir(memory_type)
+            folder = self.snapshot.context.paths.memory_dir(memory_type)
             self.taken[memory_type] = TakenNames(os.listdir(folder) if folder.is_dir() else ())
         return self.taken[memory_type]
 
     def _merge_entries(self, path: str, addition: str, sources, reason: str) -> None:
-        current = self.state.live.get(path)
+        current = self.decisions.live.get(path)
         if current is None:  # retired meanwhile: the entries still become a memory
             first = self.entries[sources[0]]
             kind = first.type or guess_type(first.text)
@@ -116,13 +116,13 @@ class _Run:
     def _update(self, current: Memory, *, body: str, sources, mtime, entry_ids=(), merged_path=None,
                 reason: str, words: frozenset[str] | None = None) -> None:
         updated = replace(current, body=body, sources=tuple(sources), mtime=mtime)
-        self.state.live[current.path] = updated
-        self.state.profiles.rewritten(updated, words)
+        self.decisions.live[current.path] = updated
+        self.decisions.profiles.rewritten(updated, words)
         if current.path in self.created:
             old = self.created[current.path]
             self.created[current.path] = CreateMemory(updated, old.entry_ids + tuple(entry_ids), old.reason)
             return
-        record = self.updates.setdefault(current.path, {"before": self.state.memories[current.path],
+        record = self.updates.setdefault(current.path, {"before": self.snapshot.memories[current.path],
                                                         "entry_ids": [], "merged_paths": [], "reasons": []})
         record["after"] = updated
         record["entry_ids"].extend(entry_ids)
@@ -135,26 +135,27 @@ class _Run:
     def check_memory_pairs(self) -> None:
         """Judge each pair of a changed memory and another (judge.judge): act only when certain,
         list the pair for review when not, leave it when there is nothing to say."""
-        state = self.state
-        config = state.context.config
-        changed = {p for p in (*state.changed, *self.created, *self.updates) if p in state.live}
+        snapshot, decisions = self.snapshot, self.decisions
+        config = snapshot.context.config
+        changed = {p for p in (*snapshot.changed, *self.created, *self.updates) if p in decisions.live}
         if not changed:
             return
         thresholds = Thresholds(config.duplicate_overlap, config.contradiction_overlap)
-        rarity = word_rarity(state)
+        rarity = word_rarity(snapshot, decisions)
         judged = []
-        for a, b in sorted(memory_pairs(state, changed, thresholds)):
+        for a, b in sorted(memory_pairs(snapshot, decisions, changed, thresholds)):
             verdict = judge(self._side(a), self._side(b), config.duplicate_overlap, config.contradiction_overlap,
                             rarity)
             if verdict.outcome != "none":
-                judged.append((overlap(state.profiles[a].words, state.profiles[b].words), verdict, a, b))
+                judged.append((overlap(decisions.profiles[a].words, decisions.profiles[b].words), verdict, a, b))
         for _, verdict, a, b in sorted(judged, key=lambda p: (-p[0], p[2], p[3])):
-            if a not in state.live or b not in state.live:
+            if a not in decisions.live or b not in decisions.live:
                 continue
             if verdict.outcome == "review":
                 self._review(verdict, a, b)
                 continue
-            leaving, staying = self._retiree(verdict, state.live[a], state.live[b], self._side(a), self._side(b))
+            leaving, staying = self._retiree(verdict, decisions.live[a], decisions.live[b], self._side(a),
+                                             self._side(b))
             if leaving.pinned or leaving.read_only or staying.read_only:
                 self._review(verdict, leaving.path, staying.path, f"{'a pinned' if leaving.pinned else 'a read-only'} "
                              "memory is never retired automatically; ")
@@ -171,44 +172,44 @@ class _Run:
         """The pairs left for review go to the LLM when the distiller can review (DESIGN 3.4): what
         it decides to merge or supersede is carried out like the judge's own acts, within the
         budget; a pair it keeps, or that it could not decide, stays in the review list."""
-        state = self.state
-        pending = [item for item in state.review if item.path in state.live and item.target in state.live]
+        decisions = self.decisions
+        pending = [item for item in decisions.review if item.path in decisions.live and item.target in decisions.live]
         if not isinstance(distiller, Reviewer) or not pending:
             return
-        cases = [ReviewCase(state.live[item.path], state.live[item.target], item.kind, item.evidence)
+        cases = [ReviewCase(decisions.live[item.path], decisions.live[item.target], item.kind, item.evidence)
                  for item in pending]
-        result = distiller.review(cases, state.usage.calls)
-        state.usage.add(result.usage)
-        state.warnings.extend(result.notes)
+        result = distiller.review(cases, decisions.usage.calls)
+        decisions.usage.add(result.usage)
+        decisions.warnings.extend(result.notes)
         for decision in result.decisions:
             item = pending[decision.case]
-            if item.path not in state.live or item.target not in state.live:
-                state.review.remove(item)  # one of the two left in an earlier decision of this run
+            if item.path not in decisions.live or item.target not in decisions.live:
+                decisions.review.remove(item)  # one of the two left in an earlier decision of this run
             elif decision.action == "keep" or decision.retire is None:  # only a keep retires nothing
-                state.review[state.review.index(item)] = replace(
+                decisions.review[decisions.review.index(item)] = replace(
                     item, evidence=f"{item.evidence}; Claude: keep both ({decision.reason})")
             else:
-                state.review.remove(item)
-                leaving = state.live[decision.retire]
-                staying = state.live[item.target if decision.retire == item.path else item.path]
+                decisions.review.remove(item)
+                leaving = decisions.live[decision.retire]
+                staying = decisions.live[item.target if decision.retire == item.path else item.path]
                 self._retire(decision.action, leaving, staying,
                              f"Claude: {decision.reason} (the judge found: {item.evidence})")
 
     def _retire(self, kind: str, leaving: Memory, staying: Memory, reason: str) -> None:
         """Supersede or merge `leaving` into `staying`, within the mode and the budget: a merge
         carries its whole text in, a supersede the facts it does not retract."""
-        state = self.state
+        decisions = self.decisions
         if kind == "supersede":
-            if state.retire(leaving, "supersede", staying.path, reason):
-                self._carry_unretracted(leaving, state.live[staying.path])
+            if decisions.retire(leaving, "supersede", staying.path, reason):
+                self._carry_unretracted(leaving, decisions.live[staying.path])
             return
-        if state.next_retirement() == "apply":
+        if decisions.next_retirement() == "apply":
             self._carry(leaving, staying)
             self.absorbed[staying.path] = self.absorbed.get(staying.path, 0) + 1
-        state.retire(leaving, "merge", staying.path, reason)
+        decisions.retire(leaving, "merge", staying.path, reason)
 
     def _side(self, path: str) -> Side:
-        return Side.of(self.state.live[path], self.state.profiles[path], self.state.now)
+        return Side.of(self.decisions.live[path], self.decisions.profiles[path], self.snapshot.now)
 
     @staticmethod
     def _retiree(verdict, a: Memory, b: Memory, a_side: Side, b_side: Side) -> tuple[Memory, Memory]:
@@ -226,12 +227,12 @@ class _Run:
         pair = (a, b) if a <= b else (b, a)
         if pair not in self.reviewed:
             self.reviewed.add(pair)
-            self.state.review.append(ReviewPair(kind, a, b, why + verdict.evidence))
+            self.decisions.review.append(ReviewPair(kind, a, b, why + verdict.evidence))
 
     def _carry_unretracted(self, older: Memory, newer: Memory) -> None:
         """A superseded memory's other facts (not the retracted statement, nor its Why/How) live on."""
-        config = self.state.context.config
-        successor = self.state.profiles.words(newer.path)
+        config = self.snapshot.context.config
+        successor = self.decisions.profiles.words(newer.path)
         kept, kept_words = [], []
         for paragraph in (p.strip() for p in older.body.split("\n\n")):
             if not paragraph or paragraph.startswith(("**Why:**", "**How to apply:**")):
@@ -265,14 +266,13 @@ class _Run:
     # -------------------------------------------------------- the actions
 
     def finish(self) -> None:
-        state = self.state
         # A memory created or updated and then retired in the same run still gets its
         # action: its entries are accounted for, and apply() archives its final text.
         creates = list(self.created.values())
         updates = [UpdateMemory(record["before"], record["after"], tuple(record["entry_ids"]),
                                 tuple(record["merged_paths"]), "; ".join(record["reasons"]))
                    for record in self.updates.values()]
-        state.actions[:0] = [*creates, *updates]
+        self.decisions.actions[:0] = [*creates, *updates]
 
 
 def _blocks(body: str) -> list[str]:

@@ -1,6 +1,6 @@
 """Which memories a changed memory or a new entry is compared with (the pairs of DESIGN 3.2).
 
-Memories the last dream saw and that have not changed since (`state.stored`) are found
+Memories the last dream saw and that have not changed since (`Snapshot.stored`) are found
 through the parse cache's pair index (pairs.stored_pairs), which reads only the postings of
 the words asked about. The rest — new, changed, created or updated this run; on a first or
 --full run, all of them — are indexed in memory (pairs.indexed_pairs), by the very search a
@@ -13,28 +13,29 @@ from collections.abc import Callable, Iterable, Mapping
 
 from auto_dream.distill.base import Thresholds
 from auto_dream.distill.neighbours import entry_pairs, entry_profiles, relatable_pairs, search_range
-from auto_dream.dream.state import DreamState
+from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.judge.pairs import stored_pairs
 from auto_dream.judge.statements import idf_weights
 from auto_dream.store.cache import ParseCache
 from auto_dream.store.daylog import Entry
 
 
-def memory_pairs(state: DreamState, probes: Iterable[str], thresholds: Thresholds) -> set[tuple[str, str]]:
+def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str],
+                 thresholds: Thresholds) -> set[tuple[str, str]]:
     """Every pair of live memories of one type, one of them a probe, that may be a contradiction
     (overlap ≥ the lower threshold, one side aims) or a duplicate (overlap ≥ the duplicate one)."""
     low, high = search_range(min(thresholds.duplicate, thresholds.contradiction), thresholds.duplicate)
-    live, profiles = state.live, state.profiles
+    live, profiles = decisions.live, decisions.profiles
     probes = [p for p in sorted(set(probes)) if p in live]
-    stored = state.stored - set(probes)
+    stored = snapshot.stored - set(probes)
     fresh = live.outside(stored)
     aims = {p: profiles[p].aims for p in probes}
     found: set[tuple[str, str]] = set()
     for kind in {live[p].type for p in probes}:
         pool = {p: profiles[p].words for p in fresh if live[p].type == kind}
         found |= relatable_pairs([p for p in probes if p in pool], pool, lambda p: profiles[p].aims, low, high)
-    if stored and state.cache is not None:
-        matches = _stored_relatable(state, state.cache, {p: profiles[p].words for p in probes}, aims, low, high)
+    if stored and snapshot.cache is not None:
+        matches = _stored_relatable(decisions, snapshot.cache, {p: profiles[p].words for p in probes}, aims, low, high)
         found |= {(a, b) if a <= b else (b, a) for a, others in matches.items() for b in others
                   if b in stored and b in live and live[a].type == live[b].type}
     return found
@@ -46,8 +47,8 @@ class StoreNeighbours:
     cache's pair index. A search is made once per pair of thresholds: the Claude distiller's
     fallback asks again for each batch, and the store has not changed in between."""
 
-    def __init__(self, state: DreamState, entries: list[Entry]):
-        self.state, self.entries = state, entries
+    def __init__(self, snapshot: Snapshot, decisions: Decisions, entries: list[Entry]):
+        self.snapshot, self.decisions, self.entries = snapshot, decisions, entries
         self._found: dict[tuple[float, float], dict[str, set[str]]] = {}
 
     def candidates(self, threshold: float, aimless_threshold: float | None = None) -> dict[str, set[str]]:
@@ -57,36 +58,36 @@ class StoreNeighbours:
         return {entry_id: set(paths) for entry_id, paths in self._found[low, high].items()}
 
     def _search(self, low: float, high: float) -> dict[str, set[str]]:
-        state = self.state
-        live, stored = state.live, state.stored
+        cache, decisions = self.snapshot.cache, self.decisions
+        live, stored = decisions.live, self.snapshot.stored
         profiles = entry_profiles(self.entries)
-        found = entry_pairs(profiles, {p: state.profiles[p] for p in live.outside(stored)}, low, high)
-        if stored and state.cache is not None:
+        found = entry_pairs(profiles, {p: decisions.profiles[p] for p in live.outside(stored)}, low, high)
+        if stored and cache is not None:
             words = {entry_id: profile.words for entry_id, profile in profiles.items()}
-            matches = _stored_relatable(state, state.cache, words, {e: p.aims for e, p in profiles.items()}, low, high)
+            matches = _stored_relatable(decisions, cache, words, {e: p.aims for e, p in profiles.items()}, low, high)
             for entry_id, paths in matches.items():
                 if paths := {p for p in paths if p in stored and p in live}:
                     found.setdefault(entry_id, set()).update(paths)
         return found
 
 
-def _stored_relatable(state: DreamState, cache: ParseCache, probes: Mapping[str, frozenset[str]],
+def _stored_relatable(decisions: Decisions, cache: ParseCache, probes: Mapping[str, frozenset[str]],
                       aims: Mapping[str, bool], low: float, high: float) -> dict[str, set[str]]:
     """_stored_matches at `high`, plus from `low` up the stored memories that aim (all of them,
     for a probe that aims)."""
     if high <= low:
-        return _stored_matches(state, cache, probes, low)
+        return _stored_matches(decisions, cache, probes, low)
     aiming = {key: words for key, words in probes.items() if aims[key]}
     aimless = {key: words for key, words in probes.items() if not aims[key]}
     found: dict[str, set[str]] = {key: set() for key in probes}
-    for matches in (_stored_matches(state, cache, aiming, low), _stored_matches(state, cache, aimless, high),
-                    _stored_matches(state, cache, aimless, low, aiming_only=True)):
+    for matches in (_stored_matches(decisions, cache, aiming, low), _stored_matches(decisions, cache, aimless, high),
+                    _stored_matches(decisions, cache, aimless, low, aiming_only=True)):
         for key, paths in matches.items():
             found[key] |= paths
     return found
 
 
-def _stored_matches(state: DreamState, cache: ParseCache, probes: Mapping[str, frozenset[str]], threshold: float,
+def _stored_matches(decisions: Decisions, cache: ParseCache, probes: Mapping[str, frozenset[str]], threshold: float,
                     aiming_only: bool = False) -> dict[str, set[str]]:
     """For each probe, the stored memories whose overlap with its words reaches `threshold`
     (with `aiming_only`, of those that aim).
@@ -94,7 +95,7 @@ def _stored_matches(state: DreamState, cache: ParseCache, probes: Mapping[str, f
     Asked once per set of words: a memory created from an entry has the entry's words, so
     the memory check after the distiller repeats the entries' questions.
     """
-    memo = state.stored_matches
+    memo = decisions.stored_matches
     unasked = {words for words in probes.values() if (words, threshold, aiming_only) not in memo}
     for words in unasked:
         memo[words, threshold, aiming_only] = set()
@@ -103,21 +104,22 @@ def _stored_matches(state: DreamState, cache: ParseCache, probes: Mapping[str, f
     return {key: memo[words, threshold, aiming_only] for key, words in probes.items()}
 
 
-def word_rarity(state: DreamState) -> Callable[[Iterable[str]], dict[str, float]]:
+def word_rarity(snapshot: Snapshot, decisions: Decisions) -> Callable[[Iterable[str]], dict[str, float]]:
     """Each word's weight by its rarity among the live memories (judge.weighted_jaccard): counted
     in the parse cache's postings for the stored memories, in memory for the rest, when first asked."""
     weights: dict[str, float] = {}
     fresh: Counter | None = None
+    live, cache = decisions.live, snapshot.cache
 
     def rarity(words: Iterable[str]) -> dict[str, float]:
         nonlocal fresh
         words = set(words)
         if missing := [w for w in words if w not in weights]:
             if fresh is None:
-                fresh = Counter(w for path in state.live.outside(state.stored) for w in state.profiles.words(path))
-            counts = state.cache.document_frequency(missing) if state.stored and state.cache is not None else {}
+                fresh = Counter(w for path in live.outside(snapshot.stored) for w in decisions.profiles.words(path))
+            counts = cache.document_frequency(missing) if snapshot.stored and cache is not None else {}
             frequency = {w: fresh.get(w, 0) + counts.get(w, 0) for w in missing}
-            weights.update(idf_weights(frequency, len(state.live)))
+            weights.update(idf_weights(frequency, len(live)))
         return {w: weights[w] for w in words}
 
     return rarity

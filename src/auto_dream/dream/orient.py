@@ -1,20 +1,21 @@
-"""orient: load the memories, what changed since the last dream, and dream's own state."""
+"""orient: load the memories, what changed since the last dream, and dream's own state, into
+a frozen Snapshot (gather adds the log entries)."""
 
 from datetime import datetime
 
 from auto_dream.dream import bookkeeping
-from auto_dream.dream.state import DreamOptions, DreamState, Profiles
+from auto_dream.dream.state import DreamOptions, Snapshot
 from auto_dream.judge.similarity import Profile
 from auto_dream.judge.staleness import find_repo
 from auto_dream.store.cache import ParseCache
 from auto_dream.store.context import StoreContext
 from auto_dream.store.scan import scan_store
-from auto_dream.store.views import LiveView, StoreView
+from auto_dream.store.views import StoreView
 
 READ_ONLY_NAMED = 20
 
 
-def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOptions) -> DreamState:
+def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOptions) -> Snapshot:
     cache = ParseCache.load(context.paths, writable=not options.dry_run)
     scan = scan_store(context.paths, context.tz, cache=cache)
     memories = StoreView(scan, cache)  # the cached memories are loaded when asked for
@@ -27,24 +28,20 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
             return cache.profile(path)
         return Profile.of(memories[path].text(), memories[path])
 
-    state = DreamState(context=context, now=now, run_id=run_id, options=options, memories=memories,
-                       live=LiveView(memories), profiles=Profiles(profile), cache=cache)
-    state.unreadable = scan.unreadable
-    state.fingerprints = scan.fingerprints
     if options.full or not cache.found:  # --full, or the first dream: every memory against every other
-        state.changed = set(scan.paths)
+        changed, stored = frozenset(scan.paths), frozenset[str]()
     else:  # new or changed since the last dream saved the cache, and what a budget deferred
-        state.changed = set(scan.read)
-        state.changed |= {p for p in bookkeeping.read_recheck(context.paths) if p in state.memories}
-        state.stored = scan.unchanged - state.changed  # the cache's pair index answers for these
-    state.distilled_ids = bookkeeping.read_distilled_ids(context.paths)
-    state.repo = find_repo(context.paths.root, context.config.repo)
-    for bad in scan.unreadable:
-        state.warnings.append(f"{bad.path}: {bad.reason} (left untouched)")
+        changed = frozenset({*scan.read, *(p for p in bookkeeping.read_recheck(context.paths) if p in memories)})
+        stored = frozenset(scan.unchanged - changed)  # the cache's pair index answers for these
+    warnings = [f"{bad.path}: {bad.reason} (left untouched)" for bad in scan.unreadable]
     read_only = [m for m in scan.read.values() if m.read_only]  # a cached memory never is
     for memory in read_only[:READ_ONLY_NAMED]:
-        state.warnings.append(f"{memory.path}: read, but never rewritten: {memory.read_only}")
+        warnings.append(f"{memory.path}: read, but never rewritten: {memory.read_only}")
     if len(read_only) > READ_ONLY_NAMED:  # a Claude Code store may hold hundreds without frontmatter
-        state.warnings.append(f"… and {len(read_only) - READ_ONLY_NAMED} more memory files read but never "
-                              "rewritten (no frontmatter, CRLF line ends…)")
-    return state
+        warnings.append(f"… and {len(read_only) - READ_ONLY_NAMED} more memory files read but never "
+                        "rewritten (no frontmatter, CRLF line ends…)")
+    return Snapshot(context=context, now=now, run_id=run_id, options=options, memories=memories, profile=profile,
+                    cache=cache, unreadable=tuple(scan.unreadable), fingerprints=scan.fingerprints,
+                    changed=changed, stored=stored,
+                    distilled_ids=frozenset(bookkeeping.read_distilled_ids(context.paths)),
+                    repo=find_repo(context.paths.root, context.config.repo), warnings=tuple(warnings))

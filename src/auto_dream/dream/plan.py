@@ -19,7 +19,7 @@ from auto_dream.dream.actions import (
     UpdateMemory,
 )
 from auto_dream.dream.runs import FileChange
-from auto_dream.dream.state import DreamState
+from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.store.cache import Fingerprint
 from auto_dream.store.context import StoreContext
 from auto_dream.store.index import IndexResult
@@ -66,21 +66,22 @@ class Plan:
     distilled_entry_ids: tuple[str, ...]  # entries the run records as distilled
 
 
-def make_plan(state: DreamState) -> Plan:
+def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
     """After prune: name the archive copies, render MEMORY.md and the distilled record, and
     list every file change, so that a dry run shows all that apply would do."""
-    paths = state.context.paths
-    actions = archive_copies(state.actions, paths, state.now, state.run_id)
-    derived = derive(state.context, state.live, actions)
+    paths = snapshot.context.paths
+    actions = archive_copies(decisions.actions, paths, snapshot.now, snapshot.run_id)
+    derived = derive(snapshot.context, decisions.live, actions)
     index = derived.index
     if derived.index_changed:
         actions.append(RebuildIndex(index.text, len(index.listed), index.omitted))
-    changes = [*memory_changes(actions, state.fingerprints), *(PlannedChange(c, derived=True) for c in derived.changes)]
-    return Plan(run_id=state.run_id, dry_run=state.options.dry_run, mode=state.mode, actions=tuple(actions),
-                deferred=tuple(state.deferred), flagged=tuple(state.flagged), review=tuple(state.review),
-                warnings=(*state.warnings, *index.warnings), counts=dict(state.counts), usage=state.usage,
-                entry_logs=state.entry_logs, entries_gathered=len(state.new_entries),
-                memories_scanned=len(state.memories), changes=tuple(changes), live=state.live, index=index,
+    changes = [*memory_changes(actions, snapshot.fingerprints),
+               *(PlannedChange(c, derived=True) for c in derived.changes)]
+    return Plan(run_id=snapshot.run_id, dry_run=snapshot.options.dry_run, mode=decisions.mode, actions=tuple(actions),
+                deferred=tuple(decisions.deferred), flagged=tuple(decisions.flagged), review=tuple(decisions.review),
+                warnings=(*snapshot.warnings, *decisions.warnings, *index.warnings), counts=dict(decisions.counts),
+                usage=decisions.usage, entry_logs=snapshot.entry_logs, entries_gathered=len(snapshot.new_entries),
+                memories_scanned=len(snapshot.memories), changes=tuple(changes), live=decisions.live, index=index,
                 distilled_entry_ids=derived.distilled_entry_ids)
 
 

@@ -3,7 +3,7 @@
 import re
 from datetime import timedelta
 
-from auto_dream.dream.state import DreamState
+from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.judge.staleness import (
     EVERGREEN,
     FULLY_STALE,
@@ -16,27 +16,27 @@ from auto_dream.store.memory import Memory
 _DIRECTIVE = re.compile(r"\b(?:do not|don't|never|avoid)\b|不要|禁止|切勿|别再|しない|してはいけない|禁止", re.I)
 
 
-def prune_guard(memory: Memory, state: DreamState) -> str | None:
+def prune_guard(memory: Memory, snapshot: Snapshot) -> str | None:
     """Why a FULLY_STALE memory is kept anyway (flagged), or None when it may be archived."""
-    guard_days = state.context.config.guard_days
+    guard_days = snapshot.context.config.guard_days
     if memory.type == "user":
         return "type user is never pruned for staleness"
     if memory.type in ("feedback", "reference"):
         return f"type {memory.type}: its value is the lesson, not its file references"
     if memory.pinned:
         return "pinned"
-    if state.now - memory.mtime < timedelta(days=guard_days):
+    if snapshot.now - memory.mtime < timedelta(days=guard_days):
         return f"modified within {guard_days} days"
     if _DIRECTIVE.search(memory.body):
         return "carries a do-not/never directive"
     if memory.read_only:
         return f"never rewritten ({memory.read_only})"
-    if _consulted(memory, state.consulted_terms):
+    if _consulted(memory, snapshot.consulted_terms):
         return f"looked up within {guard_days} days (consult log)"
     return None
 
 
-def _consulted(memory: Memory, terms: set[str]) -> bool:
+def _consulted(memory: Memory, terms: frozenset[str]) -> bool:
     """Fuzzy on purpose, like the seed: a maybe-consulted memory is kept."""
     if not terms:
         return False
@@ -45,29 +45,30 @@ def _consulted(memory: Memory, terms: set[str]) -> bool:
     return name in terms or any(t in slug or t in name for t in terms if len(t) >= 2)
 
 
-def prune(state: DreamState) -> DreamState:
+def prune(snapshot: Snapshot, decisions: Decisions) -> None:
+    """Into `decisions`: the staleness counts, the memories flagged, and the fully stale ones retired."""
     # A memory that cites no file or symbol is evergreen: only the others are looked at.
-    references = state.live.references()
-    state.live.load(references)
-    cited = [(state.live[path], references[path]) for path in sorted(references)]
-    staleness = assess_staleness([m for m, _ in cited], state.repo, state.context.paths.root,
+    live = decisions.live
+    references = live.references()
+    live.load(references)
+    cited = [(live[path], references[path]) for path in sorted(references)]
+    staleness = assess_staleness([m for m, _ in cited], snapshot.repo, snapshot.context.paths.root,
                                  {m.path: refs for m, refs in cited})
-    counts = {"evergreen": len(state.live) - len(cited), "partially_stale": 0}
+    counts = {"evergreen": len(live) - len(cited), "partially_stale": 0}
     for memory, _ in cited:
         result = staleness[memory.path]
         if result.classification == EVERGREEN:
             counts["evergreen"] += 1
         elif result.classification == PARTIALLY_STALE:
             counts["partially_stale"] += 1
-            state.flagged.append((memory.path, result.missing_refs))
+            decisions.flagged.append((memory.path, result.missing_refs))
         elif result.classification == FULLY_STALE:
-            guard = prune_guard(memory, state)
+            guard = prune_guard(memory, snapshot)
             if guard:
                 counts["partially_stale"] += 1
-                state.flagged.append((memory.path, result.missing_refs))
-                state.warnings.append(f"{memory.path}: every reference is gone, kept: {guard}")
+                decisions.flagged.append((memory.path, result.missing_refs))
+                decisions.warnings.append(f"{memory.path}: every reference is gone, kept: {guard}")
             else:
-                state.retire(memory, "archive", None, "fully stale: every referenced file and symbol is gone ("
-                             + ", ".join(result.missing_refs) + ")")
-    state.counts = counts
-    return state
+                decisions.retire(memory, "archive", None, "fully stale: every referenced file and symbol is gone ("
+                                 + ", ".join(result.missing_refs) + ")")
+    decisions.counts = counts

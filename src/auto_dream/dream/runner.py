@@ -3,7 +3,7 @@ change), apply, record, report. A dry run takes the same path and stops after th
 
 import json
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from auto_dream.distill.base import Distiller
@@ -31,7 +31,7 @@ from auto_dream.dream.runs import (
     run_number,
     run_status,
 )
-from auto_dream.dream.state import DreamOptions, DreamState
+from auto_dream.dream.state import Decisions, DreamOptions, Snapshot
 from auto_dream.errors import InputError, StoreError
 from auto_dream.store.cache import Parsed
 from auto_dream.store.context import StoreContext
@@ -46,7 +46,7 @@ class DreamOutcome:
     report: DreamReport | None  # None when --if-due found it not due
     markdown: str
     not_due: str | None = None
-    # The run's state, for a caller that would rather exit than free it object by object
+    # The run's snapshot and decisions, for a caller that would rather exit than free them object by object
     # (the CLI: a third of a second at 100,000 memories).
     working_set: object = field(default=None, repr=False, compare=False)
 
@@ -58,20 +58,22 @@ def new_run_id(paths: StoreLayout, now: datetime) -> str:
     return f"{(run_number(ids[-1]) if ids else 0) + 1:04d}-{now:%Y%m%dT%H%M%S}"
 
 
-def plan_dream(state: DreamState, distiller: Distiller) -> Plan:
-    """orient and gather have run; consolidate → prune, then the plan of every change."""
-    consolidate(state, distiller)
-    prune(state)
-    return make_plan(state)
+def plan_dream(snapshot: Snapshot, distiller: Distiller, decisions: Decisions | None = None) -> Plan:
+    """orient and gather have read `snapshot`; consolidate → prune decide (into `decisions`, or
+    a new Decisions), then the plan of every change."""
+    decisions = Decisions.start(snapshot) if decisions is None else decisions
+    consolidate(snapshot, decisions, distiller)
+    prune(snapshot, decisions)
+    return make_plan(snapshot, decisions)
 
 
-def _not_due(state: DreamState) -> str | None:
-    config = state.context.config
-    last = bookkeeping.read_last_dream(state.context.paths)
-    if dream_is_due(last, len(state.new_entries), config.due_hours, config.due_entries, state.now):
+def _not_due(snapshot: Snapshot) -> str | None:
+    config = snapshot.context.config
+    last = bookkeeping.read_last_dream(snapshot.context.paths)
+    if dream_is_due(last, len(snapshot.new_entries), config.due_hours, config.due_entries, snapshot.now):
         return None
     since = f"last dream {last:%Y-%m-%d %H:%M}" if last else "no dream yet"
-    return (f"not due: {len(state.new_entries)} entries waiting (needs {config.due_entries}), {since} "
+    return (f"not due: {len(snapshot.new_entries)} entries waiting (needs {config.due_entries}), {since} "
             f"(needs {config.due_hours:g} hours)")
 
 
@@ -85,16 +87,18 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
     with nullcontext() if dry_run else dream_lock(context.paths, now):
         recovered = _interrupted_warning(context.paths) if dry_run else _recover(context.paths)
         run_id = new_run_id(context.paths, now)  # under the lock: no other dream takes the same number
-        state = gather(orient(context, now, run_id, options))
-        state.warnings[:0] = recovered
-        if if_due and (reason := _not_due(state)):
+        snapshot = gather(orient(context, now, run_id, options))
+        snapshot = replace(snapshot, warnings=(*recovered, *snapshot.warnings))
+        if if_due and (reason := _not_due(snapshot)):
             return DreamOutcome(None, ("[DRY RUN] " if dry_run else "") + reason + "\n", not_due=reason,
-                                working_set=state)
-        plan = plan_dream(state, distiller)
+                                working_set=snapshot)
+        decisions = Decisions.start(snapshot)
+        plan = plan_dream(snapshot, distiller, decisions)
+        working_set = (snapshot, decisions)
         if dry_run:
             report = build_report(plan)
-            return DreamOutcome(report, render_markdown(report), working_set=state)
-        applied = apply(plan, state, step_hook)
+            return DreamOutcome(report, render_markdown(report), working_set=working_set)
+        applied = apply(plan, snapshot, step_hook)
         report = build_report(plan, applied)
         markdown = render_markdown(report)
         if applied.changes:
@@ -102,8 +106,8 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
             write_atomic(folder / "report.md", markdown.encode("utf-8"))
             write_atomic(folder / "report.json",
                          json.dumps(report.as_json(), ensure_ascii=False, indent=1).encode("utf-8"))
-        _record(state, plan, applied)
-        return DreamOutcome(report, markdown, working_set=state)
+        _record(snapshot, plan, applied)
+        return DreamOutcome(report, markdown, working_set=working_set)
 
 
 def _recover(paths: StoreLayout) -> list[str]:
@@ -121,27 +125,27 @@ def _interrupted_warning(paths: StoreLayout) -> list[str]:
     return []
 
 
-def _record(state: DreamState, plan: Plan, applied: Applied) -> None:
+def _record(snapshot: Snapshot, plan: Plan, applied: Applied) -> None:
     """After a run: when it finished, the parse cache as the files are now, what to recheck."""
-    paths = state.context.paths
-    bookkeeping.write_last_dream(paths, plan.run_id, state.now)
-    cache = state.cache
+    paths = snapshot.context.paths
+    bookkeeping.write_last_dream(paths, plan.run_id, snapshot.now)
+    cache = snapshot.cache
     if cache is not None:
         memories = paths.memory_folder() + "/"
         for change in applied.changes:
             if change.path.startswith(memories):
                 cache.drop(change.path)
                 if not change.removes and (seen := fingerprint(paths.root / change.path)):
-                    parsed = read_memory(paths.root / change.path, paths.root, state.context.tz)
+                    parsed = read_memory(paths.root / change.path, paths.root, snapshot.context.tz)
                     if isinstance(parsed, Memory):
                         cache.put(Parsed.of(seen, parsed))
         if applied.changes:
             for path in applied.live.missing(cache.paths()):
                 cache.drop(path)
         cache.save()
-    distilled = state.distilled_ids | set(applied.distilled_entry_ids)
-    done = dict(state.logs_done)
-    done.update({log: seen for log, (seen, ids) in state.logs_read.items() if ids <= distilled})
+    distilled = snapshot.distilled_ids | set(applied.distilled_entry_ids)
+    done = dict(snapshot.logs_done)
+    done.update({log: seen for log, (seen, ids) in snapshot.logs_read.items() if ids <= distilled})
     bookkeeping.write_logs_done(paths, done)
     recheck = {d.memory.path for d in plan.deferred} | {d.target for d in plan.deferred if d.target}
     bookkeeping.write_recheck(paths, recheck)

@@ -1,6 +1,7 @@
-"""What the phases share: the store as orient found it, and what gather added."""
+"""What the phases share: the Snapshot orient and gather read (frozen), and the Decisions
+consolidate and prune build from it."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -60,47 +61,66 @@ class DreamOptions:
     budget: int = Config.budget  # retirements per run
 
 
-@dataclass
-class DreamState:
+@dataclass(frozen=True)
+class Snapshot:
+    """The store as orient read it and what gather added: what the phases read, never write.
+
+    Frozen, and its containers are read-only types. Two objects in it fill themselves on use,
+    which nothing a phase decides can change: `memories` loads a cached memory when first asked
+    for it, and `cache` is the on-disk parse cache (the runner updates it after apply). The
+    profiles consolidate updates as it rewrites memories are in Decisions, made with `profile`.
+    """
+
     context: StoreContext
     now: datetime  # aware
     run_id: str
     options: DreamOptions
     memories: StoreView  # as orient found them, by path
-    live: LiveView  # what survives the plan: consolidate and prune build it
-    profiles: Profiles  # by path, made on first use
-    unreadable: list[Unreadable] = field(default_factory=list)
-    fingerprints: dict[str, Fingerprint] = field(default_factory=dict)  # as orient saw them
-    changed: set[str] = field(default_factory=set)  # new or changed since the last dream
-    distilled_ids: set[str] = field(default_factory=set)
-    new_entries: list[Entry] = field(default_factory=list)
-    entry_logs: dict[str, str] = field(default_factory=dict)  # entry id -> log path
-    logs_read: dict[str, tuple[list[int], set[str]]] = field(default_factory=dict)  # log -> (fingerprint, ids)
-    logs_done: dict[str, list[int]] = field(default_factory=dict)  # logs skipped: fully distilled before
-    log_problems: list[LogProblem] = field(default_factory=list)
-    stored: set[str] = field(default_factory=set)  # unchanged memories the cache's pair index answers for
-    stored_matches: dict = field(default_factory=dict)  # (words, threshold) -> stored paths: dream.nearby
+    profile: Callable[[str], Profile]  # a memory's word profile as orient read it (Decisions.profiles keeps them)
     cache: ParseCache | None = None
-    consulted_terms: set[str] = field(default_factory=set)
+    unreadable: tuple[Unreadable, ...] = ()
+    fingerprints: Mapping[str, Fingerprint] = field(default_factory=dict)  # as orient saw them
+    changed: frozenset[str] = frozenset()  # new or changed since the last dream
+    stored: frozenset[str] = frozenset()  # unchanged memories the cache's pair index answers for
+    distilled_ids: frozenset[str] = frozenset()
     repo: Path | None = None
-    warnings: list[str] = field(default_factory=list)
-    # consolidate and prune build these:
+    # gather adds these:
+    new_entries: tuple[Entry, ...] = ()
+    entry_logs: Mapping[str, str] = field(default_factory=dict)  # entry id -> log path
+    logs_read: Mapping[str, tuple[list[int], set[str]]] = field(default_factory=dict)  # log -> (fingerprint, ids)
+    logs_done: Mapping[str, list[int]] = field(default_factory=dict)  # logs skipped: fully distilled before
+    log_problems: tuple[LogProblem, ...] = ()
+    consulted_terms: frozenset[str] = frozenset()
+    warnings: tuple[str, ...] = ()  # what orient and gather found wrong (Decisions.warnings: the phases after)
+
+
+@dataclass
+class Decisions:
+    """What consolidate and prune decide, built up as they run from one snapshot: the only
+    mutable part of planning. make_plan(snapshot, decisions) turns it into the Plan."""
+
+    live: LiveView  # what survives the plan
+    profiles: Profiles  # by path, made on first use; consolidate tells it of the memories it writes
+    mode: str  # "apply" | "propose" (retirements are listed, not applied)
+    budget: int  # retirements per run
     actions: list[Action] = field(default_factory=list)
     deferred: list[RetireMemory] = field(default_factory=list)
     flagged: list[tuple[str, list[str]]] = field(default_factory=list)
     review: list[ReviewPair] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     usage: LlmUsage = field(default_factory=LlmUsage)
+    warnings: list[str] = field(default_factory=list)
     retired: int = 0  # retirements planned to be carried out (the budget counts these)
     held_back: set[str] = field(default_factory=set)  # memories already proposed or deferred this run
+    # a per-run memo of the cache's pair index: (words, threshold, aiming only) -> stored paths (dream.nearby)
+    stored_matches: dict[tuple[frozenset[str], float, bool], set[str]] = field(default_factory=dict)
 
-    @property
-    def mode(self) -> str:
-        return "propose" if self.options.propose else "apply"
-
-    @property
-    def budget(self) -> int:
-        return self.options.budget
+    @classmethod
+    def start(cls, snapshot: Snapshot) -> "Decisions":
+        """Nothing decided yet: every memory orient found is live."""
+        options = snapshot.options
+        return cls(live=LiveView(snapshot.memories), profiles=Profiles(snapshot.profile),
+                   mode="propose" if options.propose else "apply", budget=options.budget)
 
     def next_retirement(self) -> str:
         """What a retirement planned now becomes: 'apply', 'propose' (--propose) or 'defer' (budget spent)."""
