@@ -1,7 +1,6 @@
 """consolidate: new entries become memories (through the distiller), then duplicates and
 contradictions among the memories this run changed and the rest (--full: among all)."""
 
-import os
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -97,8 +96,7 @@ class _Run:
 
     def _taken(self, memory_type: str) -> TakenNames:
         if memory_type not in self.taken:
-            folder = self.snapshot.context.paths.memory_dir(memory_type)
-            self.taken[memory_type] = TakenNames(os.listdir(folder) if folder.is_dir() else ())
+            self.taken[memory_type] = TakenNames.of_folder(self.snapshot.context.paths.memory_dir(memory_type))
         return self.taken[memory_type]
 
     def _merge_entries(self, path: str, addition: str, sources, reason: str) -> None:

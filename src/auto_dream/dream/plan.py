@@ -1,7 +1,6 @@
 """A dream's plan: its actions (dream/actions.py) and every file change they make. Planning
 decides everything; only apply() acts on it."""
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -105,15 +104,9 @@ def archive_copies(actions: list[Action], paths: StoreLayout, now: datetime, run
 
 def _archive_path(memory: Memory, taken: dict[str, TakenNames], paths: StoreLayout) -> str:
     if memory.type not in taken:
-        folder = paths.archive_dir(memory.type)
-        taken[memory.type] = TakenNames(os.listdir(folder) if folder.is_dir() else ())
+        taken[memory.type] = TakenNames.of_folder(paths.archive_dir(memory.type))
     names = taken[memory.type]
-    name = memory.file_name
-    if name in names:
-        stem, number = name.removesuffix(".md"), 2
-        while f"{stem}_{number}.md" in names:
-            number += 1
-        name = f"{stem}_{number}.md"
+    name = names.first_free(memory.file_name)
     names.add(name)
     return paths.archive_path(memory.type, name)
 

@@ -451,6 +451,18 @@ class TakenNames:
         folded = name.casefold()
         return folded in self._bucket(_date_prefix(folded))
 
+    @classmethod
+    def of_folder(cls, folder: Path) -> "TakenNames":
+        return cls(os.listdir(folder) if folder.is_dir() else ())
+
+    def first_free(self, file_name: str) -> str:
+        """`file_name`, else `<stem>_2.md`, `<stem>_3.md`…: the first one the folder does not hold."""
+        stem, number, candidate = file_name.removesuffix(".md"), 2, file_name
+        while candidate in self:
+            candidate = f"{stem}_{number}.md"
+            number += 1
+        return candidate
+
     def add(self, name: str) -> None:
         self._names.append(name)
         folded = name.casefold()
@@ -476,9 +488,4 @@ def memory_file_name(name: str, day: date, taken: "TakenNames | set[str]") -> st
     """`YYYYMMDD_<slug>.md`, with a numeric suffix when the name is taken (case-blind)."""
     if not isinstance(taken, TakenNames):
         taken = TakenNames(taken)
-    stem = f"{day:%Y%m%d}_{slugify(name)}"
-    candidate, number = f"{stem}.md", 2
-    while candidate in taken:
-        candidate = f"{stem}_{number}.md"
-        number += 1
-    return candidate
+    return taken.first_free(f"{day:%Y%m%d}_{slugify(name)}.md")
