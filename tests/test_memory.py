@@ -510,3 +510,73 @@ def test_read_memory_of_a_symlink_outside_the_root_does_not_read_the_target(root
 def test_scan_of_an_empty_store_finds_nothing(paths):
     scan = scan_memories(paths, SHANGHAI)
     assert scan.memories == [] and scan.unreadable == []
+
+
+# ---------------------------------------------------------------- frontmatter as Claude Code reads it
+# The cases are real: application-pipeline (an unquoted `: `), orchestkit and recommendarr (` #`).
+
+COLON = ("---\nname: Cover letter quality — location, format, length\n"
+         "description: Cover letter standards: NYC location, 550-700 words, no apologizing.\ntype: feedback\n"
+         "---\nWhy: two letters went out with the wrong city.\n")
+BACKTICK = ("---\nname: Stray test attributes\ndescription: `#[test]` on a helper makes it a test\n"
+            "metadata:\n  type: feedback\n  originSessionId: 5f0c\n---\nRemove it.\n")
+HASH = ("---\nname: Stray #[test] attribute on helper function\n"
+        "description: Archived findings from the v7.0.0 hook review (PR #835, 2026-03-02)\ntype: project\n"
+        "---\nThe helper was run as a test.\n")
+
+
+def test_a_value_with_an_unquoted_colon_is_read_whole_line_by_line_and_never_rewritten():
+    memory = parse_ok(COLON, "memories/feedback/feedback_cover_letter_quality.md")
+    assert memory.name == "Cover letter quality — location, format, length"
+    assert memory.description == "Cover letter standards: NYC location, 550-700 words, no apologizing."
+    assert memory.type == "feedback" and memory.body == "Why: two letters went out with the wrong city."
+    assert memory.read_only and "not valid YAML" in memory.read_only
+
+
+def test_a_value_starting_with_a_backtick_and_a_metadata_block_are_read_line_by_line():
+    memory = parse_ok(BACKTICK, "stray_test_attributes.md")
+    assert memory.description == "`#[test]` on a helper makes it a test"
+    assert (memory.type, memory.type_source) == ("feedback", "metadata")
+    assert memory.extra["metadata"] == {"type": "feedback", "originSessionId": "5f0c"}
+
+
+def test_an_unquoted_hash_is_part_of_the_value_and_survives_a_rewrite():
+    memory = parse_ok(HASH)
+    assert memory.name == "Stray #[test] attribute on helper function"
+    assert memory.description == "Archived findings from the v7.0.0 hook review (PR #835, 2026-03-02)"
+    assert not memory.read_only  # read whole, so it may be rewritten: written quoted, it comes back whole
+    again = parse_ok(render_memory(memory))
+    assert (again.name, again.description) == (memory.name, memory.description)
+
+
+def test_a_quoted_value_with_a_real_comment_after_it_keeps_yaml_reading():
+    memory = parse_ok('---\nname: "Deploy day" # set by the release team\n'
+                      'description: Fridays\ntype: project\n---\nx\n')
+    assert memory.name == "Deploy day"
+
+
+@pytest.mark.parametrize("block", [
+    "name: [unclosed\ndescription: x\n",  # a YAML structure gone wrong: not guessed at
+    "name: x\nmetadata:\n\ttype: feedback\n",  # tab indentation
+    "name: x\n- a list item\n",
+    "name: x\ndescription: a: b\nnot a key line\n",  # one line the reader cannot place
+])
+def test_a_block_the_line_reader_cannot_read_either_stays_broken(block):
+    broken = parse(f"---\n{block}---\nbody\n")
+    assert isinstance(broken, Unreadable) and "broken YAML" in broken.reason
+
+
+def test_a_dream_leaves_a_line_read_file_as_it_is_and_indexes_it_whole(root):
+    from auto_dream.distill.deterministic import DeterministicDistiller
+    from auto_dream.dream.runner import dream
+    from auto_dream.dream.state import DreamOptions
+    from auto_dream.store.context import open_context
+
+    colon = write_memory_file(root, "memories/feedback/20261101_cover_letters.md", COLON)
+    hashed = write_memory_file(root, "memories/project/20261101_stray.md", HASH)
+    before = colon.read_bytes(), hashed.read_bytes()
+    dream(open_context(root), datetime(2026, 11, 30, tzinfo=timezone.utc), DreamOptions(), DeterministicDistiller())
+    assert (colon.read_bytes(), hashed.read_bytes()) == before
+    index = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Cover letter quality — location, format, length" in index
+    assert "Stray #[test] attribute on helper function" in index or "Stray #\\[test\\] attribute" in index

@@ -125,7 +125,7 @@ def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | N
         return Unreadable(relative, f"not UTF-8 (bad byte at offset {error.start})")
     if text.split("\n", 1)[0].endswith("\r"):  # a CR inside a text is text; CRLF files are left as they are
         notes.append("has CR line ends")
-    split = split_frontmatter(text)
+    split = split_frontmatter(text, notes)
     if isinstance(split, str):
         return Unreadable(relative, split)
     metadata, body = split
@@ -179,8 +179,13 @@ _YAML_HANDLER = frontmatter.YAMLHandler()
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def split_frontmatter(text: str) -> tuple[dict | None, str] | str:
-    """(metadata or None when there is no frontmatter, body), or why the frontmatter is broken."""
+def split_frontmatter(text: str, notes: list[str] | None = None) -> tuple[dict | None, str] | str:
+    """(metadata or None when there is no frontmatter, body), or why the frontmatter is broken.
+
+    Read as Claude Code reads it: a block that is not valid YAML as written (an unquoted `: `
+    inside a description, a value that starts with a backtick) is read line by line, each value
+    as written (a note in `notes` says so); an unquoted ` #` that YAML takes for a comment is
+    part of the value, as the person wrote it."""
     text = text.strip()
     if not _YAML_HANDLER.detect(text):
         return None, text
@@ -191,12 +196,72 @@ def split_frontmatter(text: str) -> tuple[dict | None, str] | str:
     try:
         metadata = _YAML_HANDLER.load(block, Loader=_YAML_LOADER)
     except YAML_ERRORS as error:
-        return f"broken YAML frontmatter: {_first_line(error)}"
+        metadata = _read_lines(block)
+        if metadata is None:
+            return f"broken YAML frontmatter: {_first_line(error)}"
+        if notes is not None:
+            notes.append("frontmatter is not valid YAML as written (read line by line, as Claude Code reads it)")
+        return metadata, body.strip()
     if metadata is None:
         metadata = {}
     if not isinstance(metadata, dict):
         return "frontmatter is not a mapping of keys to values"
-    return {str(key): value for key, value in metadata.items()}, body.strip()
+    metadata = {str(key): value for key, value in metadata.items()}
+    return _whole_values(metadata, block), body.strip()
+
+
+_KEY_LINE = re.compile(r"([A-Za-z_][\w-]*):(?:[ \t]+(.*))?$")
+_QUOTED = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*'")
+
+
+def _read_lines(block: str) -> dict | None:
+    """A frontmatter block YAML refuses, read as `key: value` lines, each value as written (a
+    quoted one unquoted), and one level of space-indented `key: value` under a key with no
+    value (a `metadata:` block). None when a line is neither, or a value opens a YAML structure
+    (`[`, `{`, `|`, an anchor, a tag) or indents with a tab: what that meant is not guessed at."""
+    metadata: dict[str, object] = {}
+    nested: dict[str, object] | None = None
+    for line in block.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indented = line[:1] == " "
+        match = _KEY_LINE.match(line.strip())
+        if match is None or line[:1] == "\t" or (indented and nested is None):
+            return None
+        key, value = match.group(1), (match.group(2) or "").strip()
+        if value[:1] in ("[", "{", "|", ">", "&", "*", "!"):
+            return None
+        if _QUOTED.fullmatch(value):
+            try:
+                value = yaml.safe_load(value)
+            except YAML_ERRORS:
+                return None
+        if indented:
+            assert nested is not None
+            nested[key] = value
+        elif value == "":
+            nested = metadata[key] = {}
+        else:
+            nested = None
+            metadata[key] = value
+    return metadata
+
+
+def _whole_values(metadata: dict, block: str) -> dict:
+    """Top-level values YAML cut at an unquoted ` #` (a comment to YAML), made whole again:
+    `name: Stray #[test] attribute` is "Stray #[test] attribute", as the person wrote it."""
+    lines = {}
+    for line in block.splitlines():
+        match = _KEY_LINE.match(line)
+        if match is not None and match.group(1) not in lines:
+            lines[match.group(1)] = (match.group(2) or "").strip()
+    for key, value in metadata.items():
+        written = lines.get(key)
+        if not isinstance(value, str) or not written or written[0] in "'\"|>[{&*!" or written == value:
+            continue
+        if written.startswith(value) and written[len(value):].lstrip().startswith("#") and " #" in written:
+            metadata[key] = written
+    return metadata
 
 
 def _too_deep(value: object, depth: int = 0, seen: set | None = None) -> bool:
