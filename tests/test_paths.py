@@ -70,6 +70,18 @@ def test_home_store_is_the_last_resort(tmp_path):
     assert resolve_root(None, None, nowhere, tmp_path / "home") == tmp_path / "home" / ".auto-dream"
 
 
+def test_the_openclaw_skill_store_is_found_after_the_nearest_store_and_before_the_home_store(project, tmp_path):
+    home = tmp_path / "home"
+    skill_store = home / ".openclaw" / "workspace" / ".auto-dream"
+    nowhere = tmp_path / "elsewhere"
+    nowhere.mkdir()
+    assert resolve_root(None, None, nowhere, home) == home / ".auto-dream"  # only when it exists
+    skill_store.mkdir(parents=True)
+    (home / ".auto-dream").mkdir()
+    assert resolve_root(None, None, nowhere, home) == skill_store
+    assert resolve_root(None, None, project / "src", home) == project / ".auto-dream"
+
+
 def test_relative_and_tilde_roots_become_absolute(tmp_path, isolated_env):
     # conftest chdirs into tmp_path and points HOME at tmp_path/home
     assert resolve_root("stores/mine", None, tmp_path, isolated_env) == tmp_path / "stores" / "mine"

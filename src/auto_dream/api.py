@@ -23,6 +23,7 @@ from auto_dream.store.paths import StoreLayout, StorePaths
 from auto_dream.store.paths import open_store as open_store_paths
 
 if TYPE_CHECKING:  # commands.dream brings the whole dream pipeline: imported when a dream or undo runs
+    from auto_dream.commands.import_openclaw import OpenClawImport
     from auto_dream.dream.runner import DreamOutcome
     from auto_dream.dream.runs import Restored
 
@@ -84,6 +85,14 @@ class Store:
     def build_index(self) -> IndexBuild:
         """Rebuild MEMORY.md from the memory files alone (one up to date is left as it is)."""
         return build_index(self._context())
+
+    def import_openclaw(self, workspace: str | PathLike[str]) -> "OpenClawImport":
+        """Add OpenClaw's daily notes (`workspace/memory/YYYY-MM-DD.md`) to the log, as `auto-dream
+        import openclaw WORKSPACE` does: one untyped entry per item or paragraph, at 12:00 of the
+        note's day, its heading in front; what an earlier import added is not added again."""
+        from auto_dream.commands.import_openclaw import import_openclaw
+
+        return import_openclaw(self.root, Path(workspace).absolute())
 
     # Last in the class: below this line `list` would name the method, not the builtin.
     def list(self, type: str | None = None, archived: bool = False, now: datetime | None = None) -> ListResult:

@@ -20,7 +20,7 @@ from rich.text import Text
 from auto_dream import __version__
 from auto_dream.commands.append import append_text
 from auto_dream.console import OutputLost, stderr_file, stdout_file, tell, tell_failure, write_out
-from auto_dream.shell import entry_text, local_time, store_root
+from auto_dream.shell import entry_text, local_time, openclaw_workspace, store_root
 from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.paths import MEMORY_TYPES, store_dir_for_init
 
@@ -305,6 +305,35 @@ def undo(
               else f"{path} had changed since the run; restored anyway (--force)")
     verb = "rolled back the interrupted run" if result.interrupted else "undid run"
     stdout.print(f"{verb} {result.run_id}: {len(result.restored)} files restored", markup=False)
+
+
+import_app = typer.Typer(help="Bring another agent's notes into the log.", no_args_is_help=True,
+                         rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})
+app.add_typer(import_app, name="import")
+
+
+@import_app.command("openclaw")
+def import_openclaw_command(
+    ctx: typer.Context,
+    workspace: Annotated[Optional[str], typer.Argument(
+        metavar="[WORKSPACE]", help="The OpenClaw workspace (default: ~/.openclaw/workspace).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
+) -> None:
+    """Import OpenClaw's daily notes (WORKSPACE/memory/YYYY-MM-DD.md) into the log: each bullet,
+    numbered item or paragraph becomes an entry of the note's day (at 12:00), with the heading it
+    sits under in front. Importing again adds only what is new."""
+    from auto_dream.commands.import_openclaw import import_openclaw
+
+    result = import_openclaw(_root(ctx), openclaw_workspace(workspace))
+    if result.entries_added:
+        _store_changed(ctx)
+    for skipped in result.skipped:
+        _warn(f"{skipped.path}: {skipped.reason}")
+    if as_json:
+        _print_json(result.as_json())
+        return
+    stdout.print(f"read {result.notes_read} notes from {result.workspace / 'memory'}: "
+                 f"{result.entries_added} entries added, {result.already_there} already in the log", markup=False)
 
 
 # ---------------------------------------------------------------- running

@@ -21,8 +21,9 @@ def local_time() -> datetime:
 
 def store_root(flag: str | None) -> Path:
     """The store a command line names: --root, $AUTO_DREAM_ROOT, the nearest .auto-dream/ upwards,
-    ~/.auto-dream (paths.resolve_root). The home folder is asked for only when nothing nearer names
-    the store: with --root or AUTO_DREAM_ROOT, or inside a store's folder, no HOME is needed."""
+    ~/.openclaw/workspace/.auto-dream when it exists, ~/.auto-dream (paths.resolve_root). The home
+    folder is asked for only when nothing nearer names the store: with --root or AUTO_DREAM_ROOT, or
+    inside a store's folder, no HOME is needed."""
     env = os.environ.get("AUTO_DREAM_ROOT")
     cwd = Path.cwd()
     try:
@@ -41,6 +42,15 @@ def store_root(flag: str | None) -> Path:
     except RuntimeError:  # `~` in --root or AUTO_DREAM_ROOT, and no home folder to expand it to
         raise InputError(f"cannot expand '~' in the store's path {flag or env!r}: there is no home "
                          "folder (HOME is not set)") from None
+
+
+def openclaw_workspace(given: str | None) -> Path:
+    """`import openclaw`'s WORKSPACE, by default OpenClaw's own: ~/.openclaw/workspace."""
+    try:
+        return Path(given).expanduser().absolute() if given else Path.home() / ".openclaw" / "workspace"
+    except (RuntimeError, KeyError):  # no HOME, and no passwd entry for this uid
+        raise InputError("no home folder for ~/.openclaw/workspace (HOME is not set): "
+                         "give the OpenClaw workspace as WORKSPACE") from None
 
 
 def entry_text(words: list[str]) -> str:

@@ -10,6 +10,8 @@ from auto_dream.errors import InputError, StoreError
 
 MEMORY_TYPES = ("user", "feedback", "project", "reference")  # the folders under memories/ and archive/
 STORE_DIR_NAME = ".auto-dream"
+# Where seed 004's OpenClaw skill keeps its store, under the home folder (DESIGN section 1).
+OPENCLAW_STORE = Path(".openclaw", "workspace", STORE_DIR_NAME)
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
@@ -140,7 +142,8 @@ class StorePaths:
 
 
 def resolve_root(flag: str | None, env: str | None, cwd: Path, home: Path) -> Path:
-    """First match wins: --root, AUTO_DREAM_ROOT, the nearest .auto-dream/ upwards, ~/.auto-dream."""
+    """First match wins: --root, AUTO_DREAM_ROOT, the nearest .auto-dream/ upwards, the OpenClaw
+    skill's ~/.openclaw/workspace/.auto-dream when it exists, ~/.auto-dream."""
     for given in (flag, env):
         if given:
             return cwd / Path(given).expanduser()  # an absolute path stays as it is
@@ -148,6 +151,8 @@ def resolve_root(flag: str | None, env: str | None, cwd: Path, home: Path) -> Pa
         candidate = folder / STORE_DIR_NAME
         if candidate.is_dir():
             return candidate
+    if (home / OPENCLAW_STORE).is_dir():
+        return home / OPENCLAW_STORE
     return home / STORE_DIR_NAME
 
 

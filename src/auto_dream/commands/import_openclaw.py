@@ -1,0 +1,149 @@
+"""`import openclaw`: OpenClaw's daily notes (`WORKSPACE/memory/YYYY-MM-DD.md`) into the log.
+
+Each fragment of a note (a list item, a paragraph; store/openclaw.py) becomes one untyped
+entry of the note's day, its heading in front; dream types and distils them as any entry.
+
+The time of day. A note gives its day, not the time of each line, so every entry of a note
+is written at 12:00:00 of that day (store wall-clock time, as every log time is): noon keeps
+the entry on its note's day, and an age counted from it is at most half a day off. One fixed
+time also makes an entry's id (daylog.entry_id: time and text) a function of the note's date
+and the fragment's text alone, so a second import finds every entry it wrote and adds
+nothing; and since dream sorts entries by time, stably, a note's fragments keep its order.
+"""
+
+import os
+import stat
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from pathlib import Path
+
+from auto_dream.errors import InputError
+from auto_dream.store.daylog import FIRST_YEAR, LAST_YEAR, MAX_LOG_BYTES, Entry, append_entry, make_entry, read_log
+from auto_dream.store.openclaw import SESSION_NOTE, Fragment, note_day, note_fragments
+from auto_dream.store.paths import StorePaths, ensure_store
+
+NOTE_TIME = time(12, 0)
+
+
+@dataclass(frozen=True)
+class SkippedNote:
+    """A file of memory/ that was not imported, and why."""
+
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True)
+class OpenClawImport:
+    """What an import did: notes read, entries added, entries found already in the log."""
+
+    workspace: Path
+    notes_read: int
+    entries_added: int
+    already_there: int
+    skipped: tuple[SkippedNote, ...]
+    logs_written: tuple[str, ...]  # relative to the store's root
+
+    def as_json(self) -> dict:
+        return {"workspace": str(self.workspace), "notes_read": self.notes_read,
+                "entries_added": self.entries_added, "already_there": self.already_there,
+                "logs_written": list(self.logs_written),
+                "skipped": [{"path": str(s.path), "reason": s.reason} for s in self.skipped]}
+
+
+def import_openclaw(root: Path, workspace: Path) -> OpenClawImport:
+    """Add every fragment of the workspace's daily notes not yet in the store's log."""
+    notes, skipped = _read_notes(workspace)
+    entries: list[Entry] = []
+    for day, path, fragments in notes:
+        at = datetime.combine(day, NOTE_TIME)
+        for fragment in fragments:
+            entry = _entry(fragment, at, path, skipped)
+            if entry is not None:
+                entries.append(entry)
+    paths = StorePaths(root)
+    known: dict[date, set[str]] = {}
+    added = already = 0
+    written: list[str] = []
+    for entry in entries:
+        day = entry.at.date()
+        if day not in known:
+            log_path = paths.log_file(day)
+            known[day] = {e.id for e in read_log(log_path)[0]} if log_path.exists() else set()
+        if entry.id in known[day]:
+            already += 1
+            continue
+        if not added:
+            paths = ensure_store(root)  # only now: an import that adds nothing creates nothing
+        relative = paths.relative(append_entry(paths, entry))
+        if relative not in written:
+            written.append(relative)
+        known[day].add(entry.id)
+        added += 1
+    return OpenClawImport(workspace, len(notes), added, already, tuple(skipped), tuple(written))
+
+
+def _entry(fragment: Fragment, at: datetime, path: Path, skipped: list[SkippedNote]) -> Entry | None:
+    try:
+        return make_entry(fragment.entry_text, None, at)
+    except InputError as refused:  # a fragment longer than an entry may be: the rest of the note goes in
+        skipped.append(SkippedNote(path, f"a fragment was not imported ({refused}): "
+                                         f"{fragment.entry_text[:60]!r}…"))
+        return None
+
+
+def _read_notes(workspace: Path) -> tuple[list[tuple[date, Path, list[Fragment]]], list[SkippedNote]]:
+    """The daily notes of `workspace`, oldest first, parsed; every other .md file of memory/ skipped."""
+    if not workspace.is_dir():
+        what = "is not a folder" if workspace.exists() else "does not exist"
+        raise InputError(f"no OpenClaw workspace at {workspace}: it {what}")
+    folder = workspace / "memory"
+    if not folder.is_dir():
+        raise InputError(f"no daily notes in {workspace}: it has no memory/ folder "
+                         "(OpenClaw keeps them in memory/YYYY-MM-DD.md)")
+    notes: list[tuple[date, Path, list[Fragment]]] = []
+    skipped: list[SkippedNote] = []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as error:
+        raise InputError(f"cannot read {folder}: {error.strerror}") from None
+    for name in names:
+        path = folder / name
+        if not name.lower().endswith(".md") or path.is_dir():
+            continue  # memory/projects/, an index's .sqlite: not daily notes
+        day = note_day(name)
+        if day is None:
+            reason = ("a session summary (YYYY-MM-DD-<slug>.md), not a daily note: not imported"
+                      if SESSION_NOTE.fullmatch(name) else "not named like a daily note (YYYY-MM-DD.md): not imported")
+            skipped.append(SkippedNote(path, reason))
+            continue
+        if not FIRST_YEAR <= day.year <= LAST_YEAR:
+            skipped.append(SkippedNote(path, f"dated outside the years {FIRST_YEAR}-{LAST_YEAR}: not imported"))
+            continue
+        text = _read_note(path, skipped)
+        if text is not None:
+            notes.append((day, path, note_fragments(text, day)))
+    return notes, skipped
+
+
+def _read_note(path: Path, skipped: list[SkippedNote]) -> str | None:
+    """The note's text; None (and why, in `skipped`) for a FIFO, a device, a huge file, not UTF-8."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        with open(fd, "rb") as handle:
+            status = os.fstat(fd)
+            if not stat.S_ISREG(status.st_mode):
+                skipped.append(SkippedNote(path, "not a regular file: not read"))
+                return None
+            raw = handle.read(MAX_LOG_BYTES + 1)
+    except OSError as error:
+        skipped.append(SkippedNote(path, f"cannot read: {error.strerror}"))
+        return None
+    if len(raw) > MAX_LOG_BYTES:
+        skipped.append(SkippedNote(path, f"larger than {MAX_LOG_BYTES:,} bytes: not read"))
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        skipped.append(SkippedNote(path, "not UTF-8 text: not read"))
+        return None
