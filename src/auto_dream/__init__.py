@@ -27,6 +27,7 @@ __all__ = [
     "CheckResult",
     "MemoryHealth",
     "IndexBuild",
+    "OpenClawImport",
     # what they raise
     "AutoDreamError",
     "StoreError",
@@ -40,6 +41,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from auto_dream.api import Store, open_store
     from auto_dream.commands.check import CheckResult, MemoryHealth
+    from auto_dream.commands.import_openclaw import OpenClawImport
     from auto_dream.commands.listing import ListedMemory, ListResult
     from auto_dream.dream.report import DreamReport
     from auto_dream.dream.runner import DreamOutcome
@@ -60,6 +62,7 @@ _MODULE_OF = {
     "CheckResult": "auto_dream.commands.check",
     "MemoryHealth": "auto_dream.commands.check",
     "IndexBuild": "auto_dream.store.memory_md",
+    "OpenClawImport": "auto_dream.commands.import_openclaw",
     "AutoDreamError": "auto_dream.errors",
     "StoreError": "auto_dream.errors",
     "InputError": "auto_dream.errors",

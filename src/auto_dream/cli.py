@@ -88,7 +88,8 @@ def main_options(
     root: Annotated[Optional[str], typer.Option(
         "--root", metavar="PATH",
         help="The store to use. Default: $AUTO_DREAM_ROOT, else the nearest .auto-dream/ "
-        "in this folder or its parents, else ~/.auto-dream.")] = None,
+        "in this folder or its parents, else ~/.openclaw/workspace/.auto-dream when it exists, "
+        "else ~/.auto-dream.")] = None,
     version: Annotated[bool, typer.Option(
         "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
