@@ -20,7 +20,7 @@ from rich.text import Text
 from auto_dream import __version__
 from auto_dream.commands.append import append_text
 from auto_dream.console import OutputLost, stderr_file, stdout_file, tell, tell_failure, write_out
-from auto_dream.shell import entry_text, local_time, openclaw_workspace, store_root
+from auto_dream.shell import entry_text, home_folder, local_time, openclaw_workspace, store_root
 from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.paths import MEMORY_TYPES, store_dir_for_init
 
@@ -335,6 +335,33 @@ def import_openclaw_command(
         return
     stdout.print(f"read {result.notes_read} notes from {result.workspace / 'memory'}: "
                  f"{result.entries_added} entries added, {result.already_there} already in the log", markup=False)
+
+
+@app.command()
+def discover(
+    path: Annotated[Optional[str], typer.Argument(
+        metavar="[PATH]", help="The folder to look under (default: the current folder).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON list on stdout.")] = False,
+) -> None:
+    """List the memory folders under PATH and your own (~/.claude/projects/*/memory,
+    ~/.claude/agent-memory/*, ~/.auto-dream): each one's layout (auto-dream or claude-code) and
+    how many memories it holds. Reads only; --root is not used."""
+    from auto_dream.commands.discover import discover_folders
+
+    found = discover_folders(Path(path).expanduser().absolute() if path else Path.cwd(), home_folder())
+    if as_json:
+        _print_json([folder.as_json() for folder in found])
+        return
+    if not found:
+        stdout.print("no memory folders found", markup=False)
+        return
+    table = Table(box=None, pad_edge=False)
+    for column in ("path", "layout", "memories"):
+        table.add_column(column, overflow="fold", justify="right" if column == "memories" else "left")
+    for folder in found:
+        count = f"{folder.memories} (index only)" if folder.index_only else str(folder.memories)
+        table.add_row(Text(str(folder.path)), folder.layout, count)
+    stdout.print(table)
 
 
 # ---------------------------------------------------------------- running

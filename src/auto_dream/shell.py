@@ -19,6 +19,14 @@ def local_time() -> datetime:
     return datetime.now().astimezone()
 
 
+def home_folder() -> Path | None:
+    """The user's home folder, or None when there is none (no HOME, no passwd entry for this uid)."""
+    try:
+        return Path.home()
+    except (RuntimeError, KeyError):
+        return None
+
+
 def store_root(flag: str | None) -> Path:
     """The store a command line names: --root, $AUTO_DREAM_ROOT, the nearest .auto-dream/ upwards,
     ~/.openclaw/workspace/.auto-dream when it exists, ~/.auto-dream (paths.resolve_root). The home
@@ -26,10 +34,7 @@ def store_root(flag: str | None) -> Path:
     inside a store's folder, no HOME is needed."""
     env = os.environ.get("AUTO_DREAM_ROOT")
     cwd = Path.cwd()
-    try:
-        home: Path | None = Path.home()
-    except (RuntimeError, KeyError):  # no HOME, and no passwd entry for this uid
-        home = None
+    home = home_folder()
     if home is None and not (flag or env):
         # with cwd in the home folder's place, a store found nowhere comes back as cwd/.auto-dream
         found = resolve_root(None, None, cwd, cwd)

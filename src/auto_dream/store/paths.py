@@ -197,11 +197,94 @@ def check_layout(paths: StoreLayout) -> None:
     refuse_link(paths, paths.index, folder=False)
 
 
+# The entries only auto-dream's own layout has (DESIGN section 1): a folder holding one of them
+# is a store, perhaps half made, that ensure_store completes.
+NATIVE_ENTRIES = ("logs", "memories", "archive", ".state", "config.toml", "templates")
+CLAUDE_INDEX = "MEMORY.md"
+# Where Claude Code keeps memory folders: auto memory in ~/.claude/projects/<project>/memory/
+# (https://code.claude.com/docs/en/memory, "Storage location"); a subagent's `memory:` scope in
+# ~/.claude/agent-memory/<agent>/ (user), .claude/agent-memory/<agent>/ (project) and
+# .claude/agent-memory-local/<agent>/ (local) (https://code.claude.com/docs/en/sub-agents,
+# "Enable persistent memory"); and .claude/memory/, a project's memory kept in the repository
+# (the folder real projects commit, as ../shared/data/claude-memory shows).
+CLAUDE_AGENT_FOLDERS = ("agent-memory", "agent-memory-local")
+
+
+def _is_folder(path: Path) -> bool:
+    """A real folder: a symlink to one is not followed."""
+    try:
+        return S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def is_native_store(folder: Path) -> bool:
+    """auto-dream's own layout: `memories/` and `logs/` are real folders in it."""
+    return _is_folder(folder / "memories") and _is_folder(folder / "logs")
+
+
+def is_claude_code_folder(folder: Path) -> bool:
+    """A Claude Code memory folder: where Claude Code keeps one (CLAUDE_AGENT_FOLDERS above) —
+    `.claude/memory`, `.claude/projects/<project>/memory`, `.claude/agent-memory[-local]/<agent>` —
+    holding a MEMORY.md or a markdown topic file."""
+    folder = Path(os.path.abspath(folder))  # `..` and `.` resolved by name, no link followed
+    parent = folder.parent
+    at_claude_place = (
+        (folder.name == "memory" and parent.name == ".claude")
+        or (folder.name == "memory" and parent.parent.name == "projects" and parent.parent.parent.name == ".claude")
+        or (parent.name in CLAUDE_AGENT_FOLDERS and parent.parent.name == ".claude"))
+    return at_claude_place and _is_folder(folder) and (
+        _is_regular(folder / CLAUDE_INDEX) or bool(claude_topic_files(folder)))
+
+
+def claude_topic_files(folder: Path) -> list[str]:
+    """The names of the markdown topic files beside MEMORY.md in a Claude Code memory folder
+    (regular files, no dot-files), sorted."""
+    try:
+        with os.scandir(folder) as listing:
+            return sorted(entry.name for entry in listing
+                          if entry.name.endswith(".md") and entry.name != CLAUDE_INDEX
+                          and not entry.name.startswith(".") and entry.is_file(follow_symlinks=False))
+    except OSError:
+        return []
+
+
+def refuse_other_layout(root: Path) -> None:
+    """StoreError for a folder that is not auto-dream's to make a store in: a Claude Code memory
+    folder, or one that holds other things and none of a store's own (NATIVE_ENTRIES). A missing
+    or empty folder, and a store (even half made), pass."""
+    if is_native_store(root):
+        return
+    if is_claude_code_folder(root):  # even with a .state/ that an earlier auto-dream left in it
+        raise StoreError(f"{root} is a Claude Code memory folder; auto-dream cannot dream it in place yet "
+                         "(`auto-dream discover` lists the memory folders it finds)")
+    if any(os.path.lexists(root / name) for name in NATIVE_ENTRIES):
+        return
+    try:
+        with os.scandir(root) as listing:
+            others = sum(1 for entry in listing if not entry.name.startswith("."))
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as error:
+        raise StoreError(f"cannot look at {root}: {error.strerror}") from None
+    if others:
+        raise StoreError(f"{root} is neither an auto-dream store nor a Claude Code memory folder (it holds {others} "
+                         "other entries and no memories/ or logs/): give a store, an empty folder or a new one")
+
+
 def ensure_store(root: Path) -> StorePaths:
     """The store at `root`, its skeleton created when missing (for commands that write)."""
     paths = StorePaths(root)
     if root.exists() and not root.is_dir():
         raise StoreError(f"store root {root} is a file, not a folder")
+    refuse_other_layout(root)
     check_layout(paths)
     try:
         for folder in paths.skeleton():
@@ -219,6 +302,7 @@ def open_store(root: Path) -> StorePaths:
         raise StoreError(f"no store at {root}: run `auto-dream init` first")
     if not root.is_dir():
         raise StoreError(f"store root {root} is a file, not a folder")
+    refuse_other_layout(root)
     paths = StorePaths(root)
     check_layout(paths)
     return paths
