@@ -185,8 +185,8 @@ def test_every_command_refuses_a_claude_code_folder_and_leaves_it_as_it_is(tmp_p
     assert tree_hash(tmp_path) == before
 
 
-@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
-def test_every_command_refuses_a_folder_that_is_neither_layout(tmp_path, cli, command):
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c[0] not in ("append", "init")], ids=" ".join)
+def test_every_command_but_those_that_make_a_store_refuses_a_folder_that_is_neither_layout(tmp_path, cli, command):
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "MEMORY.md").write_text("# my notes\n")
@@ -223,6 +223,16 @@ def test_a_missing_or_empty_folder_still_becomes_a_store(tmp_path, cli, command)
         result = cli("--root", root, *command)
         assert result.code == 0, result
         assert detect_layout(root) == "auto-dream"
+
+
+@pytest.mark.parametrize("command", [("append", "a fact"), ("init",)], ids=" ".join)
+def test_append_and_init_still_make_a_store_in_a_folder_that_holds_other_things(tmp_path, cli, command):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "idea.md").write_text("an idea\n")
+    result = cli("--root", tmp_path / "notes", *command)
+    assert result.code == 0, result
+    assert detect_layout(tmp_path / "notes") == "auto-dream"
+    assert (tmp_path / "notes" / "idea.md").read_text() == "an idea\n"
 
 
 def test_an_empty_folder_can_still_be_dreamed(tmp_path, cli):

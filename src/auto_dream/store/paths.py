@@ -256,16 +256,17 @@ def claude_topic_files(folder: Path) -> list[str]:
         return []
 
 
-def refuse_other_layout(root: Path) -> None:
-    """StoreError for a folder that is not auto-dream's to make a store in: a Claude Code memory
-    folder, or one that holds other things and none of a store's own (NATIVE_ENTRIES). A missing
-    or empty folder, and a store (even half made), pass."""
+def refuse_other_layout(root: Path, creating: bool = False) -> None:
+    """StoreError for a folder that is not a store: a Claude Code memory folder; and, unless
+    `creating` one (append, init: any folder may become a store, as it always could), a folder
+    that holds other things and none of a store's own (NATIVE_ENTRIES). A missing or empty
+    folder, and a store (even half made), pass."""
     if is_native_store(root):
         return
     if is_claude_code_folder(root):  # even with a .state/ that an earlier auto-dream left in it
         raise StoreError(f"{root} is a Claude Code memory folder; auto-dream cannot dream it in place yet "
                          "(`auto-dream discover` lists the memory folders it finds)")
-    if any(os.path.lexists(root / name) for name in NATIVE_ENTRIES):
+    if creating or any(os.path.lexists(root / name) for name in NATIVE_ENTRIES):
         return
     try:
         with os.scandir(root) as listing:
@@ -284,7 +285,7 @@ def ensure_store(root: Path) -> StorePaths:
     paths = StorePaths(root)
     if root.exists() and not root.is_dir():
         raise StoreError(f"store root {root} is a file, not a folder")
-    refuse_other_layout(root)
+    refuse_other_layout(root, creating=True)
     check_layout(paths)
     try:
         for folder in paths.skeleton():
