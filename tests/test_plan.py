@@ -90,7 +90,16 @@ def merges_and_supersedes(project: Path, now: datetime) -> Path:
     return root
 
 
-STORES = [example, archive_holds_the_names, only_the_index_is_out_of_date, merges_and_supersedes]
+def read_only_memories(project: Path, now: datetime) -> Path:
+    """merges_and_supersedes with the superseded memory and one of the duplicates made read-only
+    (chmod 0444): a fixed condition, so the plan leaves them as they are, not apply."""
+    root = merges_and_supersedes(project, now)
+    for path in (REBASE, "memories/project/20261101_b.md", "memories/project/20260901_a.md"):
+        (root / path).chmod(0o444)
+    return root
+
+
+STORES = [example, archive_holds_the_names, only_the_index_is_out_of_date, merges_and_supersedes, read_only_memories]
 
 
 def decisions(report: dict) -> dict:
@@ -180,3 +189,11 @@ def test_two_plans_from_one_snapshot_decide_the_same(make_store, tmp_path):
         (second.warnings, second.review, second.deferred, second.counts)
     assert [(c.change.path, digest(c.change.data())) for c in first.changes] == \
         [(c.change.path, digest(c.change.data())) for c in second.changes]
+
+
+def test_a_read_only_memory_is_left_by_the_plan_and_the_dry_run_says_so(tmp_path, cli):
+    root = read_only_memories(tmp_path / "project", datetime.now(timezone.utc))
+    report = json.loads(cli("--root", root, "dream", "--dry-run", "--json").out)
+    assert any(w.startswith(f"{REBASE} is read-only") for w in report["warnings"]), report["warnings"]
+    touched = {row["path"] for row in report["actions"] if row["kind"] in ("merge", "supersede", "archive")}
+    assert REBASE not in touched and "memories/project/20261101_b.md" not in touched

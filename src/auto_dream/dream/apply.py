@@ -7,13 +7,19 @@ changed since orient, or made read-only) makes it leave a memory change out, the
 record and MEMORY.md are derived again from the changes that do happen (`_derived`,
 `_Writer.redo_derived`), and the report says what was left out and why."""
 
-import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from auto_dream.dream.actions import Action, CreateMemory, RebuildIndex, RetireMemory, UpdateMemory
-from auto_dream.dream.plan import Plan, PlannedChange, derive, memory_changes
+from auto_dream.dream.plan import (
+    Plan,
+    PlannedChange,
+    derive,
+    live_after,
+    memory_changes,
+    select_actions,
+    still_as_orient_saw,
+)
 from auto_dream.dream.runs import (
     DONE,
     FileChange,
@@ -29,8 +35,7 @@ from auto_dream.dream.state import Snapshot
 from auto_dream.errors import StoreError
 from auto_dream.store.cache import Fingerprint
 from auto_dream.store.index import IndexResult
-from auto_dream.store.scan import fingerprint
-from auto_dream.store.views import LiveView, StoreView
+from auto_dream.store.views import LiveView
 
 StepHook = Callable[[int], None]
 
@@ -45,79 +50,6 @@ class Applied:
     distilled_entry_ids: tuple[str, ...]  # entries this run recorded as distilled
     skipped: list[str] = field(default_factory=list)  # warnings: actions left out and why
     changes: list[FileChange] = field(default_factory=list)  # the file changes made
-
-
-def _still_as_orient_saw(snapshot: Snapshot, path: str) -> bool:
-    return fingerprint(snapshot.context.paths.root / path) == snapshot.fingerprints.get(path)
-
-
-def _read_only(snapshot: Snapshot, path: str) -> bool:
-    """A memory file its owner may not write (chmod 0444): dream leaves it as it is."""
-    try:
-        return not os.lstat(snapshot.context.paths.root / path).st_mode & stat.S_IWUSR
-    except FileNotFoundError:
-        return False
-
-
-def select_actions(plan: Plan, snapshot: Snapshot) -> tuple[list[Action], list[str]]:
-    """Compare before write: the plan's actions less those that touch a file changed since
-    orient or made read-only, and those that depend on one; and why each was left out."""
-    kept: list[Action] = []
-    skipped: list[str] = []
-    dropped: set[str] = set()  # memory paths whose create/update will not happen
-    root = snapshot.context.paths.root
-    created = {a.memory.path for a in plan.actions if isinstance(a, CreateMemory)}
-    frozen = {a.memory.path for a in plan.actions if isinstance(a, RetireMemory) and not a.proposed
-              and a.memory.path not in created and _read_only(snapshot, a.memory.path)}
-    for action in plan.actions:
-        match action:
-            case CreateMemory(memory=memory) if (root / memory.path).exists():
-                dropped.add(memory.path)
-                skipped.append(f"{memory.path} appeared since the dream started: not created "
-                               "(its entries wait for the next dream)")
-                continue
-            case UpdateMemory(before=before) if not _still_as_orient_saw(snapshot, before.path):
-                dropped.add(before.path)
-                skipped.append(f"{before.path} changed since the dream started: not updated "
-                               "(its entries wait for the next dream)")
-                continue
-            case UpdateMemory(before=before) if _read_only(snapshot, before.path):
-                dropped.add(before.path)
-                skipped.append(f"{before.path} is read-only: not updated (its entries wait for the next dream)")
-                continue
-            case UpdateMemory(before=before, merged_paths=merged) if frozen.intersection(merged):
-                dropped.add(before.path)  # it would carry a memory that stays: both stay as they are
-                skipped.append(f"{before.path}: not updated, because {min(frozen.intersection(merged))} "
-                               "is read-only and stays")
-                continue
-            case RetireMemory(proposed=True):
-                pass  # reported, never carried out
-            case RetireMemory(memory=memory, target=target):
-                if memory.path in frozen:
-                    skipped.append(f"{memory.path} is read-only: not retired")
-                    continue
-                if target in dropped or memory.path in dropped:
-                    skipped.append(f"{memory.path}: not retired, because {target or memory.path} "
-                                   "was left as it is")
-                    continue
-                if memory.path not in created and not _still_as_orient_saw(snapshot, memory.path):
-                    skipped.append(f"{memory.path} changed since the dream started: not retired")
-                    continue
-        kept.append(action)
-    return kept, skipped
-
-
-def live_after(actions: list[Action], memories: StoreView) -> LiveView:
-    """The memories as `actions` leave them."""
-    live = LiveView(memories)
-    for action in actions:
-        match action:
-            case CreateMemory(memory=memory) | UpdateMemory(after=memory):
-                live[memory.path] = memory
-    for action in actions:
-        if isinstance(action, RetireMemory) and action.archived is not None:
-            live.pop(action.memory.path, None)
-    return live
 
 
 def _derived(selected: Applied, snapshot: Snapshot) -> list[FileChange]:
@@ -152,7 +84,7 @@ class _Writer:
             why = f"{missing[0]} was left as it is"
         elif step.expected is not None and self.seen[number] != step.expected:
             why = "changed since the dream started"
-        elif step.archives and not _still_as_orient_saw(self.snapshot, step.archives):
+        elif step.archives and not still_as_orient_saw(self.snapshot, step.archives):
             why = f"{step.archives} changed since the dream started"
         if why is None:
             why = apply_change(self.snapshot.context.paths, step.change, self.run_id, expected)
@@ -210,7 +142,7 @@ class _Writer:
 def apply(plan: Plan, snapshot: Snapshot, step_hook: StepHook | None = None) -> Applied:
     """Carry out the plan: journal every pre-image, then write, then mark the run done."""
     paths = snapshot.context.paths
-    kept, skipped = select_actions(plan, snapshot)
+    kept, skipped = select_actions(plan.actions, snapshot, races=True)
     if len(kept) == len(plan.actions):
         selected = Applied(kept, plan.live.copy(), plan.index, plan.distilled_entry_ids, skipped)
         steps = list(plan.changes)

@@ -1,7 +1,9 @@
 """A dream's plan: its actions (dream/actions.py) and every file change they make. Planning
 decides everything; only apply() acts on it."""
 
-from collections.abc import Mapping
+import os
+import stat
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
@@ -25,7 +27,82 @@ from auto_dream.store.index import IndexResult
 from auto_dream.store.memory import Memory, TakenNames, render_memory
 from auto_dream.store.memory_md import read_index, render_index
 from auto_dream.store.paths import StoreLayout
-from auto_dream.store.views import LiveView
+from auto_dream.store.scan import fingerprint
+from auto_dream.store.views import LiveView, StoreView
+
+
+def still_as_orient_saw(snapshot: Snapshot, path: str) -> bool:
+    return fingerprint(snapshot.context.paths.root / path) == snapshot.fingerprints.get(path)
+
+
+def _read_only(snapshot: Snapshot, path: str) -> bool:
+    """A memory file its owner may not write (chmod 0444): dream leaves it as it is."""
+    try:
+        return not os.lstat(snapshot.context.paths.root / path).st_mode & stat.S_IWUSR
+    except FileNotFoundError:
+        return False
+
+
+def select_actions(actions: Sequence[Action], snapshot: Snapshot, races: bool) -> tuple[list[Action], list[str]]:
+    """`actions` less those that touch a read-only memory file (chmod 0444: planning leaves
+    it as it is, so a dry run says so too) and, with `races` (apply, before it writes), a
+    file changed since orient; less those that depend on one; and why each was left out."""
+    kept: list[Action] = []
+    skipped: list[str] = []
+    dropped: set[str] = set()  # memory paths whose create/update will not happen
+    root = snapshot.context.paths.root
+    created = {a.memory.path for a in actions if isinstance(a, CreateMemory)}
+    frozen = {a.memory.path for a in actions if isinstance(a, RetireMemory) and not a.proposed
+              and a.memory.path not in created and _read_only(snapshot, a.memory.path)}
+    for action in actions:
+        match action:
+            case CreateMemory(memory=memory) if races and (root / memory.path).exists():
+                dropped.add(memory.path)
+                skipped.append(f"{memory.path} appeared since the dream started: not created "
+                               "(its entries wait for the next dream)")
+                continue
+            case UpdateMemory(before=before) if races and not still_as_orient_saw(snapshot, before.path):
+                dropped.add(before.path)
+                skipped.append(f"{before.path} changed since the dream started: not updated "
+                               "(its entries wait for the next dream)")
+                continue
+            case UpdateMemory(before=before) if _read_only(snapshot, before.path):
+                dropped.add(before.path)
+                skipped.append(f"{before.path} is read-only: not updated (its entries wait for the next dream)")
+                continue
+            case UpdateMemory(before=before, merged_paths=merged) if frozen.intersection(merged):
+                dropped.add(before.path)  # it would carry a memory that stays: both stay as they are
+                skipped.append(f"{before.path}: not updated, because {min(frozen.intersection(merged))} "
+                               "is read-only and stays")
+                continue
+            case RetireMemory(proposed=True):
+                pass  # reported, never carried out
+            case RetireMemory(memory=memory, target=target):
+                if memory.path in frozen:
+                    skipped.append(f"{memory.path} is read-only: not retired")
+                    continue
+                if target in dropped or memory.path in dropped:
+                    skipped.append(f"{memory.path}: not retired, because {target or memory.path} "
+                                   "was left as it is")
+                    continue
+                if races and memory.path not in created and not still_as_orient_saw(snapshot, memory.path):
+                    skipped.append(f"{memory.path} changed since the dream started: not retired")
+                    continue
+        kept.append(action)
+    return kept, skipped
+
+
+def live_after(actions: list[Action], memories: StoreView) -> LiveView:
+    """The memories as `actions` leave them."""
+    live = LiveView(memories)
+    for action in actions:
+        match action:
+            case CreateMemory(memory=memory) | UpdateMemory(after=memory):
+                live[memory.path] = memory
+    for action in actions:
+        if isinstance(action, RetireMemory) and action.archived is not None:
+            live.pop(action.memory.path, None)
+    return live
 
 
 @dataclass(frozen=True)
@@ -69,8 +146,10 @@ def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
     """After prune: name the archive copies, render MEMORY.md and the distilled record, and
     list every file change, so that a dry run shows all that apply would do."""
     paths = snapshot.context.paths
-    actions = archive_copies(decisions.actions, paths, snapshot.now, snapshot.run_id)
-    derived = derive(snapshot.context, decisions.live, actions)
+    kept, left = select_actions(decisions.actions, snapshot, races=False)
+    actions = archive_copies(kept, paths, snapshot.now, snapshot.run_id)
+    live = decisions.live if len(kept) == len(decisions.actions) else live_after(actions, snapshot.memories)
+    derived = derive(snapshot.context, live, actions)
     index = derived.index
     if derived.index_changed:
         actions.append(RebuildIndex(index.text, len(index.listed), index.omitted))
@@ -78,9 +157,10 @@ def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
                *(PlannedChange(c, derived=True) for c in derived.changes)]
     return Plan(run_id=snapshot.run_id, dry_run=snapshot.options.dry_run, mode=decisions.mode, actions=tuple(actions),
                 deferred=tuple(decisions.deferred), flagged=tuple(decisions.flagged), review=tuple(decisions.review),
-                warnings=(*snapshot.warnings, *decisions.warnings, *index.warnings), counts=dict(decisions.counts),
+                warnings=(*snapshot.warnings, *decisions.warnings, *left, *index.warnings),
+                counts=dict(decisions.counts),
                 usage=decisions.usage, entry_logs=snapshot.entry_logs, entries_gathered=len(snapshot.new_entries),
-                memories_scanned=len(snapshot.memories), changes=tuple(changes), live=decisions.live, index=index,
+                memories_scanned=len(snapshot.memories), changes=tuple(changes), live=live, index=index,
                 distilled_entry_ids=derived.distilled_entry_ids)
 
 
