@@ -248,3 +248,13 @@ def test_a_native_store_kept_at_a_claude_code_place_is_a_store(tmp_path, cli):
     result = cli("--root", root, "list", "--json")
     assert result.code == 0, result
     assert [memory["name"] for memory in json.loads(result.out)] == ["n"]
+
+
+def test_a_store_of_ours_at_a_claude_code_place_that_lost_its_memories_folder_is_still_ours(tmp_path, cli):
+    root = tmp_path / ".claude" / "memory"
+    assert cli("--root", root, "append", "a fact to keep").code == 0  # a store with MEMORY.md, like Claude's
+    assert cli("--root", root, "dream").code == 0
+    shutil.rmtree(root / "memories")
+    assert cli("--root", root, "list").code == 0
+    assert cli("--root", root, "append", "another fact").code == 0
+    assert (root / "memories" / "user").is_dir()  # append made the store whole again, as it always did

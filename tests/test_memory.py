@@ -580,3 +580,16 @@ def test_a_dream_leaves_a_line_read_file_as_it_is_and_indexes_it_whole(root):
     index = (root / "MEMORY.md").read_text(encoding="utf-8")
     assert "Cover letter quality — location, format, length" in index
     assert "Stray #[test] attribute on helper function" in index or "Stray #\\[test\\] attribute" in index
+
+
+def test_a_comment_after_a_key_auto_dream_reads_is_still_a_comment():
+    written = "---\nname: Deploy rule\ndescription: Blue-green\ntype: feedback # from the March review\n" \
+              "sources: 3f9a1c0e22b4 # the log entry\nstatus: active # or done\n---\nAlways deploy blue-green.\n"
+    memory = parse_ok(written, "deploy.md")  # outside any type folder: the type is the frontmatter's
+    assert (memory.type, memory.read_only) == ("feedback", None)
+    assert memory.sources == ("3f9a1c0e22b4",) and memory.extra["status"] == "active"
+
+
+def test_a_repeated_key_is_read_from_its_last_line_as_yaml_reads_it():
+    memory = parse_ok("---\nname: Deploy #1 draft\nname: Deploy\ntype: user\n---\nbody\n")
+    assert memory.name == "Deploy"

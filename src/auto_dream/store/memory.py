@@ -248,15 +248,17 @@ def _read_lines(block: str) -> dict | None:
 
 
 def _whole_values(metadata: dict, block: str) -> dict:
-    """Top-level values YAML cut at an unquoted ` #` (a comment to YAML), made whole again:
-    `name: Stray #[test] attribute` is "Stray #[test] attribute", as the person wrote it."""
+    """`name` and `description` YAML cut at an unquoted ` #` (a comment to YAML), made whole
+    again: `name: Stray #[test] attribute` is "Stray #[test] attribute", as the person wrote it
+    and as Claude Code shows it. Other keys keep YAML's reading: `type: feedback # from review`
+    is a feedback memory, and a key auto-dream does not own reads as any YAML reader reads it."""
     lines = {}
     for line in block.splitlines():
         match = _KEY_LINE.match(line)
-        if match is not None and match.group(1) not in lines:
-            lines[match.group(1)] = (match.group(2) or "").strip()
-    for key, value in metadata.items():
-        written = lines.get(key)
+        if match is not None:
+            lines[match.group(1)] = (match.group(2) or "").strip()  # the last wins, as in YAML
+    for key in ("name", "description"):
+        value, written = metadata.get(key), lines.get(key)
         if not isinstance(value, str) or not written or written[0] in "'\"|>[{&*!" or written == value:
             continue
         if written.startswith(value) and written[len(value):].lstrip().startswith("#") and " #" in written:

@@ -263,7 +263,11 @@ def refuse_other_layout(root: Path, creating: bool = False) -> None:
     folder, and a store (even half made), pass."""
     if is_native_store(root):
         return
-    if is_claude_code_folder(root):  # even with a .state/ that an earlier auto-dream left in it
+    # A Claude Code folder, even with a .state/ an earlier auto-dream left in it; not a store of
+    # ours kept at such a place that lost its memories/ (its archive/, config.toml or templates/
+    # say so). logs/ says nothing: Claude Code's assistant mode keeps its daily logs there.
+    ours = any(os.path.lexists(root / name) for name in ("memories", "archive", "config.toml", "templates"))
+    if not ours and is_claude_code_folder(root):
         raise StoreError(f"{root} is a Claude Code memory folder; auto-dream cannot dream it in place yet "
                          "(`auto-dream discover` lists the memory folders it finds)")
     if creating or any(os.path.lexists(root / name) for name in NATIVE_ENTRIES):
