@@ -426,7 +426,9 @@ def test_build_index_command_names_an_unreadable_file_and_indexes_the_rest(cli, 
     assert "broken YAML" in result.err
     text = (root / "MEMORY.md").read_text(encoding="utf-8")
     assert "[Good](memories/project/20260312_good.md)" in text
-    assert "broken" not in text
+    # named by its file name and counted, never linked, never dropped from every view (DESIGN 2)
+    assert "- Not read (1, `auto-dream check` says why): 20260312_broken.md\n" in text
+    assert "](memories/project/20260312_broken.md)" not in text
     assert broken.read_bytes() == broken_bytes
 
 
@@ -448,3 +450,27 @@ def test_the_listed_memories_are_the_first_by_priority_even_among_ties_and_pins(
     assert len(listed) == (len(memories) if len(memories) <= cap + 1 else cap)
     assert listed == {m.path for m in expected[:len(listed)]}
     assert result.omitted == len(expected) - len(listed)
+
+
+def test_a_dream_names_unreadable_files_and_check_then_finds_the_index_in_sync(cli, root):
+    write_memory_file(root, "memories/project/20260312_good.md", memory_text(1, "project", name="Good"))
+    write_memory_file(root, "memories/project/[x](https:||evil.example).md", "---\nname: [oops\n---\nbody\n")
+    write_memory_file(root, "memories/user/20260101_binary.md", b"\x00\x01")
+    assert cli("--root", root, "dream", "--no-llm").code == 0
+    text = (root / "MEMORY.md").read_text(encoding="utf-8")
+    line = next(line for line in text.splitlines() if line.startswith("- Not read"))
+    assert line == "- Not read (2, `auto-dream check` says why): \\[x\\](https:||evil.example).md, 20260101_binary.md"
+    assert "](https" not in text.replace("\\](https", "")  # the planted name is no link
+    check = cli("--root", root, "check", "--json")
+    assert check.code == 0 and '"index_in_sync": true' in check.out
+    assert cli("--root", root, "build-index").out.startswith("MEMORY.md already up to date")
+
+
+def test_caps_with_no_room_for_the_unreadable_line_leave_it_out_rather_than_fail():
+    header = load_template("MEMORY_header.md")
+    header_lines = header.rstrip("\n").count("\n") + 2  # as build_index ends it: a blank line after
+    tight = IndexLimits(max_lines=header_lines + len(MEMORY_TYPES) + 1, max_bytes=25_000, line_chars=150)
+    result = build_index([memory(1, "user")], header, tight, timezone.utc, ["memories/user/broken.md"])
+    assert "Not read" not in result.text and len(result.text.splitlines()) <= tight.max_lines
+    roomy = build_index([memory(1, "user")], header, IndexLimits(), timezone.utc, ["memories/user/broken.md"])
+    assert "- Not read (1, `auto-dream check` says why): broken.md\n" in roomy.text

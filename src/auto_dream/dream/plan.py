@@ -24,8 +24,8 @@ from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.store.cache import Fingerprint
 from auto_dream.store.context import StoreContext
 from auto_dream.store.index import IndexResult
-from auto_dream.store.memory import Memory, TakenNames, render_memory
-from auto_dream.store.memory_md import read_index, render_index
+from auto_dream.store.memory import Memory, TakenNames, Unreadable, render_memory
+from auto_dream.store.memory_md import index_differs, render_index
 from auto_dream.store.paths import StoreLayout
 from auto_dream.store.scan import fingerprint
 from auto_dream.store.views import LiveView, StoreView
@@ -149,7 +149,7 @@ def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
     kept, left = select_actions(decisions.actions, snapshot, races=False)
     actions = archive_copies(kept, paths, snapshot.now, snapshot.run_id)
     live = decisions.live if len(kept) == len(decisions.actions) else live_after(actions, snapshot.memories)
-    derived = derive(snapshot.context, live, actions)
+    derived = derive(snapshot.context, live, actions, snapshot.unreadable)
     index = derived.index
     if derived.index_changed:
         actions.append(RebuildIndex(index.text, len(index.listed), index.omitted))
@@ -233,17 +233,19 @@ class Derived:
     changes: tuple[FileChange, ...]  # those of the two that the run writes
 
 
-def derive(context: StoreContext, live: LiveView, actions: list[Action] | tuple[Action, ...]) -> Derived:
-    """The distilled record and MEMORY.md as `actions` leave the store with `live` memories."""
+def derive(context: StoreContext, live: LiveView, actions: list[Action] | tuple[Action, ...],
+           unreadable: Sequence[Unreadable] = ()) -> Derived:
+    """The distilled record and MEMORY.md as `actions` leave the store with `live` memories
+    (and the `unreadable` files MEMORY.md names)."""
     paths = context.paths
     changes = []
     distilled = distilled_by(actions)
     if distilled:
         changes.append(FileChange(paths.relative(bookkeeping.distilled_path(paths)),
                                   bookkeeping.distilled_with(paths, distilled)))
-    index = render_index(context, live)
+    index = render_index(context, live, unreadable)
     data = index.text.encode("utf-8")
-    changed = read_index(context, len(data) + 1) != data
+    changed = index_differs(context, data)
     if changed:
-        changes.append(FileChange("MEMORY.md", data))
+        changes.append(FileChange(paths.relative(paths.index), data))
     return Derived(distilled, index, changed, tuple(changes))

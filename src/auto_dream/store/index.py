@@ -2,6 +2,7 @@
 
 import heapq
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Protocol
@@ -69,21 +70,26 @@ class _Listed:
 
 
 def build_index(memories: list[Memory] | IndexSource, header_template: str, limits: IndexLimits,
-                tz: tzinfo | None) -> IndexResult:
-    """The text of MEMORY.md for `memories`. Pure: the same memories give the same bytes."""
+                tz: tzinfo | None, unreadable: Sequence[str] = ()) -> IndexResult:
+    """The text of MEMORY.md for `memories`, and one line naming the files under memories/ that
+    cannot be read as memories (`unreadable`, their paths): listed and counted, never dropped
+    from every view. Pure: the same memories give the same bytes."""
     if isinstance(memories, list):
         memories = _Listed(memories)
     last_updated = memories.newest()
     stamp = last_updated.astimezone(tz).strftime("%Y-%m-%d %H:%M") if last_updated else "never"
     header = header_template.replace("{last_updated}", stamp).rstrip("\n") + "\n\n"
     check_header(header, limits)
+    unread = _unreadable_line(unreadable, limits.line_chars) + "\n" if unreadable else ""
+    if unread and not _fits(header, limits, unread):
+        unread = ""  # caps this tight have no room for it: the warnings still name every file
     # no more than the line cap can ever be listed: only those need sorting and their lines built
     kept = memories.first_by_priority(max(limits.max_lines - len(MEMORY_TYPES) - header.count("\n"), 0))
     lines = {m.path: _entry_line(m, limits.line_chars) for m in kept}
     total = len(memories)
     while True:
         omitted = total - len(kept)
-        fixed = [header, *(f"## {t.upper()}\n" for t in MEMORY_TYPES)]
+        fixed = [header, *(f"## {t.upper()}\n" for t in MEMORY_TYPES), unread]
         if omitted:
             fixed.append(_more_line(omitted) + "\n")
         fixed_lines = sum(part.count("\n") for part in fixed)
@@ -104,6 +110,7 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
         for memory in sorted((m for m in kept if m.type == memory_type), key=_priority):
             text += entries[memory.path].render() + "\n"
             listed.append(memory.path)
+    text += unread
     omitted = total - len(listed)
     warnings = []
     if omitted:
@@ -116,13 +123,17 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
     return IndexResult(text=text, listed=listed, omitted=omitted, warnings=warnings)
 
 
+def _fits(header: str, limits: IndexLimits, unread: str = "") -> bool:
+    """The header, the section headings, `unread` and the line counting what is left out fit the caps."""
+    fixed = [header, *(f"## {t.upper()}\n" for t in MEMORY_TYPES), unread, _more_line(10**9) + "\n"]
+    return (sum(part.count("\n") for part in fixed) <= limits.max_lines
+            and sum(len(part.encode()) for part in fixed) <= limits.max_bytes)
+
+
 def check_header(header: str, limits: IndexLimits) -> None:
     """Refuse a header that leaves no room, with the section headings and the line counting
     what is left out, within the caps: MEMORY.md could list no memory (and would loop to fit)."""
-    fixed = [header, *(f"## {t.upper()}\n" for t in MEMORY_TYPES), _more_line(10**9) + "\n"]
-    lines = sum(part.count("\n") for part in fixed)
-    size = sum(len(part.encode()) for part in fixed)
-    if lines > limits.max_lines or size > limits.max_bytes:
+    if not _fits(header, limits):
         header_lines, header_bytes = header.count("\n"), len(header.encode())
         raise StoreError(
             f"the MEMORY.md header ({HEADER_TEMPLATE}) is {header_lines:,} lines and {header_bytes:,} bytes: "
@@ -146,6 +157,13 @@ def first_by_priority(memories: list[Memory], count: int) -> list[Memory]:
 def _priority(memory: Memory) -> tuple:
     """Pinned first, then newest first; among equals, earlier sections first."""
     return (not memory.pinned, -memory.mtime.timestamp(), MEMORY_TYPES.index(memory.type), memory.path)
+
+
+def _unreadable_line(paths: Sequence[str], line_chars: int) -> str:
+    """`- Not read (2): broken.md, notes.md`: file names, not links (one may be a link out of the
+    store, or name no file a reader could open), cut to the line's length."""
+    names = ", ".join(_escape_label(path.rsplit("/", 1)[-1]) for path in sorted(paths))
+    return shorten(f"- Not read ({len(paths)}, `auto-dream check` says why): {names}", line_chars)
 
 
 def _more_line(count: int) -> str:

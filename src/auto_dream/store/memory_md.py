@@ -2,6 +2,7 @@
 with the file, rewritten only when it differs."""
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from stat import S_ISREG
 
@@ -19,9 +20,10 @@ def index_limits(context: StoreContext) -> IndexLimits:
     return IndexLimits(config.index_max_lines, config.index_max_bytes, config.index_line_chars)
 
 
-def render_index(context: StoreContext, memories: list[Memory] | IndexSource) -> IndexResult:
+def render_index(context: StoreContext, memories: list[Memory] | IndexSource,
+                 unreadable: Sequence[Unreadable] = ()) -> IndexResult:
     header = load_template("MEMORY_header.md", context.paths.templates)
-    return build_index(memories, header, index_limits(context), context.tz)
+    return build_index(memories, header, index_limits(context), context.tz, [u.path for u in unreadable])
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class IndexBuild:
 def rebuild_index(context: StoreContext) -> IndexBuild:
     """Write MEMORY.md from memories/ alone; an index already up to date is not rewritten."""
     scan = scan_memories(context.paths, context.tz, cache=ParseCache.load(context.paths))
-    result = render_index(context, scan.memories)
+    result = render_index(context, scan.memories, scan.unreadable)
     data = result.text.encode("utf-8")
     changed = index_differs(context, data)
     if changed:
@@ -68,4 +70,4 @@ def read_index(context: StoreContext, limit: int) -> bytes | None:
 
 
 def index_in_sync(context: StoreContext, scan: MemoryScan) -> bool:
-    return not index_differs(context, render_index(context, scan.memories).text.encode("utf-8"))
+    return not index_differs(context, render_index(context, scan.memories, scan.unreadable).text.encode("utf-8"))
