@@ -16,6 +16,7 @@ from auto_dream.commands.build_index import build_index
 from auto_dream.commands.check import CheckResult, check_store
 from auto_dream.commands.init import init_store
 from auto_dream.commands.listing import ListResult, list_memories
+from auto_dream.shell import local_time
 from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.daylog import Entry
 from auto_dream.store.memory_md import IndexBuild
@@ -103,5 +104,5 @@ class Store:
 def _now(now: datetime | None) -> datetime:
     """The clock given, or the current time; a naive time is taken as local time."""
     if now is None:
-        return datetime.now().astimezone()
+        return local_time()
     return now if now.tzinfo is not None else now.astimezone()

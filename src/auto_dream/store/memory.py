@@ -252,6 +252,8 @@ def _whole_values(metadata: dict, block: str) -> dict:
     again: `name: Stray #[test] attribute` is "Stray #[test] attribute", as the person wrote it
     and as Claude Code shows it. Other keys keep YAML's reading: `type: feedback # from review`
     is a feedback memory, and a key auto-dream does not own reads as any YAML reader reads it."""
+    if " #" not in block:
+        return metadata  # nothing YAML could have taken for a comment
     lines = {}
     for line in block.splitlines():
         match = _KEY_LINE.match(line)
