@@ -1,0 +1,136 @@
+"""Claude Code's own `.consolidate-lock` in a memory folder, honoured and taken the way it takes it.
+
+What Claude Code does (src/services/autoDream/consolidationLock.ts of its 2.1.88 source, as
+mirrored publicly, e.g. github.com/claude-code-best/claude-code at c465616; its isProcessRunning
+is in src/utils/genericProcessUtils.ts):
+- The body is `String(process.pid)`, no newline; the file's mtime is lastConsolidatedAt.
+- Held when the mtime is less than HOLDER_STALE_MS = one hour before now (a future mtime
+  counts as young) and `parseInt(body.trim(), 10)` names a running process. An empty or
+  unparsable body, or a dead PID, is reclaimed at once; so is any lock an hour old.
+- To take it, it writes its PID, then reads the file again and backs off when the PID is not
+  its own ("two reclaimers both write, last wins the PID; loser bails on re-read").
+- On success it leaves the file; on failure it writes an empty body and sets the mtime back
+  (utimes), or unlinks the file when there was none.
+Where we differ, deliberately: the PID test is dream.lock's `_alive`, which also counts PID 1
+and another user's process as alive (Claude Code counts both dead): stricter, so we never take
+a lock Claude Code would see as held. A run leaves the mtime at its end, not its start; a
+rollback restores the prior body too, and the mtime to the nanosecond. We touch the file at the
+end only while it still names us, so a run that outlived the hour never undoes a later holder.
+"""
+
+import errno
+import os
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from stat import S_ISREG
+
+from auto_dream.dream.lock import _alive
+from auto_dream.errors import LockHeldError, StoreError
+from auto_dream.store.memory import write_atomic
+
+LOCK_FILE = ".consolidate-lock"
+HOLDER_STALE = 60 * 60  # seconds: Claude Code's HOLDER_STALE_MS (the PID-reuse guard)
+MAX_LOCK_BYTES = 1 << 16  # a PID is a few bytes; anything far larger is not a lock
+_LEADING_INTEGER = re.compile(r"[+-]?[0-9]+")  # what JavaScript's parseInt(text, 10) reads
+
+Lock = tuple[bytes, os.stat_result]  # the file's bytes, and its status when they were read
+
+
+def holder_pid(body: bytes) -> int | None:
+    """The PID as Claude Code reads it, `parseInt(body.trim(), 10)`: leading digits, or None."""
+    match = _LEADING_INTEGER.match(body.decode("utf-8", "replace").strip())
+    return int(match.group()) if match else None
+
+
+def read_lock(path: Path) -> Lock | None:
+    """The lock's bytes and status, or None when there is none. Never through a symlink, never
+    from a FIFO (O_NOFOLLOW, O_NONBLOCK, as store.memory_md.read_index)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise StoreError(f"{path} is a symbolic link; auto-dream does not follow it") from None
+        raise StoreError(f"cannot read {path}: {error.strerror}") from None
+    try:
+        status = os.fstat(fd)
+        if not S_ISREG(status.st_mode) or status.st_size > MAX_LOCK_BYTES:
+            raise StoreError(f"{path} is not a Claude Code lock file (not a small regular file)")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(MAX_LOCK_BYTES), status
+    finally:
+        os.close(fd)
+
+
+def _refuse_if_held(path: Path, lock: Lock | None, now: float) -> None:
+    """LockHeldError when another live process took `lock` less than an hour before `now`."""
+    if lock is None:
+        return
+    body, status = lock
+    pid = holder_pid(body)
+    if now - status.st_mtime >= HOLDER_STALE or pid is None or pid == os.getpid() or not _alive(pid):
+        return  # stale, unparsable, ours (re-entrant) or dead: free, as Claude Code reclaims it
+    since = datetime.fromtimestamp(status.st_mtime).astimezone()
+    raise LockHeldError(f"Claude Code is consolidating this memory folder (pid {pid}, since "
+                        f"{since:%Y-%m-%d %H:%M}); its lock is {path}; try again later")
+
+
+def check_free(folder: Path, now: float) -> None:
+    """Raise LockHeldError (exit 3) when Claude Code holds `folder`'s lock; read only (a dry run)."""
+    path = folder / LOCK_FILE
+    _refuse_if_held(path, read_lock(path), now)
+
+
+def _nanoseconds(seconds: float) -> int:
+    return round(seconds * 1_000_000_000)
+
+
+def _stamp(path: Path, body: bytes, atime_ns: int, mtime_ns: int) -> None:
+    write_atomic(path, body)
+    os.utime(path, ns=(atime_ns, mtime_ns), follow_symlinks=False)
+
+
+def _still_ours(path: Path) -> bool:
+    lock = read_lock(path)
+    return lock is not None and holder_pid(lock[0]) == os.getpid()
+
+
+def _restore(path: Path, prior: Lock | None) -> None:
+    """Put the lock back as it was before we took it: absent, or its bytes and times."""
+    if prior is None:
+        path.unlink(missing_ok=True)
+    else:
+        _stamp(path, prior[0], prior[1].st_atime_ns, prior[1].st_mtime_ns)
+
+
+@contextmanager
+def consolidate_lock(folder: Path, now: Callable[[], float] | float) -> Iterator[None]:
+    """Hold Claude Code's lock on `folder` for the block: LockHeldError (exit 3) when it is busy.
+
+    `now` is a clock (or one frozen time): a run that ends well leaves the lock with our PID and
+    the end time as its mtime, which Claude Code's 24-hour gate counts as a consolidation; any
+    exception, KeyboardInterrupt too, puts the file back as it was, then propagates.
+    """
+    clock: Callable[[], float] = now if callable(now) else (lambda: now)
+    path = folder / LOCK_FILE
+    prior = read_lock(path)
+    _refuse_if_held(path, prior, clock())
+    try:
+        taken = _nanoseconds(clock())
+        _stamp(path, str(os.getpid()).encode(), taken, taken)
+        if not _still_ours(path):  # another taker wrote after us and won: back off as Claude Code does
+            winner = read_lock(path)
+            raise LockHeldError(f"Claude Code took this memory folder's lock first (pid "
+                                f"{holder_pid(winner[0]) if winner else 'gone'}); its lock is {path}; try again later")
+        yield
+    except BaseException:
+        if _still_ours(path):  # a lock another process took since is theirs: left as it is
+            _restore(path, prior)
+        raise
+    if _still_ours(path):
+        ended = _nanoseconds(clock())
+        os.utime(path, ns=(ended, ended), follow_symlinks=False)
