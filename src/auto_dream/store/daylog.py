@@ -19,6 +19,13 @@ from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, StoreLayout, make_di
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
 ENTRY_LINE = re.compile(r"- \[(\d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d)?)\](.*)")
 LOOKS_DATED = re.compile(r"- \[\d")  # a try at an entry; `- [ ] task` boxes are not
+# Lines of Claude Code's own day logs, which its assistant mode keeps at this same path. Their
+# form is not fixed, so they are reported, never read and never passed over in silence
+# (docs/claude-code-daily-logs.md): "a short timestamped bullet" (the v2.1.88 prompt in
+# src/memdir/memdir.ts), taken as a list item that opens with a time or a date; and the lines of
+# the activity stream, prefix-coded `>` user, `<` assistant, `.` tool call (the v2.1.116 dream
+# prompt, Piebald-AI/claude-code-system-prompts). Prose, headings and task boxes stay unread.
+FOREIGN_NOTE = re.compile(r"[ \t]*[-*+][ \t]+[\[(*_`]*(?:\d{4}-\d\d-\d\d|\d{1,2}:\d\d)|[<>.][ \t]+\S")
 UNDECODABLE = re.compile("[\ud800-\udfff]")  # bytes that were not UTF-8, or an escaped lone surrogate
 TYPE_MARKER = re.compile(r"\((" + "|".join(MEMORY_TYPES) + r")\) ")
 # Characters a text line cannot carry verbatim: they would break the line structure or
@@ -86,7 +93,8 @@ def format_entry(entry: Entry) -> str:
 
 def parse_log(content: str, path: Path = Path("<log>"),
               years: tuple[int, int] | None = None) -> tuple[list[Entry], list[LogProblem]]:
-    """Entries of one day's log, and the lines that look like entries but are not readable.
+    """Entries of one day's log, and the lines that look like entries, or like notes in another
+    log's format (FOREIGN_NOTE), but are not readable.
 
     `years` (first, last): an entry dated outside them is a problem, not an entry."""
     entries: list[Entry] = []
@@ -119,6 +127,9 @@ def parse_log(content: str, path: Path = Path("<log>"),
         if match is None:
             if LOOKS_DATED.match(line):
                 problems.append(LogProblem(path, index + 1, "not an entry: expected `- [YYYY-MM-DD HH:MM] text`"))
+            elif FOREIGN_NOTE.match(line):
+                problems.append(LogProblem(path, index + 1, "not read: a note in another log format (an entry is "
+                                                            "`- [YYYY-MM-DD HH:MM] text`); left as it is"))
             continue
         stamp, rest = match.groups()
         try:
