@@ -80,7 +80,7 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
     stamp = last_updated.astimezone(tz).strftime("%Y-%m-%d %H:%M") if last_updated else "never"
     header = header_template.replace("{last_updated}", stamp).rstrip("\n") + "\n\n"
     check_header(header, limits)
-    unread = _unreadable_line(unreadable, limits.line_chars) + "\n" if unreadable else ""
+    unread = unreadable_line(unreadable, limits.line_chars) + "\n" if unreadable else ""
     if unread and not _fits(header, limits, unread):
         unread = ""  # caps this tight have no room for it: the warnings still name every file
     # no more than the line cap can ever be listed: only those need sorting and their lines built
@@ -159,7 +159,7 @@ def _priority(memory: Memory) -> tuple:
     return (not memory.pinned, -memory.mtime.timestamp(), MEMORY_TYPES.index(memory.type), memory.path)
 
 
-def _unreadable_line(paths: Sequence[str], line_chars: int) -> str:
+def unreadable_line(paths: Sequence[str], line_chars: int) -> str:
     """`- Not read (2): broken.md, notes.md`: file names, not links (one may be a link out of the
     store, or name no file a reader could open), cut to the line's length."""
     names = ", ".join(_escape_label(path.rsplit("/", 1)[-1]) for path in sorted(paths))
@@ -188,8 +188,18 @@ class _Line:
         return len(self.prefix.encode())
 
 
+def entry_text(memory: Memory, line_chars: int) -> str:
+    """`- [name](path) — description`: a memory's line, at most `line_chars` characters."""
+    return _entry_line(memory, line_chars).render()
+
+
+def link_path(path: str) -> str:
+    """`path` as a Markdown link's destination: what would end or break the link percent-encoded."""
+    return _LINK_UNSAFE.sub(lambda m: quote(m.group(), safe=""), path)
+
+
 def _entry_line(memory: Memory, line_chars: int) -> _Line:
-    link = _LINK_UNSAFE.sub(lambda m: quote(m.group(), safe=""), memory.path)
+    link = link_path(memory.path)
     room_for_label = max(line_chars - len(f"- []({link})") - len(SEPARATOR) - 12, 8)
     name = shown(memory.name)  # an agent's context is no place for ESC or BEL: written out
     label = name
