@@ -1,5 +1,5 @@
-"""`discover`: every memory folder under a path and the user's own, with layout and count; and
-every command's refusal of a Claude Code memory folder, or of a folder that is neither layout."""
+"""`discover`: every memory folder under a path and the user's own, with layout and count; every
+command on a Claude Code memory folder; the refusal of a folder that is neither layout."""
 
 import json
 import os
@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 import auto_dream
-from auto_dream.errors import StoreError
 from auto_dream.store.discovery import detect_layout, discover
 from auto_dream.store.paths import ensure_store
 from conftest import tree_hash, write_memory_file
@@ -165,24 +164,44 @@ def test_real_claude_code_folders_are_found_with_their_topic_files(real_or_synth
     assert tree_hash(real_or_synthetic) == before
 
 
-# ---------------------------------------------------------------- the other commands refuse what is not a store
+# ---------------------------------------------------------------- every command works on a Claude Code folder
 
 
 COMMANDS = [("list",), ("list", "--json"), ("check",), ("build-index",), ("dream", "--no-llm"),
             ("dream", "--dry-run", "--no-llm"), ("undo",), ("append", "a fact"), ("append", "--type", "user", "x"),
             ("init",)]
+READERS = [("list",), ("list", "--json"), ("check",), ("build-index",), ("dream", "--dry-run", "--no-llm")]
 
 
-@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
-def test_every_command_refuses_a_claude_code_folder_and_leaves_it_as_it_is(tmp_path, cli, command):
+@pytest.mark.parametrize("command", READERS, ids=" ".join)
+def test_commands_that_only_read_a_claude_code_folder_work_and_leave_it_as_it_is(tmp_path, isolated_env, cli,
+                                                                                   command):
     folder = claude_folder(tmp_path / "p" / ".claude" / "memory", "a", "b")
     before = tree_hash(tmp_path)
     result = cli("--root", folder, *command)
-    assert result.code == 1, result
-    assert result.err == (f"auto-dream: error: {folder} is a Claude Code memory folder; auto-dream cannot dream it "
-                          "in place yet (`auto-dream discover` lists the memory folders it finds)\n")
-    assert result.out == ""
+    assert result.code == 0, result
     assert tree_hash(tmp_path) == before
+    if command == ("list", "--json"):
+        assert sorted(m["path"] for m in json.loads(result.out)) == ["a.md", "b.md"]
+
+
+@pytest.mark.parametrize("command", [("dream", "--no-llm"), ("append", "a fact"), ("init",)], ids=" ".join)
+def test_commands_that_write_keep_every_topic_file_and_write_only_into_dot_auto_dream_and_logs(
+        tmp_path, isolated_env, cli, command):
+    folder = claude_folder(tmp_path / "p" / ".claude" / "memory", "a", "b")
+    before = {name: (folder / name).read_bytes() for name in ("a.md", "b.md", "MEMORY.md")}
+    result = cli("--root", folder, *command)
+    assert result.code == 0, result
+    assert {name: (folder / name).read_bytes() for name in before} == before
+    # .consolidate-lock: Claude Code's own lock, which a dream takes and leaves as Claude Code does
+    assert set(os.listdir(folder)) <= {"a.md", "b.md", "MEMORY.md", ".auto-dream", "logs", ".consolidate-lock"}
+    assert not (folder / "memories").exists() and not (folder / ".state").exists()
+
+
+def test_undo_in_a_claude_code_folder_never_dreamed_says_so(tmp_path, isolated_env, cli):
+    folder = claude_folder(tmp_path / "p" / ".claude" / "memory", "a")
+    result = cli("--root", folder, "undo")
+    assert result.code == 1 and result.err == "auto-dream: error: no dream run to undo\n", result
 
 
 @pytest.mark.parametrize("command", [c for c in COMMANDS if c[0] not in ("append", "init")], ids=" ".join)
@@ -191,27 +210,37 @@ def test_every_command_but_those_that_make_a_store_refuses_a_folder_that_is_neit
     folder.mkdir()
     (folder / "MEMORY.md").write_text("# my notes\n")
     (folder / "idea.md").write_text("an idea\n")
+    (folder / "draft.txt").write_text("not markdown: not a memory folder\n")
     before = tree_hash(tmp_path)
     result = cli("--root", folder, *command)
     assert result.code == 1, result
     assert result.err.count("\n") == 1
-    assert f"{folder} is neither an auto-dream store nor a Claude Code memory folder" in result.err
+    assert f"{folder} is neither an auto-dream store (memories/ and logs/) nor a Claude Code memory folder" \
+        in result.err
     assert tree_hash(tmp_path) == before
 
 
-def test_a_claude_code_folder_an_earlier_run_left_state_in_is_still_refused(tmp_path, cli):
+def test_a_copy_of_a_claude_code_folder_anywhere_is_one(tmp_path, isolated_env, cli):
+    folder = claude_folder(tmp_path / "backup" / "memory-2026-11", "a")  # not where Claude Code keeps one
+    result = cli("--root", folder, "list", "--json")
+    assert result.code == 0, result
+    assert [m["path"] for m in json.loads(result.out)] == ["a.md"]
+
+
+def test_a_claude_code_folder_an_earlier_run_left_state_in_is_dreamed_and_keeps_it(tmp_path, isolated_env, cli):
     folder = claude_folder(tmp_path / ".claude" / "agent-memory" / "reviewer", "style")
-    (folder / ".state").mkdir()  # what `dream` left in such a folder before it was refused
+    (folder / ".state").mkdir()  # what `dream` left in such a folder before it could dream one
     result = cli("--root", folder, "dream", "--no-llm")
-    assert result.code == 1 and "is a Claude Code memory folder" in result.err, result
-    assert sorted(os.listdir(folder)) == [".state", "MEMORY.md", "style.md"]
+    assert result.code == 0, result
+    assert sorted(os.listdir(folder)) == [".auto-dream", ".consolidate-lock", ".state", "MEMORY.md", "style.md"]
 
 
-def test_the_library_refuses_a_claude_code_folder(tmp_path):
+def test_the_library_opens_a_claude_code_folder_in_its_layout(tmp_path, isolated_env):
     folder = claude_folder(tmp_path / ".claude" / "memory", "a")
     for create in (False, True):
-        with pytest.raises(StoreError, match="is a Claude Code memory folder"):
-            auto_dream.open_store(folder, create=create)
+        store = auto_dream.open_store(folder, create=create)
+        assert store.paths.layout == "claude-code"
+        assert [m.path for m in store.list().memories] == ["a.md"]
 
 
 @pytest.mark.parametrize("command", [("append", "a fact"), ("init",)], ids=" ".join)

@@ -21,9 +21,11 @@ NOW = datetime(2026, 11, 21, 9, 30, tzinfo=timezone.utc)
 class NotesLayout(StorePaths):
     """Memories under notes/<type>/, retired ones under retired/<type>/."""
 
-    @property
-    def run_writes(self) -> tuple[str, ...]:
-        return ("notes", "retired", ".state", "MEMORY.md")
+    def run_may_write(self, parts: tuple[str, ...]) -> bool:
+        return parts == ("MEMORY.md",) or (len(parts) > 1 and parts[0] in ("notes", "retired", ".state"))
+
+    def is_memory_path(self, relative: str) -> bool:
+        return relative.startswith("notes/")
 
     def memory_folder(self, archived: bool = False) -> str:
         return "retired" if archived else "notes"

@@ -525,12 +525,22 @@ HASH = ("---\nname: Stray #[test] attribute on helper function\n"
         "---\nThe helper was run as a test.\n")
 
 
-def test_a_value_with_an_unquoted_colon_is_read_whole_line_by_line_and_never_rewritten():
+def test_a_value_with_an_unquoted_colon_is_read_whole_line_by_line_and_written_back_whole():
     memory = parse_ok(COLON, "memories/feedback/feedback_cover_letter_quality.md")
     assert memory.name == "Cover letter quality — location, format, length"
     assert memory.description == "Cover letter standards: NYC location, 550-700 words, no apologizing."
     assert memory.type == "feedback" and memory.body == "Why: two letters went out with the wrong city."
-    assert memory.read_only and "not valid YAML" in memory.read_only
+    assert not memory.read_only  # read whole, so a rewrite writes it whole, quoted as YAML needs
+    again = parse_ok(render_memory(memory), memory.path)
+    assert (again.name, again.description, again.body) == (memory.name, memory.description, memory.body)
+    assert "description: 'Cover letter standards: NYC location" in render_memory(memory)
+
+
+def test_a_line_read_date_stays_a_date_and_a_line_read_number_a_number():
+    memory = parse_ok("---\nname: a: b\ntype: user\nmodified: 2026-03-01\nrank: 3\nflag: true\n---\nx\n", "a.md")
+    assert memory.name == "a: b"
+    assert memory.extra == {"modified": date(2026, 3, 1), "rank": 3, "flag": True}
+    assert "modified: 2026-03-01\n" in render_memory(memory)
 
 
 def test_a_value_starting_with_a_backtick_and_a_metadata_block_are_read_line_by_line():

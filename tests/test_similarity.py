@@ -216,3 +216,10 @@ def test_relation_is_symmetric_and_overlap_is_a_fraction(a, b):
     assert relation(pa, pb, DUPLICATE, CONTRADICTION) == relation(pb, pa, DUPLICATE, CONTRADICTION)
     assert 0.0 <= overlap(pa.words, pb.words) <= 1.0
     assert overlap(pa.words, pb.words) == overlap(pb.words, pa.words)
+
+
+def test_short_texts_that_differ_in_a_lone_letter_are_not_duplicates():
+    # real shape: two Claude Code topic files named `a` and `b`, "a body." / "b body."; and plans A/B/C
+    assert related("b\nb in one line\nb body.", "c\nc in one line\nc body.") is None
+    assert related("Go with plan B for the cache", "Go with plan C for the cache") is None
+    assert related("Don't mock the database in integration tests", "Do not mock the database in tests") == "duplicate"

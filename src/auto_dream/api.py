@@ -16,11 +16,11 @@ from auto_dream.commands.build_index import build_index
 from auto_dream.commands.check import CheckResult, check_store
 from auto_dream.commands.init import init_store
 from auto_dream.commands.listing import ListResult, list_memories
-from auto_dream.shell import local_time
+from auto_dream.shell import claude_config_dir, home_folder, local_time
 from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.daylog import Entry
 from auto_dream.store.memory_md import IndexBuild
-from auto_dream.store.paths import StoreLayout, StorePaths
+from auto_dream.store.paths import StoreLayout, layout_at
 from auto_dream.store.paths import open_store as open_store_paths
 
 if TYPE_CHECKING:  # commands.dream brings the whole dream pipeline: imported when a dream or undo runs
@@ -49,10 +49,11 @@ class Store:
     @property
     def paths(self) -> StoreLayout:
         """Where its logs, memories, archive, MEMORY.md and config.toml are."""
-        return StorePaths(self.root)
+        return layout_at(self.root)
 
     def _context(self) -> StoreContext:
-        return open_context(self.root)  # its config as it is now, like a command line run
+        # its config as it is now, and the home a command line run would see
+        return open_context(self.root, home=home_folder(), claude_config_dir=claude_config_dir())
 
     def append(self, text: str, type: str | None = None, at: str | datetime | None = None,
                now: datetime | None = None) -> Entry:

@@ -10,7 +10,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Optional, cast
+from typing import IO, TYPE_CHECKING, Annotated, Any, Optional, cast
 
 import typer
 from rich.console import Console
@@ -20,11 +20,20 @@ from rich.text import Text
 from auto_dream import __version__
 from auto_dream.commands.append import append_text
 from auto_dream.console import OutputLost, stderr_file, stdout_file, tell, tell_failure, write_out
-from auto_dream.shell import entry_text, home_folder, local_time, openclaw_workspace, store_root
+from auto_dream.errors import InputError
+from auto_dream.shell import (
+    claude_config_dir,
+    entry_text,
+    home_folder,
+    local_time,
+    openclaw_workspace,
+    store_root,
+)
 from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.paths import MEMORY_TYPES, store_dir_for_init
 
 if TYPE_CHECKING:
+    from auto_dream.commands.dream import FolderDream
     from auto_dream.dream.apply import StepHook
 
 app = typer.Typer(
@@ -65,7 +74,7 @@ kept_until_exit = None  # the last dream's working set, never freed: the exit tr
 
 
 def _context(ctx: typer.Context, create: bool = False) -> StoreContext:
-    return open_context(_root(ctx), create=create)
+    return open_context(_root(ctx), create=create, home=home_folder(), claude_config_dir=claude_config_dir())
 
 
 def _warn(message: str) -> None:
@@ -240,13 +249,23 @@ def dream_command(
     budget: Annotated[Optional[int], typer.Option(
         "--budget", metavar="N", min=0, help="At most N retirements this run (default: config budget, 25).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON document.")] = False,
+    every_folder: Annotated[bool, typer.Option(
+        "--all", help="Dream every memory folder `discover` finds under PATH and your own, each on its own.")] = False,
+    path: Annotated[Optional[str], typer.Argument(
+        metavar="[PATH]", help="With --all: the folder to look under (default: the current folder).")] = None,
 ) -> None:
     """Distil new log entries into memories, merge duplicates, resolve contradictions, archive
     stale memories, rebuild MEMORY.md; print the report. Only what is certain is acted on: pairs
     that might be duplicates or conflicts are kept and listed for review (with --llm, Claude
-    decides them). Every run can be undone."""
+    decides them). Every run can be undone. A Claude Code memory folder is dreamed in place."""
     from auto_dream.commands.dream import dream
 
+    if path is not None and not every_folder:
+        raise InputError(f"PATH ({path}) is for `dream --all`; to dream one store or folder, give --root")
+    if every_folder:
+        _dream_all(ctx, Path(path).expanduser().absolute() if path else Path.cwd(), as_json, dry_run=dry_run,
+                   propose=propose, full=full, budget=budget, llm=llm, if_due=if_due)
+        return
     context = _context(ctx)
     # The exit trick (see __main__): no collection during the dream, and its working set kept
     # to the exit; a caller of run() in the same process gets the collector back.
@@ -274,6 +293,66 @@ def dream_command(
         _print_json(outcome.report.as_json())
     else:
         stdout.print(outcome.markdown.rstrip(), markup=False)
+
+
+def _dream_all(ctx: typer.Context, under: Path, as_json: bool, **flags: Any) -> None:
+    """`dream --all`: a report per folder as it is dreamed, then one summary; the exit code is
+    the worst of the folders' (a folder that failed does not stop the others)."""
+    from auto_dream.commands.dream import dream_all
+
+    done = []
+    for folder in dream_all(under, home_folder(), claude_config_dir(), local_time(),
+                            api_key=os.environ.get("ANTHROPIC_API_KEY"),
+                            base_url=os.environ.get("ANTHROPIC_BASE_URL"), **flags):
+        done.append(folder)
+        if not flags["dry_run"] and folder.outcome is not None:
+            _store_changed(ctx)
+        if as_json:
+            continue
+        stdout.print(f"# {folder.found.path} ({folder.found.layout})\n", markup=False)
+        if folder.error is not None:
+            stdout.print(f"error: {folder.error}\n", markup=False)
+        elif folder.outcome is not None:
+            stdout.print(folder.outcome.markdown.rstrip() + "\n", markup=False)
+    rows = [_folder_summary(folder) for folder in done]
+    if as_json:
+        _print_json({"folders": rows})
+    elif not done:
+        stdout.print("no memory folders found", markup=False)
+    else:
+        table = Table(title="Summary", box=None, pad_edge=False)
+        for column in ("folder", "layout", "result", "created", "merged", "superseded", "archived", "review"):
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            counts = row.get("counts", {})
+            table.add_row(Text(row["path"]), row["layout"], row["result"],
+                          *(str(counts.get(key, "")) for key in ("created", "merged", "superseded", "archived",
+                                                                  "review")))
+        stdout.print(table)
+    worst = max((folder.exit_code for folder in done), default=0)
+    if worst:
+        failed = [folder for folder in done if folder.exit_code]
+        stderr.print(f"auto-dream: error: {len(failed)} of {len(done)} memory folders were not dreamed "
+                     f"(first: {failed[0].found.path}: {failed[0].error})", markup=False)
+        raise typer.Exit(worst)
+
+
+def _folder_summary(folder: "FolderDream") -> dict:
+    row: dict = {"path": str(folder.found.path), "layout": folder.found.layout}
+    if folder.outcome is None:
+        row.update(result="failed", error=folder.error, exit_code=folder.exit_code)
+        return row
+    report = folder.outcome.report
+    if report is None:
+        row.update(result="not due", reason=folder.outcome.not_due)
+        return row
+    document = report.as_json()
+    stats = report.stats
+    row.update(result="dry run" if report.dry_run else "dreamed", run_id=report.run_id, counts={
+        "created": stats.created, "merged": stats.merged, "superseded": stats.superseded,
+        "archived": stats.archived_stale,
+        "review": stats.review}, report=document)
+    return row
 
 
 def _crash_hook() -> "StepHook | None":

@@ -27,6 +27,13 @@ def home_folder() -> Path | None:
         return None
 
 
+def claude_config_dir() -> Path | None:
+    """Claude Code's config folder when CLAUDE_CONFIG_DIR moves it from ~/.claude
+    (https://code.claude.com/docs/en/claude-directory), else None."""
+    given = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(given).expanduser().absolute() if given else None
+
+
 def store_root(flag: str | None) -> Path:
     """The store a command line names: --root, $AUTO_DREAM_ROOT, the nearest .auto-dream/ upwards,
     ~/.openclaw/workspace/.auto-dream when it exists, ~/.auto-dream (paths.resolve_root). The home

@@ -6,8 +6,9 @@ from datetime import datetime
 
 from auto_dream.commands.listing import age_days, freshness
 from auto_dream.dream.bookkeeping import dream_is_due, read_distilled_ids, read_last_dream
-from auto_dream.judge.staleness import assess_staleness, find_repo
+from auto_dream.judge.staleness import assess_staleness
 from auto_dream.store.cache import ParseCache
+from auto_dream.store.claude_home import repo_for_folder
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import LogProblem, read_all_entries
 from auto_dream.store.memory import Unreadable, shown
@@ -59,7 +60,8 @@ def check_store(context: StoreContext, now: datetime) -> CheckResult:
     distilled = read_distilled_ids(context.paths)
     waiting = sum(1 for e in entries if e.id not in distilled)
     last_dream = read_last_dream(context.paths)
-    staleness = assess_staleness(scan.memories, find_repo(context.paths.root, context.config.repo),
+    repo, _ = repo_for_folder(context.paths.root, context.config.repo, context.home, context.claude_config_dir)
+    staleness = assess_staleness(scan.memories, repo,
                                  context.paths.root, {path: parsed.refs for path, parsed in scan.parsed.items()})
     health = []
     for memory in sorted(scan.memories, key=lambda m: m.path):

@@ -1,8 +1,12 @@
 """`dream` and `undo`: the flags resolved against the store's config (once, here), the
 distiller chosen, the run."""
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
+from auto_dream.commands.discover import discover_folders
 from auto_dream.distill.base import Distiller
 from auto_dream.dream.apply import StepHook
 from auto_dream.dream.runner import DreamOutcome
@@ -10,9 +14,10 @@ from auto_dream.dream.runner import dream as run_dream
 from auto_dream.dream.runner import undo as undo_run
 from auto_dream.dream.runs import Restored
 from auto_dream.dream.state import DreamOptions
-from auto_dream.errors import InputError
+from auto_dream.errors import InputError, failure_line
 from auto_dream.store.config import Config
-from auto_dream.store.context import StoreContext
+from auto_dream.store.context import StoreContext, open_context
+from auto_dream.store.discovery import Found
 
 
 def resolve_options(config: Config, dry_run: bool = False, propose: bool = False, full: bool = False,
@@ -57,3 +62,32 @@ def dream(context: StoreContext, now: datetime, *, dry_run: bool = False, propos
 def undo(context: StoreContext, now: datetime, run_id: str | None = None, force: bool = False) -> Restored:
     """Reverse a dream run (default: the last one), byte for byte."""
     return undo_run(context, now, run_id, force)
+
+
+@dataclass(frozen=True)
+class FolderDream:
+    """One folder of `dream --all`: its report, or the one line that stopped it and its exit code."""
+
+    found: Found
+    outcome: DreamOutcome | None
+    error: str | None = None
+    exit_code: int = 0
+
+
+def dream_all(path: Path, home: Path | None, claude_config_dir: Path | None, now: datetime, *,
+              llm: bool | None = None, api_key: str | None = None, base_url: str | None = None,
+              **flags: bool | int | None) -> Iterator[FolderDream]:
+    """Dream each memory folder `discover` finds under `path` and in `home`, one at a time, each
+    on its own: the memories of two agents or projects are never compared with each other. A
+    folder that fails (its lock held, a bad config) is reported and the next one dreamed."""
+    for found in discover_folders(path, home):
+        try:
+            context = open_context(found.path, home=home, claude_config_dir=claude_config_dir)
+            outcome = dream(context, now, llm=llm, api_key=api_key, base_url=base_url, **flags)  # type: ignore[arg-type]
+        except Exception as error:
+            failure = failure_line(error)
+            if failure is None:
+                raise  # a bug: the traceback says where
+            yield FolderDream(found, None, failure[0], failure[1])
+            continue
+        yield FolderDream(found, outcome)

@@ -20,7 +20,7 @@ from pathlib import Path
 from auto_dream.errors import InputError
 from auto_dream.store.daylog import FIRST_YEAR, LAST_YEAR, MAX_LOG_BYTES, Entry, append_entry, make_entry, read_log
 from auto_dream.store.openclaw import SESSION_NOTE, Fragment, note_day, note_fragments
-from auto_dream.store.paths import StorePaths, ensure_store
+from auto_dream.store.paths import StoreLayout, ensure_store, layout_at
 
 NOTE_TIME = time(12, 0)
 
@@ -61,7 +61,7 @@ def import_openclaw(root: Path, workspace: Path) -> OpenClawImport:
             entry = _entry(fragment, at, path, skipped)
             if entry is not None:
                 entries.append(entry)
-    paths = StorePaths(root)
+    paths: StoreLayout = layout_at(root)
     known: dict[date, set[str]] = {}
     added = already = 0
     written: list[str] = []

@@ -4,6 +4,7 @@ contradictions among the memories this run changed and the rest (--full: among a
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
+from pathlib import Path
 
 from auto_dream.distill.base import (
     Create,
@@ -56,7 +57,7 @@ class _Run:
         self.entries = {e.id: e for e in snapshot.new_entries}
         self.created: dict[str, CreateMemory] = {}
         self.updates: dict[str, dict] = {}  # path -> {"before", "entry_ids", "merged_paths", "reasons"}
-        self.taken: dict[str, TakenNames] = {}
+        self.taken: dict[Path, TakenNames] = {}
         self.absorbed: dict[str, int] = {}  # survivor path -> memories merged into it this run
         self.reviewed: set[tuple[str, str]] = set()
 
@@ -84,9 +85,11 @@ class _Run:
 
     def _create(self, new: NewMemory, sources, reason: str) -> Memory:
         mtime = self._entry_time(sources)
-        name = memory_file_name(new.name, mtime.date(), self._taken(new.type))
+        paths = self.snapshot.context.paths
+        name = memory_file_name(new.name, mtime.date(), self._taken(new.type),
+                                paths.new_file_prefix(new.type, mtime.date()))
         self._taken(new.type).add(name)
-        path = self.snapshot.context.paths.memory_path(new.type, name)
+        path = paths.memory_path(new.type, name)
         memory = Memory(path=path, name=new.name, description=new.description, type=new.type,
                         mtime=mtime, body=new.body, sources=tuple(sources))
         self.created[memory.path] = CreateMemory(memory, tuple(sources), reason)
@@ -95,9 +98,11 @@ class _Run:
         return memory
 
     def _taken(self, memory_type: str) -> TakenNames:
-        if memory_type not in self.taken:
-            self.taken[memory_type] = TakenNames.of_folder(self.snapshot.context.paths.memory_dir(memory_type))
-        return self.taken[memory_type]
+        """The names taken in the folder a new memory of the type goes to (one folder may hold every type)."""
+        folder = self.snapshot.context.paths.memory_dir(memory_type)
+        if folder not in self.taken:
+            self.taken[folder] = TakenNames.of_folder(folder)
+        return self.taken[folder]
 
     def _merge_entries(self, path: str, addition: str, sources, reason: str) -> None:
         current = self.decisions.live.get(path)

@@ -6,9 +6,10 @@ from datetime import datetime
 from auto_dream.dream import bookkeeping
 from auto_dream.dream.state import DreamOptions, Snapshot
 from auto_dream.judge.similarity import Profile
-from auto_dream.judge.staleness import find_repo
 from auto_dream.store.cache import ParseCache
+from auto_dream.store.claude_home import repo_for_folder
 from auto_dream.store.context import StoreContext
+from auto_dream.store.paths import OVERFLOW_NAME
 from auto_dream.store.scan import scan_store
 from auto_dream.store.views import StoreView
 
@@ -34,14 +35,19 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
         changed = frozenset({*scan.read, *(p for p in bookkeeping.read_recheck(context.paths) if p in memories)})
         stored = frozenset(scan.unchanged - changed)  # the cache's pair index answers for these
     warnings = [f"{bad.path}: {bad.reason} (left untouched)" for bad in scan.unreadable]
-    read_only = [m for m in scan.read.values() if m.read_only]  # a cached memory never is
+    read_only = [m for m in scan.read.values()  # a cached memory never is; MEMORY.md's overflow always is
+                 if m.read_only and not (m.path == OVERFLOW_NAME and context.paths.layout == "claude-code")]
     for memory in read_only[:READ_ONLY_NAMED]:
         warnings.append(f"{memory.path}: read, but never rewritten: {memory.read_only}")
     if len(read_only) > READ_ONLY_NAMED:  # a Claude Code store may hold hundreds without frontmatter
         warnings.append(f"… and {len(read_only) - READ_ONLY_NAMED} more memory files read but never "
                         "rewritten (no frontmatter, CRLF line ends…)")
+    repo, no_repo = repo_for_folder(context.paths.root, context.config.repo, context.home, context.claude_config_dir)
+    if repo is None and context.paths.layout == "claude-code":
+        warnings.append(f"no repository to check references against ({no_repo}): every file and symbol a "
+                        "memory names is unverifiable, and none is archived as stale")
     return Snapshot(context=context, now=now, run_id=run_id, options=options, memories=memories, profile=profile,
                     cache=cache, unreadable=tuple(scan.unreadable), fingerprints=scan.fingerprints,
                     changed=changed, stored=stored,
                     distilled_ids=frozenset(bookkeeping.read_distilled_ids(context.paths)),
-                    repo=find_repo(context.paths.root, context.config.repo), warnings=tuple(warnings))
+                    repo=repo, warnings=tuple(warnings))

@@ -5,7 +5,7 @@ import os
 import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime
 from functools import partial
 
 from auto_dream.distill.base import LlmUsage
@@ -149,7 +149,7 @@ def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
     kept, left = select_actions(decisions.actions, snapshot, races=False)
     actions = archive_copies(kept, paths, snapshot.now, snapshot.run_id)
     live = decisions.live if len(kept) == len(decisions.actions) else live_after(actions, snapshot.memories)
-    derived = derive(snapshot.context, live, actions, snapshot.unreadable)
+    derived = derive(snapshot.context, live, actions, snapshot.unreadable, snapshot.now.date())
     index = derived.index
     if derived.index_changed:
         actions.append(RebuildIndex(index.text, len(index.listed), index.omitted))
@@ -234,7 +234,7 @@ class Derived:
 
 
 def derive(context: StoreContext, live: LiveView, actions: list[Action] | tuple[Action, ...],
-           unreadable: Sequence[Unreadable] = ()) -> Derived:
+           unreadable: Sequence[Unreadable] = (), today: date | None = None) -> Derived:
     """The distilled record and MEMORY.md as `actions` leave the store with `live` memories
     (and the `unreadable` files MEMORY.md names)."""
     paths = context.paths
@@ -243,9 +243,12 @@ def derive(context: StoreContext, live: LiveView, actions: list[Action] | tuple[
     if distilled:
         changes.append(FileChange(paths.relative(bookkeeping.distilled_path(paths)),
                                   bookkeeping.distilled_with(paths, distilled)))
-    index = render_index(context, live, unreadable)
+    retiring = {a.memory.path for a in actions if isinstance(a, RetireMemory) and a.archived is not None}
+    index = render_index(context, live, unreadable, retiring, today)
     data = index.text.encode("utf-8")
     changed = index_differs(context, data)
+    # what moves out of a Claude Code folder's MEMORY.md: written before it, journaled with it
+    changes.extend(FileChange(path, text.encode("utf-8")) for path, text in index.files)
     if changed:
         changes.append(FileChange(paths.relative(paths.index), data))
     return Derived(distilled, index, changed, tuple(changes))

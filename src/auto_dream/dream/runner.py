@@ -2,6 +2,7 @@
 change), apply, record, report. A dry run takes the same path and stops after the plan."""
 
 import json
+import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -10,6 +11,7 @@ from auto_dream.distill.base import Distiller
 from auto_dream.dream import bookkeeping
 from auto_dream.dream.apply import Applied, StepHook, apply
 from auto_dream.dream.bookkeeping import dream_is_due
+from auto_dream.dream.claude_lock import check_free, consolidate_lock
 from auto_dream.dream.consolidate import consolidate
 from auto_dream.dream.gather import gather
 from auto_dream.dream.lock import dream_lock
@@ -80,18 +82,43 @@ def _not_due(snapshot: Snapshot) -> str | None:
 def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
           if_due: bool = False, step_hook: StepHook | None = None) -> DreamOutcome:
     """Plan, then apply. A dry run plans the same way and stops before the lock: no
-    roll-back, no journal, not a byte written."""
+    roll-back, no journal, not a byte written.
+
+    In a Claude Code folder a real run also holds Claude Code's own `.consolidate-lock`, as
+    its Auto Dream does (claude_lock): busy is exit 3; after a run its mtime says when the
+    folder was last consolidated, and a run that fails, or finds it is not due, puts it back."""
     dry_run = options.dry_run
-    if not dry_run:
-        _writable_store(context)
+    claude = context.paths.layout == "claude-code"
+    if claude and dry_run:
+        check_free(context.paths.root, time.time())
+    try:
+        with consolidate_lock(context.paths.root, time.time) if claude and not dry_run else nullcontext():
+            if not dry_run:
+                _writable_store(context)  # a folder Claude Code is consolidating gains nothing
+            return _dream(context, now, options, distiller, if_due, step_hook)
+    except _NotDue as not_due:
+        return not_due.outcome
+
+
+class _NotDue(Exception):
+    """--if-due found the run not due: raised through the Claude Code lock so that it is put back."""
+
+    def __init__(self, outcome: DreamOutcome):
+        super().__init__(outcome.not_due)
+        self.outcome = outcome
+
+
+def _dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
+           if_due: bool, step_hook: StepHook | None) -> DreamOutcome:
+    dry_run = options.dry_run
     with nullcontext() if dry_run else dream_lock(context.paths, now):
         recovered = _interrupted_warning(context.paths) if dry_run else _recover(context.paths)
         run_id = new_run_id(context.paths, now)  # under the lock: no other dream takes the same number
         snapshot = gather(orient(context, now, run_id, options))
         snapshot = replace(snapshot, warnings=(*recovered, *snapshot.warnings))
         if if_due and (reason := _not_due(snapshot)):
-            return DreamOutcome(None, ("[DRY RUN] " if dry_run else "") + reason + "\n", not_due=reason,
-                                working_set=snapshot)
+            raise _NotDue(DreamOutcome(None, ("[DRY RUN] " if dry_run else "") + reason + "\n", not_due=reason,
+                                       working_set=snapshot))
         decisions = Decisions.start(snapshot)
         plan = plan_dream(snapshot, distiller, decisions)
         working_set = (snapshot, decisions)
@@ -131,12 +158,11 @@ def _record(snapshot: Snapshot, plan: Plan, applied: Applied) -> None:
     bookkeeping.write_last_dream(paths, plan.run_id, snapshot.now)
     cache = snapshot.cache
     if cache is not None:
-        memories = paths.memory_folder() + "/"
         for change in applied.changes:
-            if change.path.startswith(memories):
+            if paths.is_memory_path(change.path):
                 cache.drop(change.path)
                 if not change.removes and (seen := fingerprint(paths.root / change.path)):
-                    parsed = read_memory(paths.root / change.path, paths.root, snapshot.context.tz)
+                    parsed = read_memory(paths.root / change.path, paths.root, snapshot.context.tz, paths.untyped)
                     if isinstance(parsed, Memory):
                         cache.put(Parsed.of(seen, parsed))
         if applied.changes:
@@ -165,12 +191,14 @@ def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) 
     MEMORY.md is derived: it is rebuilt from the memories as the undo leaves them."""
     if run_id is not None:
         check_run_id(run_id)
+    if context.paths.layout == "claude-code":
+        check_free(context.paths.root, time.time())  # Claude Code is not rewriting what undo restores
     _writable_store(context)
     with dream_lock(context.paths, now):
         rolled, _ = roll_back_interrupted(context.paths)
         clean_leftovers(context.paths)
         if rolled and run_id is None:
-            rebuild_index(context)
+            rebuild_index(context, moves=False)
             return rolled[-1]  # undoing the interrupted run is what was asked
         target = run_id or last_done_run(context.paths)
         if target is None:
@@ -181,7 +209,7 @@ def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) 
         if status != "done":
             raise StoreError(f"run {target} is {status}, there is nothing to undo")
         restored = restore(context.paths, target, force=force)
-        rebuild_index(context)
+        rebuild_index(context, moves=False)
         _revert_last_dream(context.paths, target)
         return restored
 

@@ -203,13 +203,11 @@ def _journal_problem(journal: object, paths: StoreLayout) -> str | None:
 
 
 def confined(path: str, paths: StoreLayout) -> bool:
-    """A path a run may touch: relative, without `..`, under the layout's run_writes (memories,
-    the archive, dream's records), or MEMORY.md itself."""
+    """A path a run may touch: relative, without `..`, one the layout lets a run write (memory
+    files, the archive, dream's records, MEMORY.md)."""
     parts = PurePosixPath(path).parts
-    index = paths.relative(paths.index)
     return (bool(parts) and not path.startswith("/") and "\\" not in path and "\0" not in path
-            and all(part not in ("..", ".") for part in parts) and parts[0] in paths.run_writes
-            and (len(parts) == 1) == (path == index))
+            and all(part not in ("..", ".") for part in parts) and paths.run_may_write(parts))
 
 
 def set_status(paths: StoreLayout, run_id: str, status: str, **fields: object) -> None:

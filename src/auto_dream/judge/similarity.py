@@ -437,14 +437,26 @@ def is_duplicate(a: Profile, b: Profile, threshold: float) -> bool:
 
     Word overlap's weak spot is short texts that share most words but differ in one
     ("learning Japanese" / "learning the piano"). Two memories are better than one wrong
-    merge, so when fewer than four words are shared, one text must contain the other's.
+    merge, so when fewer than four words are shared, one text must contain the other's, and
+    a letter that stands alone ("Plan B", "option c") must be in both: "a body." and "b body."
+    share every word long enough to count.
     """
     if signals_differ(a, b):
         return False
     shared = len(a.words & b.words)
     if overlap(a.words, b.words) < threshold:
         return False
-    return shared >= 4 or a.words <= b.words or b.words <= a.words
+    if shared >= 4:
+        return True
+    return (a.words <= b.words or b.words <= a.words) and _lone_letters(a.text) == _lone_letters(b.text)
+
+
+# a letter standing alone as a word: not part of a contraction (don't), not the articles a / I
+_LONE_LETTER = re.compile(r"(?<![\w'’])[^\W\d_](?![\w'’])")
+
+
+def _lone_letters(text: str) -> set[str]:
+    return set(_LONE_LETTER.findall(text.lower())) - {"a", "i"}
 
 
 def relation(a: Profile, b: Profile, duplicate_threshold: float, contradiction_threshold: float) -> str | None:

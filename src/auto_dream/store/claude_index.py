@@ -16,10 +16,9 @@ from urllib.parse import unquote
 
 from auto_dream.store.index import SEPARATOR, IndexLimits, entry_text, link_path, shorten, unreadable_line
 from auto_dream.store.memory import Memory
-from auto_dream.store.paths import MEMORY_TYPES
+from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME
 
 CLAUDE_TITLE = "# Memory Index"  # the title Claude Code gives a MEMORY.md it starts
-OVERFLOW_NAME = "MEMORY_overflow.md"
 OVERFLOW_LABEL = "Moved from MEMORY.md"
 OVERFLOW_FRONTMATTER = (
     "---",
@@ -144,10 +143,8 @@ def rebuild_claude_index(existing: str | None, live: Sequence[Memory], retired: 
     added = [line.memory.path for line in lines if not line.written and line.memory is not None]
     if unread_line:
         kept.append(unread_line)
-    long_lines = sum(1 for line in kept if line.written and len(line.content) > limits.line_chars)
-    if long_lines:
-        noun = "line of MEMORY.md is" if long_lines == 1 else "lines of MEMORY.md are"
-        warnings.append(f"{long_lines} hand-written {noun} longer than {limits.line_chars} characters: kept whole")
+    # a hand-written line longer than limits.line_chars is kept whole, and not warned about at
+    # every run: Claude Code loads it as it is (its caps are lines and bytes)
     return ClaudeIndex(
         text="".join(line.text + "\n" for line in kept),
         overflow_text=_overflow_text(existing_overflow, moved, today, cr) if moved else None,

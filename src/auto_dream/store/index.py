@@ -33,6 +33,10 @@ class IndexResult:
     listed: list[str]  # memory paths, in file order
     omitted: int  # memories left out, counted in the last line
     warnings: list[str]
+    # Other files the index writes with it, (path, text): in a Claude Code folder, the topic
+    # file that hand-written lines move to when MEMORY.md is over Claude Code's caps.
+    files: tuple[tuple[str, str], ...] = ()
+    moved: int = 0  # hand-written lines moved there
 
     @property
     def line_count(self) -> int:

@@ -16,7 +16,7 @@ from stat import S_ISREG
 import frontmatter
 import yaml
 
-from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, make_dirs
+from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, OVERFLOW_NAME, make_dirs
 
 MAX_MEMORY_BYTES = 1_000_000  # larger than any memory a person or an agent writes
 SLUG_MAX_CHARS = 50
@@ -71,8 +71,9 @@ class Unreadable:
 # ---------------------------------------------------------------- reading
 
 
-def read_memory(path: Path, root: Path, tz: tzinfo | None) -> Memory | Unreadable:
-    """Parse one memory file. Never raises for a bad file: it comes back as Unreadable."""
+def read_memory(path: Path, root: Path, tz: tzinfo | None, untyped: str | None = None) -> Memory | Unreadable:
+    """Parse one memory file. Never raises for a bad file: it comes back as Unreadable.
+    `untyped`: the layout's type for a file that names none (parse_memory)."""
     relative = Path(os.path.relpath(path, root)).as_posix()
     notes = []
     if path.is_symlink():
@@ -96,7 +97,7 @@ def read_memory(path: Path, root: Path, tz: tzinfo | None) -> Memory | Unreadabl
     if file_mtime is None:
         notes.append("its file time is not a usable date")
         file_mtime = UNKNOWN_TIME
-    return parse_memory(raw, relative, file_mtime, tz, notes)
+    return parse_memory(raw, relative, file_mtime, tz, notes, untyped)
 
 
 def file_time(seconds: float, tz: tzinfo | None) -> datetime | None:
@@ -109,8 +110,13 @@ def file_time(seconds: float, tz: tzinfo | None) -> datetime | None:
 
 
 def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | None,
-                 notes: list[str] | None = None) -> Memory | Unreadable:
-    """Parse a memory file's bytes; `relative` is its path under the root."""
+                 notes: list[str] | None = None, untyped: str | None = None) -> Memory | Unreadable:
+    """Parse a memory file's bytes; `relative` is its path under the root.
+
+    Where the type comes from: the frontmatter's `type:` (top level, or in a `metadata:`
+    block), else the type folder it lies in. With `untyped` (a Claude Code folder, where topic
+    files lie flat), a file that names no type takes it from its name as Claude Code names
+    them (`feedback_testing.md`), else is read as `untyped`, and never rewritten."""
     notes = list(notes or [])
     if b"\x00" in raw:
         return Unreadable(relative, "binary content (NUL bytes)")
@@ -132,15 +138,23 @@ def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | N
     if metadata is None:
         notes.append("has no frontmatter")
         metadata = {}
+    if untyped is not None and relative == OVERFLOW_NAME:
+        notes.append("MEMORY.md's own overflow: lines moved out of it, kept as they were written")
     folder = _type_folder(relative)
+    if folder is None and untyped is not None:
+        folder = _type_from_file_name(relative)
     memory_type, type_source = _find_type(metadata, folder)
+    if memory_type is None and untyped is not None:
+        notes.append(f"names no type: read as {untyped}")
+        memory_type, type_source = untyped, "folder"
     if memory_type is None:
         return Unreadable(relative, "no type: not in a type folder and no `type:` in its frontmatter")
     if memory_type not in MEMORY_TYPES:
-        if folder is None:
+        fallback = folder or untyped
+        if fallback is None:
             return Unreadable(relative, f"unknown type {memory_type!r}")
-        notes.append(f"unknown type {memory_type!r}; read as {folder}")
-        memory_type, type_source = folder, "folder"
+        notes.append(f"unknown type {memory_type!r}; read as {fallback}")
+        memory_type, type_source = fallback, "folder"
     name = _clean_line(metadata.get("name")) or _name_from_file(relative)
     description = _clean_line(metadata.get("description")) or _first_sentence(body) or name
     mtime = normalize_datetime(metadata.get("mtime"), tz)
@@ -199,9 +213,7 @@ def split_frontmatter(text: str, notes: list[str] | None = None) -> tuple[dict |
         metadata = _read_lines(block)
         if metadata is None:
             return f"broken YAML frontmatter: {_first_line(error)}"
-        if notes is not None:
-            notes.append("frontmatter is not valid YAML as written (read line by line, as Claude Code reads it)")
-        return metadata, body.strip()
+        return metadata, body.strip()  # a rewrite writes it as valid YAML, every value quoted as it needs
     if metadata is None:
         metadata = {}
     if not isinstance(metadata, dict):
@@ -236,6 +248,8 @@ def _read_lines(block: str) -> dict | None:
                 value = yaml.safe_load(value)
             except YAML_ERRORS:
                 return None
+        else:
+            value = _scalar(value)
         if indented:
             assert nested is not None
             nested[key] = value
@@ -245,6 +259,16 @@ def _read_lines(block: str) -> dict | None:
             nested = None
             metadata[key] = value
     return metadata
+
+
+def _scalar(written: str) -> object:
+    """An unquoted value as YAML reads it when that is a date, a number, a boolean or null
+    (`modified: 2026-03-01` stays a date when the file is written back), else the text as written."""
+    try:
+        value = yaml.load(written, Loader=_YAML_LOADER) if written else written
+    except YAML_ERRORS:
+        return written
+    return value if isinstance(value, (date, int, float)) or value is None else written
 
 
 def _whole_values(metadata: dict, block: str) -> dict:
@@ -292,6 +316,12 @@ def _type_folder(relative: str) -> str | None:
         if part in MEMORY_TYPES:
             return part
     return None
+
+
+def _type_from_file_name(relative: str) -> str | None:
+    """`feedback` for `feedback_testing.md`: the type Claude Code's file name begins with."""
+    prefix = relative.rsplit("/", 1)[-1].split("_", 1)[0].lower()
+    return prefix if prefix in MEMORY_TYPES else None
 
 
 def _find_type(metadata: dict, folder: str | None) -> tuple[str | None, str]:
@@ -496,11 +526,14 @@ def fsync_dir(folder: Path) -> None:
 
 def slugify(text: str) -> str:
     """Unicode letters and digits stay (CJK stays CJK); everything else becomes `_`."""
+    slug = _whole_slug(text)[:SLUG_MAX_CHARS].rstrip("_")
+    return slug or "memory"
+
+
+def _whole_slug(text: str) -> str:
     text = unicodedata.normalize("NFC", text)
     chars = [c if unicodedata.category(c)[0] in "LN" else "_" for c in text]
-    slug = re.sub(r"_+", "_", "".join(chars)).strip("_")
-    slug = slug[:SLUG_MAX_CHARS].rstrip("_")
-    return slug or "memory"
+    return re.sub(r"_+", "_", "".join(chars)).strip("_")
 
 
 class TakenNames:
@@ -553,8 +586,20 @@ def _date_prefix(folded: str) -> str:
     return folded[:9] if _DATE_PREFIX.match(folded) else ""
 
 
-def memory_file_name(name: str, day: date, taken: "TakenNames | set[str]") -> str:
-    """`YYYYMMDD_<slug>.md`, with a numeric suffix when the name is taken (case-blind)."""
+def memory_file_name(name: str, day: date, taken: "TakenNames | set[str]", prefix: str | None = None) -> str:
+    """`YYYYMMDD_<slug>.md` (or `<prefix><slug>.md`, as the layout names new files), with a
+    numeric suffix when the name is taken (case-blind)."""
     if not isinstance(taken, TakenNames):
         taken = TakenNames(taken)
-    return taken.first_free(f"{day:%Y%m%d}_{slugify(name)}.md")
+    if prefix is None:
+        return taken.first_free(f"{day:%Y%m%d}_{slugify(name)}.md")
+    return taken.first_free(f"{prefix}{_claude_slug(name)}.md")
+
+
+def _claude_slug(name: str) -> str:
+    """A slug as Claude Code names its topic files: lower case, cut at a word (`feedback_testing`)."""
+    slug = slugify(name).lower()
+    whole = _whole_slug(name).lower()
+    if len(whole) > len(slug) and "_" in slug and whole[len(slug)] != "_":
+        slug = slug.rsplit("_", 1)[0]  # the cut fell inside a word: that word is left out
+    return slug

@@ -2,15 +2,20 @@
 with the file, rewritten only when it differs."""
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
 from stat import S_ISREG
+from urllib.parse import quote
 
 from auto_dream.errors import StoreError
 from auto_dream.store.cache import ParseCache
+from auto_dream.store.claude_index import rebuild_claude_index
 from auto_dream.store.context import StoreContext
 from auto_dream.store.index import IndexLimits, IndexResult, IndexSource, build_index
 from auto_dream.store.memory import Memory, Unreadable, write_atomic
+from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME, StoreLayout
 from auto_dream.store.scan import MemoryScan, scan_memories
 from auto_dream.store.templates import load_template
 
@@ -21,9 +26,70 @@ def index_limits(context: StoreContext) -> IndexLimits:
 
 
 def render_index(context: StoreContext, memories: list[Memory] | IndexSource,
-                 unreadable: Sequence[Unreadable] = ()) -> IndexResult:
+                 unreadable: Sequence[Unreadable] = (), retiring: Collection[str] = (),
+                 today: date | None = None) -> IndexResult:
+    """MEMORY.md for `memories`: derived from them alone in our own layout; in a Claude Code
+    folder, the file as it is with every hand-written line kept (claude_index), `retiring`
+    (memory paths this run archives) and the files the archive holds dropped from it."""
+    if context.paths.layout == "claude-code":
+        live = list(memories.values()) if isinstance(memories, Mapping) else list(memories)  # type: ignore[arg-type]
+        return _claude_index(context, live, unreadable, retiring, today or datetime.now(context.tz).date())
     header = load_template("MEMORY_header.md", context.paths.templates)
     return build_index(memories, header, index_limits(context), context.tz, [u.path for u in unreadable])
+
+
+def _claude_index(context: StoreContext, live: list[Memory], unreadable: Sequence[Unreadable],
+                  retiring: Collection[str], today: date) -> IndexResult:
+    paths = context.paths
+    existing = _read_text(paths.index)
+    overflow = _read_text(paths.root / OVERFLOW_NAME)
+    names = {m.path for m in live}
+    retired = (set(retiring) | _archived_names(paths)) - names
+    built = rebuild_claude_index(existing, live, retired, index_limits(context), today, overflow, OVERFLOW_NAME,
+                                 [u.path for u in unreadable])
+    listed = [m.path for m in live if _links(built.text, m.path)]
+    warnings = list(built.warnings)
+    files = ((OVERFLOW_NAME, built.overflow_text),) if built.overflow_text is not None else ()
+    return IndexResult(text=built.text, listed=listed, omitted=len(live) - len(listed), warnings=warnings,
+                       files=files, moved=built.moved)
+
+
+def _links(text: str, path: str) -> bool:
+    return f"({path})" in text or f"({quote(path)})" in text or f"(./{path})" in text or f"<{path}>" in text
+
+
+def _archived_names(paths: StoreLayout) -> set[str]:
+    """The file names the archive holds: memories a dream retired from this folder."""
+    names: set[str] = set()
+    for memory_type in MEMORY_TYPES:
+        try:
+            names.update(os.listdir(paths.archive_dir(memory_type)))
+        except OSError:
+            continue
+    return names
+
+
+def _read_text(path: Path) -> str | None:
+    """A file's text as it is (None: absent), never through a link; StoreError when it is not
+    UTF-8: a file whose every line is kept must be read whole."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise StoreError(f"cannot read {path}: {error.strerror}") from None
+    try:
+        if not S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(f"{path} is not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read()
+    finally:
+        os.close(fd)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise StoreError(f"{path} is not UTF-8 (bad byte at offset {error.start}): auto-dream keeps every line "
+                         "of it and cannot read this one; save it as UTF-8") from None
 
 
 @dataclass(frozen=True)
@@ -33,10 +99,20 @@ class IndexBuild:
     unreadable: list[Unreadable]
 
 
-def rebuild_index(context: StoreContext) -> IndexBuild:
-    """Write MEMORY.md from memories/ alone; an index already up to date is not rewritten."""
+def rebuild_index(context: StoreContext, moves: bool = True) -> IndexBuild:
+    """Write MEMORY.md from memories/ alone; an index already up to date is not rewritten. In a
+    Claude Code folder, hand-written lines that would have to move out (over Claude Code's caps)
+    are a dream's to move, in a run `undo` reverses: refused here (StoreError), or, without
+    `moves` (after an undo, which put them back), MEMORY.md is left as it is."""
     scan = scan_memories(context.paths, context.tz, cache=ParseCache.load(context.paths))
     result = render_index(context, scan.memories, scan.unreadable)
+    if result.moved and not moves:
+        return IndexBuild(result=result, changed=False, unreadable=scan.unreadable)
+    if result.moved:
+        raise StoreError(f"MEMORY.md is over what Claude Code loads ({context.config.index_max_lines} lines, "
+                         f"{context.config.index_max_bytes:,} bytes): `auto-dream dream` moves {result.moved} "
+                         f"hand-written lines to {OVERFLOW_NAME} in a run `auto-dream undo` reverses; "
+                         "nothing was written")
     data = result.text.encode("utf-8")
     changed = index_differs(context, data)
     if changed:

@@ -37,9 +37,14 @@ class StoreLayout(Protocol):
     @property
     def templates(self) -> Path: ...
     @property
-    def run_writes(self) -> tuple[str, ...]: ...  # the first path parts a dream run may write under
+    def layout(self) -> str: ...  # "auto-dream" or "claude-code", as discover and check name it
     def relative(self, path: Path) -> str: ...
+    def run_may_write(self, parts: tuple[str, ...]) -> bool: ...  # a path (its parts) a dream run may write
+    def is_memory_path(self, relative: str) -> bool: ...  # a live memory file's path
+    @property
+    def untyped(self) -> str | None: ...  # the type a file that names none is read as (read-only), or None
     def log_file(self, day: date) -> Path: ...
+    def new_file_prefix(self, memory_type: str, day: date) -> str: ...  # how a new memory's file name begins
     def memory_folder(self, archived: bool = False) -> str: ...  # scanned for memory files
     def memory_dir(self, memory_type: str) -> Path: ...  # where a new memory of the type goes
     def archive_dir(self, memory_type: str) -> Path: ...  # where a retired memory of the type goes
@@ -98,17 +103,19 @@ class StorePaths:
         return self.root / "templates"
 
     def log_file(self, day: date) -> Path:
-        """The day's log, for appending: refused (StoreError) when it, or a folder of logs/ above
-        it, is a symlink, so that an append never writes through a link out of the store."""
-        path = self.logs / f"{day:%Y}" / f"{day:%m}" / f"{day:%Y-%m-%d}.md"
-        for part in (self.logs, path.parent.parent, path.parent):
-            refuse_link(self, part, folder=True)
-        refuse_link(self, path, folder=False)
-        return path
+        return day_log_file(self, day)
 
-    @property
-    def run_writes(self) -> tuple[str, ...]:
-        return ("memories", "archive", ".state", "MEMORY.md")
+    def new_file_prefix(self, memory_type: str, day: date) -> str:
+        return f"{day:%Y%m%d}_"  # DESIGN section 1: YYYYMMDD_<slug>.md in the type's folder
+
+    layout = "auto-dream"
+    untyped = None  # a file outside a type folder that names no type is not a memory here
+
+    def run_may_write(self, parts: tuple[str, ...]) -> bool:
+        return parts == ("MEMORY.md",) or (len(parts) > 1 and parts[0] in ("memories", "archive", ".state"))
+
+    def is_memory_path(self, relative: str) -> bool:
+        return relative.startswith("memories/")
 
     def memory_folder(self, archived: bool = False) -> str:
         return "archive" if archived else "memories"
@@ -141,6 +148,109 @@ class StorePaths:
         return Path(os.path.relpath(path, self.root)).as_posix()
 
 
+class ClaudeFolder:
+    """A Claude Code memory folder dreamed in place: topic files `*.md` flat beside MEMORY.md,
+    as Claude Code keeps them; Claude Code's own daily logs in logs/YYYY/MM/ (its assistant
+    mode's path, where `append` writes too); everything of auto-dream's in `.auto-dream/` inside
+    it — dream's records, config.toml, templates, and archive/<type>/, where retired files go,
+    out of the files the agent reads. A StoreLayout."""
+
+    __slots__ = ("root",)
+    layout = "claude-code"
+    untyped = "reference"  # a topic file that names no type is still one Claude Code reads
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    def __repr__(self) -> str:
+        return f"ClaudeFolder({str(self.root)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ClaudeFolder) and other.root == self.root
+
+    def __hash__(self) -> int:
+        return hash((ClaudeFolder, self.root))
+
+    @property
+    def logs(self) -> Path:
+        return self.root / "logs"
+
+    @property
+    def state(self) -> Path:
+        return self.root / STORE_DIR_NAME
+
+    @property
+    def archive(self) -> Path:
+        return self.state / "archive"
+
+    @property
+    def index(self) -> Path:
+        return self.root / CLAUDE_INDEX
+
+    @property
+    def config(self) -> Path:
+        return self.state / "config.toml"
+
+    @property
+    def templates(self) -> Path:
+        return self.state / "templates"
+
+    def log_file(self, day: date) -> Path:
+        return day_log_file(self, day)
+
+    def new_file_prefix(self, memory_type: str, day: date) -> str:
+        return f"{memory_type}_"  # Claude Code's own naming: feedback_testing.md, project_status.md
+
+    def run_may_write(self, parts: tuple[str, ...]) -> bool:
+        """MEMORY.md, a topic file beside it, and what is under .auto-dream/."""
+        if len(parts) == 1:
+            return parts[0] == CLAUDE_INDEX or self.is_memory_path(parts[0])
+        return parts[0] == STORE_DIR_NAME
+
+    def is_memory_path(self, relative: str) -> bool:
+        return "/" not in relative and relative.endswith(".md") and relative != CLAUDE_INDEX \
+            and not relative.startswith(".")
+
+    def memory_folder(self, archived: bool = False) -> str:
+        return f"{STORE_DIR_NAME}/archive" if archived else ""
+
+    def memory_dir(self, memory_type: str) -> Path:
+        return self.root
+
+    def archive_dir(self, memory_type: str) -> Path:
+        return self.archive / memory_type
+
+    def memory_path(self, memory_type: str, file_name: str) -> str:
+        return file_name
+
+    def archive_path(self, memory_type: str, file_name: str) -> str:
+        return f"{STORE_DIR_NAME}/archive/{memory_type}/{file_name}"
+
+    def skeleton(self) -> list[Path]:
+        return [self.state]  # nothing else is made in a folder that is Claude Code's
+
+    def memory_folders(self) -> list[Path]:
+        return [self.root, *(self.archive_dir(t) for t in MEMORY_TYPES)]
+
+    def folders(self) -> list[Path]:
+        return [self.logs, self.state, self.archive, *(self.archive_dir(t) for t in MEMORY_TYPES),
+                self.state / "runs"]
+
+    def relative(self, path: Path) -> str:
+        return Path(os.path.relpath(path, self.root)).as_posix()
+
+
+def day_log_file(paths: StoreLayout, day: date) -> Path:
+    """The day's log, logs/YYYY/MM/YYYY-MM-DD.md, for appending: refused (StoreError) when it, or
+    a folder of logs/ above it, is a symlink, so that an append never writes through a link out
+    of the store."""
+    path = paths.logs / f"{day:%Y}" / f"{day:%m}" / f"{day:%Y-%m-%d}.md"
+    for part in (paths.logs, path.parent.parent, path.parent):
+        refuse_link(paths, part, folder=True)
+    refuse_link(paths, path, folder=False)
+    return path
+
+
 def resolve_root(flag: str | None, env: str | None, cwd: Path, home: Path) -> Path:
     """First match wins: --root, AUTO_DREAM_ROOT, the nearest .auto-dream/ upwards, the OpenClaw
     skill's ~/.openclaw/workspace/.auto-dream when it exists, ~/.auto-dream."""
@@ -150,7 +260,8 @@ def resolve_root(flag: str | None, env: str | None, cwd: Path, home: Path) -> Pa
     for folder in (cwd, *cwd.parents):
         candidate = folder / STORE_DIR_NAME
         if candidate.is_dir():
-            return candidate
+            # inside a Claude Code folder auto-dream has dreamed, .auto-dream/ is its records: the folder is the store
+            return folder if is_claude_layout(folder) else candidate
     if (home / OPENCLAW_STORE).is_dir():
         return home / OPENCLAW_STORE
     return home / STORE_DIR_NAME
@@ -201,6 +312,8 @@ def check_layout(paths: StoreLayout) -> None:
 # is a store, perhaps half made, that ensure_store completes.
 NATIVE_ENTRIES = ("logs", "memories", "archive", ".state", "config.toml", "templates")
 CLAUDE_INDEX = "MEMORY.md"
+# The topic file MEMORY.md's hand-written lines move to when it is over Claude Code's caps.
+OVERFLOW_NAME = "MEMORY_overflow.md"
 # Where Claude Code keeps memory folders: auto memory in ~/.claude/projects/<project>/memory/
 # (https://code.claude.com/docs/en/memory, "Storage location"); a subagent's `memory:` scope in
 # ~/.claude/agent-memory/<agent>/ (user), .claude/agent-memory/<agent>/ (project) and
@@ -256,21 +369,48 @@ def claude_topic_files(folder: Path) -> list[str]:
         return []
 
 
+# What only auto-dream's own layout holds at its root: a folder with one of them is a store of
+# ours, perhaps half made, never a Claude Code folder. (.state/ is not among them: an earlier
+# auto-dream could leave one in a Claude Code folder; logs/ neither: Claude Code's assistant
+# mode keeps its daily logs there.)
+OURS = ("memories", "archive", "config.toml", "templates")
+
+
+def is_claude_layout(root: Path) -> bool:
+    """A Claude Code memory folder, dreamed in place: none of our own layout's folders in it,
+    and either it sits where Claude Code keeps memory folders (is_claude_code_folder), or it
+    holds a MEMORY.md with nothing beside it but markdown topic files, logs/ and dot-entries
+    (a copy of one, anywhere), or auto-dream has dreamed it before (its .auto-dream/ folder)."""
+    if is_native_store(root) or any(os.path.lexists(root / name) for name in OURS):
+        return False
+    if is_claude_code_folder(root):
+        return True
+    if not _is_regular(root / CLAUDE_INDEX):
+        return False
+    if _is_folder(root / STORE_DIR_NAME):
+        return True
+    try:
+        with os.scandir(root) as listing:
+            return all(entry.name.startswith(".")
+                       or (entry.name.endswith(".md") and entry.is_file(follow_symlinks=False))
+                       or (entry.name == "logs" and entry.is_dir(follow_symlinks=False))
+                       for entry in listing)
+    except OSError:
+        return False
+
+
+def layout_at(root: Path) -> "StorePaths | ClaudeFolder":
+    """The layout of the store at `root`: a Claude Code folder (is_claude_layout), else ours."""
+    return ClaudeFolder(root) if is_claude_layout(root) else StorePaths(root)
+
+
 def refuse_other_layout(root: Path, creating: bool = False) -> None:
-    """StoreError for a folder that is not a store: a Claude Code memory folder; and, unless
-    `creating` one (append, init: any folder may become a store, as it always could), a folder
-    that holds other things and none of a store's own (NATIVE_ENTRIES). A missing or empty
-    folder, and a store (even half made), pass."""
-    if is_native_store(root):
-        return
-    # A Claude Code folder, even with a .state/ an earlier auto-dream left in it; not a store of
-    # ours kept at such a place that lost its memories/ (its archive/, config.toml or templates/
-    # say so). logs/ says nothing: Claude Code's assistant mode keeps its daily logs there.
-    ours = any(os.path.lexists(root / name) for name in ("memories", "archive", "config.toml", "templates"))
-    if not ours and is_claude_code_folder(root):
-        raise StoreError(f"{root} is a Claude Code memory folder; auto-dream cannot dream it in place yet "
-                         "(`auto-dream discover` lists the memory folders it finds)")
-    if creating or any(os.path.lexists(root / name) for name in NATIVE_ENTRIES):
+    """StoreError for a folder that is no store: unless `creating` one (append, init: any folder
+    may become a store, as it always could), a folder that holds other things and neither
+    layout's. A missing or empty folder, a store of ours (even half made) and a Claude Code
+    memory folder pass."""
+    if creating or is_native_store(root) or any(os.path.lexists(root / name) for name in NATIVE_ENTRIES) \
+            or is_claude_layout(root):
         return
     try:
         with os.scandir(root) as listing:
@@ -280,16 +420,18 @@ def refuse_other_layout(root: Path, creating: bool = False) -> None:
     except OSError as error:
         raise StoreError(f"cannot look at {root}: {error.strerror}") from None
     if others:
-        raise StoreError(f"{root} is neither an auto-dream store nor a Claude Code memory folder (it holds {others} "
-                         "other entries and no memories/ or logs/): give a store, an empty folder or a new one")
+        raise StoreError(f"{root} is neither an auto-dream store (memories/ and logs/) nor a Claude Code memory "
+                         f"folder (a MEMORY.md beside markdown topic files; it holds {others} other entries): "
+                         "give a store, a memory folder, an empty folder or a new one "
+                         "(`auto-dream discover` lists the memory folders it finds)")
 
 
-def ensure_store(root: Path) -> StorePaths:
-    """The store at `root`, its skeleton created when missing (for commands that write)."""
-    paths = StorePaths(root)
+def ensure_store(root: Path) -> "StorePaths | ClaudeFolder":
+    """The store at `root`, its skeleton created when missing (for commands that write). A
+    Claude Code folder gains only auto-dream's own `.auto-dream/` folder."""
     if root.exists() and not root.is_dir():
         raise StoreError(f"store root {root} is a file, not a folder")
-    refuse_other_layout(root, creating=True)
+    paths = layout_at(root)
     check_layout(paths)
     try:
         for folder in paths.skeleton():
@@ -301,14 +443,14 @@ def ensure_store(root: Path) -> StorePaths:
     return paths
 
 
-def open_store(root: Path) -> StorePaths:
-    """The existing store at `root` (for commands that only read)."""
+def open_store(root: Path) -> "StorePaths | ClaudeFolder":
+    """The existing store at `root` (for commands that only read), in its layout."""
     if not root.exists():
         raise StoreError(f"no store at {root}: run `auto-dream init` first")
     if not root.is_dir():
         raise StoreError(f"store root {root} is a file, not a folder")
     refuse_other_layout(root)
-    paths = StorePaths(root)
+    paths = layout_at(root)
     check_layout(paths)
     return paths
 

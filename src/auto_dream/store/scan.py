@@ -52,7 +52,9 @@ def walk_memory_files(folder: Path, relative: str,
     """(path relative to the root, fingerprint) of every `*.md` under `folder` (in path order
     if `ordered`), and what cannot be a memory, as Unreadable: a folder named like one, a name
     that is not UTF-8 (no text, JSON or MEMORY.md line can hold it; shown with its bytes
-    written out). Dot-files and dot-folders are skipped.
+    written out). Dot-files and dot-folders are skipped. With `relative` "" (a Claude Code
+    folder: its topic files lie flat in the root) only the root's own files are taken, MEMORY.md
+    and the folders beside them (logs/) left out.
 
     os.scandir hands back each entry's lstat with its name, and, listing an open folder,
     stats each name relative to it rather than resolving the whole path again: at 100,000
@@ -63,10 +65,11 @@ def walk_memory_files(folder: Path, relative: str,
     odd: list[Unreadable] = []
     if not folder.is_dir():
         return files, odd
+    flat = relative == ""
     pending = [(str(folder), relative)]
     while pending:
         current, prefix = pending.pop()
-        prefix += "/"
+        prefix = prefix + "/" if prefix else ""
         try:
             fd = os.open(current, _FOLDER_FLAGS) if _SCANDIR_FD else None
         except OSError:
@@ -79,10 +82,12 @@ def walk_memory_files(folder: Path, relative: str,
                         continue
                     if not name.isascii() and not _is_utf8(name):
                         try:
-                            if name.endswith(".md") or entry.is_dir(follow_symlinks=False):
+                            if name.endswith(".md") or (not flat and entry.is_dir(follow_symlinks=False)):
                                 odd.append(Unreadable(prefix + name, "its name is not UTF-8 (not read)"))
                         except OSError:
                             pass
+                        continue
+                    if flat and name == "MEMORY.md":
                         continue
                     if name.endswith(".md"):  # one lstat tells a memory file from a folder named like one
                         try:
@@ -90,14 +95,15 @@ def walk_memory_files(folder: Path, relative: str,
                         except OSError:
                             continue
                         if S_ISDIR(stat.st_mode):
-                            pending.append((f"{current}/{name}", prefix + name))
+                            if not flat:
+                                pending.append((f"{current}/{name}", prefix + name))
                             odd.append(Unreadable(prefix + name, "a folder named like a memory file"))
                         else:  # the fingerprint, not the stat result: a fifth of the memory at 100,000 files
                             files.append((prefix + name, (stat.st_size, _int64(stat.st_mtime_ns),
                                                           _int64(stat.st_ino))))
                         continue
                     try:
-                        if entry.is_dir(follow_symlinks=False):
+                        if not flat and entry.is_dir(follow_symlinks=False):
                             pending.append((f"{current}/{name}", prefix + name))
                     except OSError:
                         continue
@@ -140,7 +146,7 @@ def scan_store(paths: StoreLayout, tz: tzinfo | None, archived: bool = False,
     parsed_by_path: dict[str, Parsed] = {}
     unreadable: list[Unreadable] = []
     for relative in sorted(fingerprints.keys() - unchanged):
-        parsed = read_memory(paths.root / relative, paths.root, tz)
+        parsed = read_memory(paths.root / relative, paths.root, tz, paths.untyped)
         if isinstance(parsed, Memory):
             read[relative] = parsed
             if cache is not None:
