@@ -1,21 +1,29 @@
-"""What `dream --no-llm` decides on real Claude Code memory folders, for a person to judge.
+"""What `dream --no-llm` does to real Claude Code memory folders, dreamed in place, for a person to judge.
 
-The data (../shared/data/claude-memory, see its README.md; read where it lies, never
-copied into this repository) holds memory folders that Claude Code wrote in public
-repositories. Every folder under it that holds a topic file (a .md other than MEMORY.md)
-is dreamed on its own, in a fresh native store in a temporary folder: each topic file is
-copied byte for byte to memories/<type>/<same name> (type from the frontmatter's `type:`
-or `metadata: {type: …}`, read with a regex since some real files are not valid YAML;
-"project" when missing or unknown), its mtime set from the repository's times.tsv. Then
-the real CLI runs in a subprocess, `python -m auto_dream --root STORE dream --no-llm
---json`, with HOME in the temporary folder and no API key, twice.
+The data (../shared/data/claude-memory, see its README.md; read where it lies, never copied
+into this repository) holds memory folders that Claude Code wrote in public repositories.
+Each repository's folder is copied to a temporary folder, made writable, and every file
+given its last commit time from times.tsv (`touch -d @SECONDS`, as the README says). Then the
+real CLI runs in a subprocess, with HOME in the temporary folder and no API key:
 
-Printed per folder: the memory files and how many the report names as unreadable; every
-merge, supersede and archive with its full reason; every item of the report's `review`
-list with its evidence; how many actions the second dream plans (must be 0); and the loss
-check: every non-empty body line of every original file must still be a line of some .md
-under memories/ or archive/, and its frontmatter name:/description: lines must still be
-in its own file, live or archived. Lost lines are printed (must be none). Then a summary.
+    python -m auto_dream dream --all COPY --no-llm --json     # every memory folder in place, each on its own
+
+and once more (a second dream must plan nothing), then `undo` in each folder. Before the
+first dream, each folder's log gets the first sentence of up to 3 of its topic files
+(`--relearn N`), as an agent appends what it already knows: dream should merge each into
+its file, rewriting real frontmatter (the `metadata:` blocks, the lines YAML refuses). Printed per
+folder: its files; every action with its full reason, every pair left for review; and the
+checks the issue asks for, each a count that must be 0:
+- refused: files the report names as unreadable (left untouched);
+- lost index lines: lines of the original MEMORY.md that are in neither the new MEMORY.md
+  nor MEMORY_overflow.md, other than a link line to a file the run retired;
+- lost keys: a rewritten topic file that lost a frontmatter key, moved its type out of or
+  into a `metadata:` block, or lost a key inside that block;
+- lost lines: body lines of an original topic file found in no .md of the folder (live or
+  archived);
+- second: actions the second dream plans;
+- undo diff: files (other than auto-dream's .auto-dream/ and Claude Code's .consolidate-lock)
+  whose bytes differ from the original after `undo`.
 
     .venv/bin/python bench/real_folders.py [--data ../shared/data/claude-memory] [--keep] [--json]
 """
@@ -23,25 +31,15 @@ in its own file, live or archived. Lost lines are printed (must be none). Then a
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-try:
-    import auto_dream  # noqa: F401
-except ImportError:  # run from a checkout without `make install`
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-
-from auto_dream.store.paths import ensure_store  # noqa: E402
-
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "claude-memory"  # ../shared
-TYPES = ("user", "feedback", "project", "reference")
+OURS = (".auto-dream/", ".consolidate-lock")
 RETIRE = ("merge", "supersede", "archive")
-PLANNING = ("merge", "supersede", "archive", "create")
-TYPE_LINE = re.compile(r"""^(\s*)type:\s*["']?([A-Za-z]+)["']?\s*(#.*)?$""")
 
 
 def split(text: str) -> tuple[list[str], list[str]]:
@@ -54,148 +52,169 @@ def split(text: str) -> tuple[list[str], list[str]]:
     return [], lines
 
 
-def memory_type(front: list[str]) -> str:
-    in_metadata = False
+def keys(front: list[str]) -> tuple[set[str], set[str]]:
+    """(top-level keys, keys inside a `metadata:` block), read line by line as written."""
+    top, nested, inside = set(), set(), False
     for line in front:
-        if line and not line[0].isspace():
-            in_metadata = line.startswith("metadata:")
-        match = TYPE_LINE.match(line)
-        if match and (not match.group(1) or in_metadata):
-            kind = match.group(2).lower()
-            return kind if kind in TYPES else "project"
-    return "project"
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key = line.strip().split(":", 1)[0]
+        if line[0].isspace():
+            if inside:
+                nested.add(key)
+        else:
+            top.add(key)
+            inside = key == "metadata"
+    return top, nested
 
 
-def find_folders(data: Path) -> list[Path]:
-    found = []
-    for here, dirs, files in os.walk(data):
-        dirs.sort()
-        if Path(here) != data and any(f.endswith(".md") and f != "MEMORY.md" for f in files):
-            found.append(Path(here))
+def snapshot(folder: Path) -> dict[str, bytes]:
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder).as_posix()
+        if path.is_file() and not relative.startswith(OURS) and not relative.startswith("logs/"):
+            found[relative] = path.read_bytes()
     return found
 
 
-def read_times(data: Path, folder: Path) -> dict[str, int]:
-    top = data / folder.relative_to(data).parts[0]
+def cli(env: dict, *argv: str) -> tuple[int, str, str]:
+    done = subprocess.run([sys.executable, "-m", "auto_dream", *argv], env=env, capture_output=True, text=True)
+    return done.returncode, done.stdout, done.stderr
+
+
+def set_times(copy: Path) -> int:
+    """Every file's mtime from times.tsv; returns how many files have none."""
     times = {}
-    tsv = top / "times.tsv"
+    tsv = copy / "times.tsv"
     if tsv.is_file():
         for line in tsv.read_text(encoding="utf-8").splitlines():
             path, _, seconds = line.partition("\t")
             if seconds.strip():
-                times[str(top / path)] = int(seconds)
-    return times
+                times[path] = int(seconds)
+    untimed = 0
+    for path in copy.rglob("*.md"):
+        seconds = times.get(path.relative_to(copy).as_posix())
+        if seconds is None:
+            untimed += 1
+        else:
+            os.utime(path, (seconds, seconds))
+    return untimed
 
 
-def run_dream(store: Path, env: dict) -> tuple[dict | None, str]:
-    command = [sys.executable, "-m", "auto_dream", "--root", str(store), "dream", "--no-llm", "--json"]
-    done = subprocess.run(command, env=env, cwd=store.parent, capture_output=True, text=True)
-    if done.returncode != 0:
-        return None, f"exit {done.returncode}: {done.stderr.strip()}"
-    try:
-        return json.loads(done.stdout), ""
-    except json.JSONDecodeError as error:
-        return None, f"stdout is not JSON ({error}): {done.stdout[:200]!r}"
-
-
-def md_texts(store: Path) -> dict[Path, str]:
-    return {p: p.read_text(encoding="utf-8", errors="replace")
-            for sub in ("memories", "archive") for p in (store / sub).rglob("*.md")}
-
-
-def own_files(texts: dict[Path, str], store: Path, name: str) -> list[str]:
-    """The texts of the file's live copy and its archived copies (numbered _2, _3… on a clash)."""
-    stem = re.escape(name.removesuffix(".md"))
-    pattern = re.compile(rf"{stem}(_\d+)?\.md")
-    return [text for p, text in texts.items()
-            if p.name == name or (p.parent.parent == store / "archive" and pattern.fullmatch(p.name))]
-
-
-def lost_lines(originals: list[Path], store: Path) -> list[dict]:
-    texts = md_texts(store)
-    everywhere = {line.rstrip() for text in texts.values() for line in text.splitlines()}
-    lost = []
-    for source in originals:
-        front, body = split(source.read_text(encoding="utf-8", errors="replace"))
-        for line in body:
-            if line.strip() and line.rstrip() not in everywhere:
-                lost.append({"file": source.name, "line": line})
-        own = {line.rstrip() for text in own_files(texts, store, source.name) for line in text.splitlines()}
-        for line in front:
-            if line.startswith(("name:", "description:")) and line.rstrip() not in own:
-                lost.append({"file": source.name, "line": line, "frontmatter": True})
-    return lost
-
-
-def bench_folder(data: Path, folder: Path, work: Path, number: int, env: dict) -> dict:
-    name = str(folder.relative_to(data))
-    store = work / f"{number:02d}-{re.sub(r'[^A-Za-z0-9]+', '_', name).strip('_')}" / ".auto-dream"
-    ensure_store(store)
-    times = read_times(data, folder)
-    originals = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix == ".md" and p.name != "MEMORY.md")
-    for source in originals:
-        front, _ = split(source.read_text(encoding="utf-8", errors="replace"))
-        target = store / "memories" / memory_type(front) / source.name
-        shutil.copyfile(source, target)
-        if str(source) in times:
-            os.utime(target, (times[str(source)], times[str(source)]))
-    result = {"folder": name, "store": str(store), "files": len(originals), "untimed": sum(
-        str(p) not in times for p in originals), "error": None}
-    report, error = run_dream(store, env)
-    if report is None:
-        return {**result, "error": f"first dream: {error}"}
-    warnings = report.get("warnings", [])
-    named = lambda w: {p.name for p in originals if f"/{p.name}:" in w}  # noqa: E731
-    result["warnings"] = warnings
-    result["warned"] = len(set().union(*(named(w) for w in warnings)))
-    result["unreadable"] = len(set().union(*(named(w) for w in warnings if "left untouched" in w)))
-    result["readable"] = result["files"] - result["unreadable"]
+def check_folder(folder: Path, before: dict[str, bytes], row: dict) -> dict:
+    report = row.get("report") or {}
     actions = report.get("actions", [])
-    result["actions"] = [a for a in actions if a["kind"] in RETIRE]
-    result["review"] = report.get("review", [])
-    result["counts"] = {k: sum(a["kind"] == k for a in actions) for k in (*RETIRE, "create", "index")}
-    result["lost"] = lost_lines(originals, store)
-    second, error = run_dream(store, env)
-    if second is None:
-        return {**result, "error": f"second dream: {error}"}
-    result["second"] = [a for a in second.get("actions", []) if a["kind"] in PLANNING]
+    retired = {a["path"] for a in actions if a["kind"] in RETIRE and not a.get("proposed")}
+    result = {"folder": str(folder), "result": row["result"], "error": row.get("error"),
+              "files": sum(1 for name in before if name.endswith(".md") and "/" not in name and name != "MEMORY.md"),
+              "actions": [a for a in actions if a["kind"] != "index"], "review": report.get("review", []),
+              "warnings": report.get("warnings", []),
+              "refused": sum(1 for w in report.get("warnings", []) if "left untouched" in w)}
+    index_now = (folder / "MEMORY.md").read_text(encoding="utf-8") if (folder / "MEMORY.md").exists() else ""
+    overflow = folder / "MEMORY_overflow.md"
+    kept = set(index_now.splitlines()) | (set(overflow.read_text(encoding="utf-8").splitlines())
+                                          if overflow.exists() else set())
+    lost_index = [line for line in before.get("MEMORY.md", b"").decode("utf-8").splitlines()
+                  if line not in kept and not any(f"]({name}" in line for name in retired)]
+    result["lost_index"] = lost_index
+    original_index = set(before.get("MEMORY.md", b"").decode("utf-8").splitlines())
+    result["index_added"] = [line for line in index_now.splitlines() if line not in original_index]
+    every = set()
+    for path in folder.rglob("*.md"):
+        every.update(line.rstrip() for line in path.read_text(encoding="utf-8", errors="replace").splitlines())
+    lost_keys, lost_lines, rewritten = [], [], []
+    for name, data in before.items():
+        if not name.endswith(".md") or name == "MEMORY.md" or "/" in name:
+            continue
+        front, body = split(data.decode("utf-8", errors="replace"))
+        lost_lines += [f"{name}: {line!r}" for line in body if line.strip() and line.rstrip() not in every]
+        now = folder / name
+        if now.exists() and now.read_bytes() != data:
+            rewritten.append(name)
+            (top, nested), (top_now, nested_now) = keys(front), keys(split(now.read_text(encoding="utf-8"))[0])
+            if not top <= top_now or not nested <= nested_now or (("type" in top) != ("type" in top_now)):
+                lost_keys.append(f"{name}: {sorted(top)}/{sorted(nested)} -> {sorted(top_now)}/{sorted(nested_now)}")
+    result.update(lost_keys=lost_keys, lost_lines=lost_lines, rewritten=rewritten)
     return result
 
 
+def relearn(folder: Path, env: dict, count: int) -> list[str]:
+    """An agent appending what it already knows: the first sentence of the body of `count` topic
+    files (the first ones by name that have one), each as a log entry of the file's type. A
+    dream should merge each into its file, which rewrites it: its frontmatter must keep its
+    layout and every key."""
+    code, out, _ = cli(env, "--root", str(folder), "list", "--json")
+    appended = []
+    for memory in (json.loads(out) if code == 0 else []):
+        if len(appended) >= count:
+            break
+        _, body = split((folder / memory["path"]).read_text(encoding="utf-8"))
+        sentence = next((line.strip() for line in body if len(line.strip()) > 40
+                         and not line.lstrip().startswith(("#", "-", "*", "|", ">", "`"))
+                         and not line.lstrip()[:1].isdigit()), None)  # a paragraph, not a list item
+        if sentence and cli(env, "--root", str(folder), "append", "--type", memory["type"], sentence)[0] == 0:
+            appended.append(f"{memory['path']}: {sentence}")
+    return appended
+
+
+def bench_repository(data_repo: Path, work: Path, env: dict, relearn_count: int) -> list[dict]:
+    copy = work / data_repo.name
+    shutil.copytree(data_repo, copy)
+    for path in [copy, *copy.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o200)
+    untimed = set_times(copy)
+    code, out, err = cli(env, "discover", str(copy), "--json")
+    folders = [Path(found["path"]) for found in json.loads(out)] if code == 0 else []
+    before = {folder: snapshot(folder) for folder in folders}
+    relearned = {folder: relearn(folder, env, relearn_count) for folder in folders}
+    code, out, err = cli(env, "dream", "--all", str(copy), "--no-llm", "--json")
+    rows = {row["path"]: row for row in json.loads(out)["folders"]} if out.strip() else {}
+    results = []
+    for folder in folders:
+        row = rows.get(str(folder), {"result": "missing", "error": err.strip()})
+        result = check_folder(folder, before[folder], row)
+        result["untimed"] = untimed
+        result["relearned"] = relearned[folder]
+        results.append(result)
+    code2, out2, _ = cli(env, "dream", "--all", str(copy), "--no-llm", "--json")  # nothing left to do
+    second = {row["path"]: row for row in json.loads(out2)["folders"]} if out2.strip() else {}
+    for result in results:
+        again = (second.get(result["folder"]) or {}).get("report") or {}
+        result["second"] = [a for a in again.get("actions", [])]
+        if result["result"] == "dreamed":  # two runs to undo when the second one did something
+            for _ in range(2 if result["second"] else 1):
+                cli(env, "--root", result["folder"], "undo")
+        after = snapshot(Path(result["folder"]))
+        original = before[Path(result["folder"])]
+        result["undo_diff"] = sorted(name for name in original.keys() | after.keys()
+                                     if original.get(name) != after.get(name))
+        result["folder"] = str(Path(result["folder"]).relative_to(work))
+    return results
+
+
 def show(result: dict) -> None:
-    print(f"\n=== {result['folder']}")
-    if result["error"] and "warnings" not in result:
-        print(f"  CRASH {result['error']}")
-        return
-    print(f"  {result['files']} memory files, {result['readable']} readable "
-          f"({result['warned']} named in warnings, {result['untimed']} without a commit time)")
+    print(f"\n=== {result['folder']}  ({result['files']} topic files, {result['result']})")
+    if result["error"]:
+        print(f"  ERROR {result['error']}")
     for warning in result["warnings"]:
         print(f"  warning: {warning}")
-    counts = result["counts"]
-    print(f"  actions: {counts['create']} create, {counts['index']} index (not listed)")
+    for entry in result["relearned"]:
+        print(f"  appended (already known): {entry}")
     for action in result["actions"]:
-        print(f"  {action['kind'].upper()}{' (proposed)' if action.get('proposed') else ''}: "
-              f"{action['path']} -> {action['target']}\n      {action['reason']}")
+        target = f" -> {action['target']}" if action.get("target") else ""
+        print(f"  {action['kind'].upper()}{' (proposed)' if action.get('proposed') else ''}: {action['path']}{target}\n"
+              f"      {action['reason']}")
     for item in result["review"]:
-        print(f"  REVIEW {item.get('kind')}: {item.get('path')} <-> {item.get('target')}\n"
-              f"      {item.get('evidence')}")
-    for lost in result["lost"]:
-        print(f"  LOST {'frontmatter ' if lost.get('frontmatter') else ''}line of {lost['file']}: {lost['line']!r}")
-    if result["error"]:
-        print(f"  CRASH {result['error']}")
-    else:
-        second = result["second"]
-        print(f"  second dream plans {len(second)} actions" + "".join(
-            f"\n    {a['kind']}: {a['path']} -> {a['target']}: {a['reason']}" for a in second))
-
-
-def row(result: dict) -> dict:
-    counts = result.get("counts", {})
-    return {"folder": result["folder"], "files": result["files"], "merges": counts.get("merge", 0),
-            "supersedes": counts.get("supersede", 0), "archives": counts.get("archive", 0),
-            "review": len(result.get("review", [])),
-            "second": len(result["second"]) if "second" in result else "crash",
-            "lost": len(result.get("lost", []))}
+        print(f"  REVIEW {item.get('kind')}: {item.get('path')} <-> {item.get('target')}\n      {item.get('evidence')}")
+    for name in result["rewritten"]:
+        print(f"  rewritten: {name}")
+    for line in result["index_added"]:
+        print(f"  MEMORY.md gains: {line}")
+    for label in ("lost_index", "lost_keys", "lost_lines", "undo_diff"):
+        for item in result[label]:
+            print(f"  {label.upper()}: {item}")
+    if result["second"]:
+        print("  second dream: " + "; ".join(f"{a['kind']} {a['path']}" for a in result["second"]))
 
 
 def main() -> None:
@@ -203,6 +222,8 @@ def main() -> None:
     parser.add_argument("--data", default=DEFAULT_DATA, help="root of the real memory folders")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder and print its path")
     parser.add_argument("--json", action="store_true", help="print everything as one JSON document")
+    parser.add_argument("--relearn", type=int, default=3, metavar="N",
+                        help="append the first sentence of N topic files per folder before dreaming (default 3)")
     args = parser.parse_args()
     data = Path(args.data).resolve()
     if not data.is_dir():
@@ -211,35 +232,42 @@ def main() -> None:
     home = work / "home"
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")
-           and k not in ("AUTO_DREAM_ROOT", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
+           and k not in ("AUTO_DREAM_ROOT", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CONFIG_DIR")}
     env["HOME"] = str(home)
     source = Path(__file__).resolve().parent.parent / "src"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(source), env.get("PYTHONPATH")]))
     try:
-        results = [bench_folder(data, folder, work, n, env) for n, folder in enumerate(find_folders(data), 1)]
+        results = [r for repo in sorted(p for p in data.iterdir() if p.is_dir())
+                   for r in bench_repository(repo, work, env, args.relearn)]
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    rows = [row(r) for r in results]
-    numeric = ("files", "merges", "supersedes", "archives", "review", "lost")
-    totals = {k: sum(r[k] for r in rows) for k in numeric}
-    totals["second"] = sum(r["second"] for r in rows if r["second"] != "crash")
-    totals["crashes"] = sum(r["error"] is not None for r in results)
+    counted = ("files", "index +", "created", "merges", "supersedes", "archives", "review", "refused", "lost_index",
+               "lost_keys", "lost_lines", "second", "undo_diff")
+    rows = []
+    for r in results:
+        kinds = [a["kind"] for a in r["actions"]]
+        rows.append({"folder": r["folder"], "files": r["files"], "index +": len(r["index_added"]), "created": kinds.count("create"),
+                     "merges": kinds.count("merge"), "supersedes": kinds.count("supersede"),
+                     "archives": kinds.count("archive"), "review": len(r["review"]), "refused": r["refused"],
+                     **{k: len(r[k]) for k in ("lost_index", "lost_keys", "lost_lines", "second", "undo_diff")}})
+    totals = {k: sum(row[k] for row in rows) for k in counted}
+    totals["folders"] = len(rows)
+    totals["errors"] = sum(1 for r in results if r["error"] or r["result"] != "dreamed")
     if args.json:
-        print(json.dumps({"data": str(data), "kept": str(work) if args.keep else None,
-                          "folders": results, "summary": rows, "totals": totals}, ensure_ascii=False, indent=2))
+        print(json.dumps({"data": str(data), "folders": results, "summary": rows, "totals": totals},
+                         ensure_ascii=False, indent=2))
         return
     for result in results:
         show(result)
     width = max(len(r["folder"]) for r in rows + [{"folder": "total"}])
-    heads = ("files", "merges", "supersedes", "archives", "review", "second", "lost")
-    print(f"\n{'folder':<{width}}  " + "  ".join(f"{h:>10}" for h in heads))
-    for r in rows + [{"folder": "total", **totals}]:
-        print(f"{r['folder']:<{width}}  " + "  ".join(f"{r[h]!s:>10}" for h in heads))
-    print("(second = merge/supersede/archive/create actions the second dream plans; must be 0. "
-          f"lost = lines lost; must be 0. crashes: {totals['crashes']})")
+    short = {"lost_index": "lost idx", "lost_keys": "lost keys", "lost_lines": "lost lines", "undo_diff": "undo diff"}
+    print(f"\n{'folder':<{width}}  " + " ".join(f"{short.get(h, h):>10}" for h in counted))
+    for row in rows + [{"folder": "total", **totals}]:
+        print(f"{row['folder']:<{width}}  " + " ".join(f"{row[h]!s:>10}" for h in counted))
+    print(f"({totals['folders']} folders, {totals['errors']} not dreamed. Every column from `refused` on must be 0.)")
     if args.keep:
-        print(f"stores kept in {work}")
+        print(f"copies kept in {work}")
 
 
 if __name__ == "__main__":

@@ -324,3 +324,29 @@ def test_an_over_cap_index_moves_its_inline_lines_to_a_linked_topic_file_and_und
     assert (folder / "MEMORY.md").read_text() == text
     run(cli, folder, "undo")
     assert snapshot(folder) == before
+
+
+# ---------------------------------------------------------------- an agent appending what a memory already says
+
+
+DRIFT = ("---\nname: scan-extension-drift\ndescription: two extension lists drift; the fix is one shared constant\n"
+         "metadata:\n  type: project\n---\n\n"
+         "The capture hook and the report hook each hardcode the scanned file-extension list in different formats, "
+         "so they drift. The report hook omitted kts and sql, so markers in those files were captured but never "
+         "shown.\n\n**Why:** two literal lists with no shared source drift over time.\n\n"
+         "**How to apply:** one exported SCAN_EXTENSIONS constant; both hooks build their filters from it. Both "
+         "consume the constant, so they can never drift again.\n")
+
+
+def test_a_memorys_own_paragraph_appended_again_joins_it_and_never_supersedes_it(tmp_path, cli):
+    folder = claude_folder(tmp_path, {"project_scan_extension_drift.md": DRIFT}, index=None)
+    paragraph = DRIFT.split("---\n", 2)[2].strip().split("\n\n")[0]
+    run(cli, folder, "append", "--type", "project", paragraph)
+    report = json.loads(run(cli, folder, "dream", "--no-llm", "--json").out)
+    kinds = [(row["kind"], row["target"]) for row in report["actions"] if row["kind"] != "index"]
+    assert kinds == [("merge", "project_scan_extension_drift.md")], report["actions"]
+    rewritten = (folder / "project_scan_extension_drift.md").read_text()
+    assert "sources: [" in rewritten  # rewritten: the entry joined it
+    assert "\n---\n\nThe capture hook" in rewritten  # the blank line Claude Code leaves after the frontmatter stays
+    assert "\nmetadata:\n  type: project\n" in rewritten and "\ntype:" not in rewritten
+    assert not (folder / ".auto-dream" / "archive").exists() or not any((folder / ".auto-dream" / "archive").rglob("*.md"))

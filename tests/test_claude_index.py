@@ -185,7 +185,7 @@ def test_a_new_project_memory_lands_in_project_memories_in_the_real_layout():
 
 
 def test_a_memory_whose_type_has_no_section_goes_into_a_new_section_at_the_end_newest_first():
-    text = ("# Memory Index\n"
+    text = ("# Memory Index\n\n## Feedback\n"
             "- [OtfRequestError optional fields](exceptions_optional_fields.md) — typed non-Optional but passed None\n")
     live = [memory("exceptions_optional_fields.md", "feedback"),
             memory("project_old.md", name="Old plan", age_hours=5), memory("project_new.md", name="New plan")]
@@ -193,6 +193,17 @@ def test_a_memory_whose_type_has_no_section_goes_into_a_new_section_at_the_end_n
     assert result.text == text + ("\n## Project\n- [New plan](project_new.md) — About project_new.md\n"
                                   "- [Old plan](project_old.md) — About project_old.md\n")
     assert result.added == ["project_new.md", "project_old.md"]
+
+
+def test_in_a_flat_list_of_links_new_lines_follow_the_last_link_newest_first():
+    text = ("# Memory Index\n"  # otf-api's code-reviewer: one list of links, no sections
+            "- [OtfRequestError optional fields](exceptions_optional_fields.md) — typed non-Optional but passed None\n"
+            "\nA closing note.\n")
+    live = [memory("exceptions_optional_fields.md", "feedback"),
+            memory("project_old.md", name="Old plan", age_hours=5), memory("project_new.md", name="New plan")]
+    result = rebuild(text, live)
+    assert result.text == text.replace("passed None\n", "passed None\n- [New plan](project_new.md) — About "
+                                       "project_new.md\n- [Old plan](project_old.md) — About project_old.md\n")
 
 
 def test_a_new_line_is_claude_codes_form_within_the_line_limit():
@@ -366,3 +377,23 @@ def test_every_line_kept_stays_or_moves_in_order_and_the_text_fits(index, final_
     again = rebuild(result.text, live, tuple(retired), limits, unreadable=["bad.md"] if unreadable else (),
                     existing_overflow=result.overflow_text)
     assert (again.text, again.overflow_text, again.moved, again.added) == (result.text, None, 0, [])
+
+
+def test_a_topic_file_named_in_a_code_span_is_listed_and_not_added_again():
+    # orchestkit's ork-release-engineer: "See `prerelease-support.md` for research summary."
+    existing = "# Release engineer\n\n## Pre-releases\nSee `prerelease-support.md` for research summary.\n"
+    memory = Memory(path="prerelease-support.md", name="Pre-release support", description="alpha/beta/rc",
+                    type="reference", mtime=datetime(2026, 3, 1, tzinfo=timezone.utc))
+    built = rebuild_claude_index(existing, [memory], set(), IndexLimits(), date(2026, 12, 2))
+    assert built.text == existing and built.added == []
+
+
+def test_in_an_index_without_type_sections_a_new_line_goes_after_the_last_topic_link():
+    # orchestkit's ork-code-quality-reviewer: links under `## Topic Files (read on demand)`, no type sections
+    existing = ("# Reviewer\n\n## Topic Files (read on demand)\n- [a](a.md) — first\n- [b](b.md) — second\n\n"
+                "## Findings\n- a hand-written finding\n")
+    when = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    memories = [Memory(path=f"{n}.md", name=n, description=f"the {n} topic", type="project", mtime=when)
+                for n in ("a", "b", "c")]
+    built = rebuild_claude_index(existing, memories, set(), IndexLimits(), date(2026, 12, 2))
+    assert built.text == existing.replace("- [b](b.md) — second\n", "- [b](b.md) — second\n- [c](c.md) — the c topic\n")

@@ -280,3 +280,14 @@ def test_a_word_spelt_two_ways_is_one_word_not_a_swap():
 def test_review_evidence_quotes_the_words_as_written():
     found = verdict("Tom works on the Growth team.", "Tom works on the Platform team as of October.")
     assert found.outcome == "review" and '"Growth" / "Platform"' in found.evidence
+
+
+def test_a_memory_never_supersedes_the_one_that_holds_its_every_word():
+    # real shape (orchestkit): a memory's own first paragraph, remembered again, against the memory,
+    # whose How to apply says "never drift again"
+    paragraph = ("The capture hook and the report hook each hardcode the scanned file-extension list, so they "
+                 "drift. The report hook omitted kts and sql.")
+    whole = paragraph + ("\n\n**How to apply:** one exported SCAN_EXTENSIONS constant; both hooks consume it, so "
+                         "they can never drift again.")
+    result = verdict(whole, paragraph)
+    assert result.outcome == "review" and "word for word" in result.evidence

@@ -23,7 +23,7 @@ from auto_dream.distill.base import (
 )
 from auto_dream.judge.kinds import guess_type
 from auto_dream.judge.similarity import Profile, is_contradiction, overlap
-from auto_dream.judge.statements import SIZE_LINE, Side, document_says, judge_statements
+from auto_dream.judge.statements import SIZE_LINE, Side, document_says, judge_statements, said_verbatim
 from auto_dream.store.index import shorten
 from auto_dream.store.memory import Memory
 
@@ -183,7 +183,9 @@ class DeterministicDistiller:
                 side = Side.of(memories[key], candidate, now)
             else:
                 side = Side("\n\n".join(pending[key].texts), candidate, pending[key].time)
-            if side.statement and entry.statement and len(side.text) < SIZE_LINE:
+            if said := said_verbatim(side.text, entry.core):
+                kind, evidence = "said", f'it already says "{shorten(said, 120)}"'
+            elif side.statement and entry.statement and len(side.text) < SIZE_LINE:
                 verdict = judge_statements(side, entry, thresholds.duplicate, thresholds.contradiction)
                 if verdict.outcome == "supersede":
                     kind = "contradiction"

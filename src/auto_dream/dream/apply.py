@@ -148,7 +148,7 @@ def apply(plan: Plan, snapshot: Snapshot, step_hook: StepHook | None = None) -> 
         steps = list(plan.changes)
     else:  # a file changed since orient: what depends on the changes left out is derived again
         selected = Applied(kept, live_after(kept, snapshot.memories), plan.index, (), skipped)
-        steps = memory_changes(kept, snapshot.fingerprints)
+        steps = memory_changes(kept, snapshot.fingerprints, snapshot.context.paths.root)
         steps += [PlannedChange(change, derived=True) for change in _derived(selected, snapshot)]
     memory_steps = sum(1 for s in steps if not s.derived)
     selected.changes = [s.change for s in steps]

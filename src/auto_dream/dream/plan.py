@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from functools import partial
+from pathlib import Path
 
 from auto_dream.distill.base import LlmUsage
 from auto_dream.dream import bookkeeping
@@ -24,7 +25,7 @@ from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.store.cache import Fingerprint
 from auto_dream.store.context import StoreContext
 from auto_dream.store.index import IndexResult
-from auto_dream.store.memory import Memory, TakenNames, Unreadable, render_memory
+from auto_dream.store.memory import Memory, TakenNames, Unreadable, body_gap, render_memory
 from auto_dream.store.memory_md import index_differs, render_index
 from auto_dream.store.paths import StoreLayout
 from auto_dream.store.scan import fingerprint
@@ -153,7 +154,7 @@ def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
     index = derived.index
     if derived.index_changed:
         actions.append(RebuildIndex(index.text, len(index.listed), index.omitted))
-    changes = [*memory_changes(actions, snapshot.fingerprints),
+    changes = [*memory_changes(actions, snapshot.fingerprints, paths.root),
                *(PlannedChange(c, derived=True) for c in derived.changes)]
     return Plan(run_id=snapshot.run_id, dry_run=snapshot.options.dry_run, mode=decisions.mode, actions=tuple(actions),
                 deferred=tuple(decisions.deferred), flagged=tuple(decisions.flagged), review=tuple(decisions.review),
@@ -191,25 +192,40 @@ def _archive_path(memory: Memory, taken: dict[str, TakenNames], paths: StoreLayo
     return paths.archive_path(memory.type, name)
 
 
-def _rendered(memory: Memory) -> bytes:
-    return render_memory(memory).encode("utf-8")
+def _rendered(memory: Memory, gap: str = "") -> bytes:
+    return render_memory(memory, gap).encode("utf-8")
 
 
-def memory_changes(actions: list[Action] | tuple[Action, ...],
-                   fingerprints: Mapping[str, Fingerprint]) -> list[PlannedChange]:
+def _gap(source: Path) -> str:
+    """The blank lines between frontmatter and body in `source` (the file a rewrite replaces, or
+    an archive copy comes from): read when the plan is made, so every rendering agrees."""
+    try:  # never through a link, never from a FIFO
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return ""
+    try:
+        return body_gap(os.read(fd, 1 << 20)) if stat.S_ISREG(os.fstat(fd).st_mode) else ""
+    finally:
+        os.close(fd)
+
+
+def memory_changes(actions: list[Action] | tuple[Action, ...], fingerprints: Mapping[str, Fingerprint],
+                   root: Path) -> list[PlannedChange]:
     """Every memory file the actions write or remove, in order: memories, archive copies, removals."""
     steps: dict[str, PlannedChange] = {}
     removals: list[PlannedChange] = []
     for action in actions:
         match action:
             case CreateMemory(memory=memory) | UpdateMemory(after=memory):
-                steps[memory.path] = PlannedChange(FileChange(memory.path, partial(_rendered, memory)),
+                gap = _gap(root / memory.path) if isinstance(action, UpdateMemory) else ""
+                steps[memory.path] = PlannedChange(FileChange(memory.path, partial(_rendered, memory, gap)),
                                                    expected=fingerprints.get(memory.path))
     for action in actions:
         if isinstance(action, RetireMemory) and action.archived is not None:
             memory, copy = action.memory, action.archived
             needs = (action.target,) if action.target else ()
-            steps[copy.path] = PlannedChange(FileChange(copy.path, partial(_rendered, copy)), needs,
+            steps[copy.path] = PlannedChange(FileChange(copy.path, partial(_rendered, copy, _gap(root / memory.path))),
+                                             needs,
                                              archives=memory.path)
             steps.pop(memory.path, None)
             removals.append(PlannedChange(FileChange(memory.path, None), (*needs, copy.path),

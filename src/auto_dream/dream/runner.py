@@ -198,7 +198,8 @@ def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) 
         rolled, _ = roll_back_interrupted(context.paths)
         clean_leftovers(context.paths)
         if rolled and run_id is None:
-            rebuild_index(context, moves=False)
+            if context.paths.layout != "claude-code":
+                rebuild_index(context, moves=False)
             return rolled[-1]  # undoing the interrupted run is what was asked
         target = run_id or last_done_run(context.paths)
         if target is None:
@@ -209,7 +210,11 @@ def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) 
         if status != "done":
             raise StoreError(f"run {target} is {status}, there is nothing to undo")
         restored = restore(context.paths, target, force=force)
-        rebuild_index(context, moves=False)
+        index = context.paths.relative(context.paths.index)
+        if context.paths.layout != "claude-code" or index in restored.conflicts:
+            # ours is derived from the memories; a Claude Code folder's MEMORY.md is theirs,
+            # restored byte for byte, and rebuilt only when it was left as someone changed it
+            rebuild_index(context, moves=False)
         _revert_last_dream(context.paths, target)
         return restored
 

@@ -134,10 +134,19 @@ def is_statement(text: str) -> bool:
 
 def judge(a: Side, b: Side, duplicate: float, contradiction: float,
           rarity: Rarity | None = None) -> Verdict:
-    """The verdict on a pair. A supersede retires the older side; it needs both times known and different."""
+    """The verdict on a pair. A supersede retires the older side; it needs both times known and different.
+
+    One that holds the other's every word as written is never its contradiction: such a pair is
+    left for review (a merge, which keeps every line of both, still happens). Real case: the
+    first paragraph of an orchestkit memory, appended again as an entry, became a memory that
+    "superseded" the one it came from, whose How to apply says "they can never drift again"."""
     if a.statement and b.statement:
-        return judge_statements(a, b, duplicate, contradiction)
-    return judge_documents(a, b, rarity)
+        verdict = judge_statements(a, b, duplicate, contradiction)
+    else:
+        verdict = judge_documents(a, b, rarity)
+    if verdict.outcome == "supersede" and (within := said_verbatim(b.text, a.core) or said_verbatim(a.text, b.core)):
+        return Verdict("review", "duplicate", f"one says all the other says, word for word: {_quote(within)}")
+    return verdict
 
 
 def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -> Verdict:
@@ -334,6 +343,8 @@ def document_says(document: str, statement: str) -> str | None:
     Case: an entry that repeats a rule a long feedback memory already holds adds only its
     source; one that shares a few common words with an inventory adds nothing to it."""
     wanted = significant_words(core_text(statement))
+    if verbatim := said_verbatim(document, core_text(statement)):
+        return verbatim  # every word of it, as written: a multi-sentence entry too
     if len(wanted) < 3:
         flat = " ".join(core_text(statement).split())
         return flat if flat and flat in " ".join(document.split()) else None
@@ -343,6 +354,13 @@ def document_says(document: str, statement: str) -> str | None:
             if not is_contradiction(wanted_profile, Profile.of(sentence), 0.0):
                 return sentence
     return None
+
+
+def said_verbatim(document: str, text: str) -> str | None:
+    """`text` (its words as written, spaces aside) when `document` holds it whole and it is more
+    than a few words, else None."""
+    flat = " ".join(text.split())
+    return flat if len(flat) >= 40 and flat in " ".join(document.split()) else None
 
 
 def weighted_jaccard(a: frozenset[str], b: frozenset[str], rarity: Rarity | None = None) -> float:

@@ -48,6 +48,7 @@ _DESTINATION = (rf"[ \t]*(?P<dest><[^<>\n]*>|(?:[^\s()\\<]|\\.|{_PARENS})(?:[^\s
                 r"(?:[ \t]+(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*\)")
 _AFTER_LABEL = re.compile(_DESTINATION)
 _ANY_LINK = re.compile(r"\]\(" + _DESTINATION)
+_CODE_FILE = re.compile(r"(?<!`)`([^`\s]+\.md)`(?!`)")  # a code span that is a file name: `notes.md`
 _DEFINITION = re.compile(r" {0,3}\[(?:[^\]\\]|\\.)+\]:[ \t]*(?P<dest><[^<>\n]*>|\S+)")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
@@ -225,13 +226,17 @@ class _Fences:
 
 
 def _destinations(content: str) -> Iterator[str]:
-    """The destination of every link on a line: inline links and link reference definitions."""
+    """The destination of every link on a line (inline links, link reference definitions), and
+    every code span that names a markdown file: "See `prerelease-support.md` for the research"
+    lists that topic file as well as a link does (orchestkit's agents write them so)."""
     for match in _ANY_LINK.finditer(content):
         if match.group("dest"):
             yield match.group("dest")
     definition = _DEFINITION.match(content)
     if definition:
         yield definition.group("dest")
+    for match in _CODE_FILE.finditer(content):
+        yield match.group(1)
 
 
 def _first_link(content: str) -> str | None:
@@ -332,9 +337,12 @@ def _note_section_line(parsed: _Parsed, open_sections: list[tuple[str, int]], co
 
 def _place(parsed: _Parsed, unlisted: list[Memory], limits: IndexLimits, cr: str) -> list[_Line]:
     """The file's lines with one new line for each memory in `unlisted`, newest first, at the end of
-    its type's section, or in a section `## <Type>` added at the end."""
+    its type's section; in an index with no type sections, after its last link to a topic file
+    (orchestkit's `## Topic Files (read on demand)`), as a person adds one; else in a section
+    `## <Type>` added at the end."""
     inserted: dict[int, list[_Line]] = {}
     added_sections: list[tuple[str, list[_Line]]] = []
+    last_link = max((number for number, line in enumerate(parsed.lines) if line.kind == _LINK), default=None)
     for memory_type in MEMORY_TYPES:
         memories = sorted((m for m in unlisted if m.type == memory_type),
                           key=lambda m: (not m.pinned, -m.mtime.timestamp(), m.path))
@@ -343,6 +351,8 @@ def _place(parsed: _Parsed, unlisted: list[Memory], limits: IndexLimits, cr: str
             continue
         if memory_type in parsed.after:
             inserted.setdefault(parsed.after[memory_type], []).extend(new)
+        elif not parsed.after and last_link is not None:
+            inserted.setdefault(last_link, []).extend(new)
         else:
             added_sections.append((memory_type, new))
     lines: list[_Line] = []

@@ -447,8 +447,26 @@ def _writable(text: str) -> str:
     return text.replace("\x00", "\\x00")
 
 
-def render_memory(memory: Memory) -> str:
-    """The file text of a memory: known keys first, the rest preserved, then the body."""
+_CLOSING = re.compile(r"\n---[ \t]*\r?\n")
+
+
+def body_gap(raw: bytes) -> str:
+    """The blank lines a memory file has between its frontmatter and its body (Claude Code
+    writes one), so that a rewrite keeps them: "" when none, or no frontmatter."""
+    text = raw[:MAX_MEMORY_BYTES].decode("utf-8", errors="replace").lstrip("\ufeff")
+    if not text.startswith("---"):
+        return ""
+    closing = _CLOSING.search(text, 3)
+    if closing is None:
+        return ""
+    rest = text[closing.end():]
+    blank = len(rest) - len(rest.lstrip("\r\n"))
+    return "\n" * min(rest[:blank].count("\n"), 3) if rest.strip() else ""
+
+
+def render_memory(memory: Memory, gap: str = "") -> str:
+    """The file text of a memory: known keys first, the rest preserved, then the body (after
+    `gap`, the blank lines the file had there: body_gap)."""
     memory = replace(memory, name=_writable(memory.name), description=_writable(memory.description),
                      body=_writable(memory.body))
     # one line each, as a memory shows them; one kept in `extra` is written there, as it was (parse_memory)
@@ -464,7 +482,7 @@ def render_memory(memory: Memory) -> str:
     if memory.extra:
         head.append(_dump_extra(memory.extra))
     body = memory.body.strip("\n")
-    return "---\n" + "\n".join(head) + "\n---\n" + (body + "\n" if body else "")
+    return "---\n" + "\n".join(head) + "\n---\n" + (gap + body + "\n" if body else "")
 
 
 def _dump_extra(extra: dict) -> str:
