@@ -350,3 +350,12 @@ def test_a_memorys_own_paragraph_appended_again_joins_it_and_never_supersedes_it
     assert "\n---\n\nThe capture hook" in rewritten  # the blank line Claude Code leaves after the frontmatter stays
     assert "\nmetadata:\n  type: project\n" in rewritten and "\ntype:" not in rewritten
     assert not (folder / ".auto-dream" / "archive").exists() or not any((folder / ".auto-dream" / "archive").rglob("*.md"))
+
+
+def test_inside_a_claude_folder_auto_dream_has_dreamed_the_folder_is_the_root(tmp_path, cli, monkeypatch):
+    folder = claude_folder(tmp_path, {"feedback_tmp.md": METADATA})
+    run(cli, folder, "dream", "--no-llm")  # makes .auto-dream/ inside it
+    monkeypatch.chdir(folder)
+    listed = json.loads(cli("list", "--json").out)
+    assert [m["path"] for m in listed] == ["feedback_tmp.md"]
+    assert not (folder / ".auto-dream" / "memories").exists()  # .auto-dream/ was not taken for a store

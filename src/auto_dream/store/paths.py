@@ -252,8 +252,9 @@ def day_log_file(paths: StoreLayout, day: date) -> Path:
 
 
 def resolve_root(flag: str | None, env: str | None, cwd: Path, home: Path) -> Path:
-    """First match wins: --root, AUTO_DREAM_ROOT, the nearest .auto-dream/ upwards, the OpenClaw
-    skill's ~/.openclaw/workspace/.auto-dream when it exists, ~/.auto-dream."""
+    """First match wins: --root, AUTO_DREAM_ROOT, the nearest .auto-dream/ upwards (the folder
+    holding it when that is a Claude Code folder), the OpenClaw skill's
+    ~/.openclaw/workspace/.auto-dream when it exists, ~/.auto-dream."""
     for given in (flag, env):
         if given:
             return cwd / Path(given).expanduser()  # an absolute path stays as it is
