@@ -247,8 +247,9 @@ def main() -> None:
     rows = []
     for r in results:
         kinds = [a["kind"] for a in r["actions"]]
-        rows.append({"folder": r["folder"], "files": r["files"], "index +": len(r["index_added"]), "created": kinds.count("create"),
-                     "merges": kinds.count("merge"), "supersedes": kinds.count("supersede"),
+        rows.append({"folder": r["folder"], "files": r["files"], "index +": len(r["index_added"]),
+                     "created": kinds.count("create"), "merges": kinds.count("merge"),
+                     "supersedes": kinds.count("supersede"),
                      "archives": kinds.count("archive"), "review": len(r["review"]), "refused": r["refused"],
                      **{k: len(r[k]) for k in ("lost_index", "lost_keys", "lost_lines", "second", "undo_diff")}})
     totals = {k: sum(row[k] for row in rows) for k in counted}

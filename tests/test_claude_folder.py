@@ -349,7 +349,8 @@ def test_a_memorys_own_paragraph_appended_again_joins_it_and_never_supersedes_it
     assert "sources: [" in rewritten  # rewritten: the entry joined it
     assert "\n---\n\nThe capture hook" in rewritten  # the blank line Claude Code leaves after the frontmatter stays
     assert "\nmetadata:\n  type: project\n" in rewritten and "\ntype:" not in rewritten
-    assert not (folder / ".auto-dream" / "archive").exists() or not any((folder / ".auto-dream" / "archive").rglob("*.md"))
+    archive = folder / ".auto-dream" / "archive"
+    assert not archive.exists() or not any(archive.rglob("*.md"))
 
 
 def test_inside_a_claude_folder_auto_dream_has_dreamed_the_folder_is_the_root(tmp_path, cli, monkeypatch):
