@@ -360,3 +360,83 @@ def test_inside_a_claude_folder_auto_dream_has_dreamed_the_folder_is_the_root(tm
     listed = json.loads(cli("list", "--json").out)
     assert [m["path"] for m in listed] == ["feedback_tmp.md"]
     assert not (folder / ".auto-dream" / "memories").exists()  # .auto-dream/ was not taken for a store
+
+
+def test_the_records_folder_inside_a_claude_folder_is_not_taken_for_a_store(tmp_path, cli):
+    folder = claude_folder(tmp_path, {"feedback_tmp.md": METADATA})
+    run(cli, folder, "dream", "--no-llm")
+    before = snapshot(folder), sorted(p.name for p in (folder / ".auto-dream").iterdir())
+    for argv in (("append", "a fact"), ("list",), ("dream", "--no-llm")):
+        result = cli("--root", folder / ".auto-dream", *argv)
+        assert result.code == 1 and f"give --root {folder}" in result.err, result
+    assert (snapshot(folder), sorted(p.name for p in (folder / ".auto-dream").iterdir())) == before
+
+
+@pytest.mark.parametrize("beside", [["AGENTS.md", "SOUL.md", "memory/2026-11-30.md"], ["notes.md"]],
+                         ids=["an OpenClaw workspace", "a notes folder"])
+def test_a_folder_with_a_memory_md_and_a_store_of_ours_inside_is_not_a_claude_folder(tmp_path, cli, monkeypatch,
+                                                                                      beside):
+    workspace = tmp_path / "workspace"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "MEMORY.md").write_text("# Long-term memory\n- the user likes short answers\n")
+    for name in beside:
+        (workspace / name).write_text("# notes\n")
+    store = workspace / ".auto-dream"
+    assert cli("--root", store, "init").code == 0
+    monkeypatch.chdir(workspace)
+    assert cli("append", "a fact for the store").code == 0  # found upwards: the store, not the workspace
+    assert not (workspace / "logs").exists() and list((store / "logs").rglob("*.md"))
+    result = cli("--root", store, "check")
+    assert result.code == 0, result
+    assert cli("dream", "--no-llm").code == 0
+    assert (workspace / "MEMORY.md").read_text() == "# Long-term memory\n- the user likes short answers\n"
+
+
+def test_undo_refuses_when_memory_md_changed_since_the_run_so_moved_lines_are_never_lost(tmp_path, cli):
+    inline = "".join(f"- Fact {n}: service {n} caches builds in /var/cache/svc{n}\n" for n in range(230))
+    folder = claude_folder(tmp_path, {"feedback_tmp.md": METADATA}, "# Ops\n\n" + inline)
+    run(cli, folder, "dream", "--no-llm")
+    assert (folder / "MEMORY_overflow.md").exists()
+    with (folder / "MEMORY.md").open("a") as index:
+        index.write("- a line the agent added since\n")  # Claude Code's agent writes MEMORY.md all day
+    kept = snapshot(folder)
+    result = cli("--root", folder, "undo")
+    assert result.code == 1 and "MEMORY.md changed since that run" in result.err, result
+    assert snapshot(folder) == kept  # nothing restored, nothing removed: the moved lines are still there
+    run(cli, folder, "undo", "--force")  # the person chooses: the folder as it was before the run
+    assert (folder / "MEMORY.md").read_text() == "# Ops\n\n" + inline and not (folder / "MEMORY_overflow.md").exists()
+
+
+@pytest.mark.parametrize("when", ["planning", "applying"])
+def test_a_line_the_agent_adds_to_memory_md_during_a_dream_is_never_overwritten(tmp_path, when, monkeypatch):
+    import auto_dream.dream.runner as runner
+
+    folder = claude_folder(tmp_path, {"feedback_tmp.md": METADATA}, "# Memory\n- a hand-written fact\n")
+    context = open_context(folder, create=True)
+    from auto_dream.store.daylog import Entry, append_entry
+    append_entry(context.paths, Entry(at=datetime(2026, 11, 30, 9, tzinfo=timezone.utc),
+                                      text="Deploys go out on Tuesdays after the review", type="project"))
+    added = "- a line the agent wrote while the dream ran\n"
+
+    def agent_writes() -> None:
+        with (folder / "MEMORY.md").open("a") as index:
+            index.write(added)
+
+    if when == "planning":
+        real_plan = runner.plan_dream
+
+        def plan_then_write(*args, **kwargs):
+            plan = real_plan(*args, **kwargs)
+            agent_writes()
+            return plan
+        monkeypatch.setattr(runner, "plan_dream", plan_then_write)
+        hook = None
+    else:
+        def hook(step: int) -> None:
+            if step == 1:
+                agent_writes()
+    outcome = dream(context, datetime(2026, 11, 30, 10, tzinfo=timezone.utc), DreamOptions(), DeterministicDistiller(),
+                    step_hook=hook)
+    assert added in (folder / "MEMORY.md").read_text()
+    assert any("MEMORY.md" in line and "changed since the dream started" in line
+               for line in outcome.report.as_json()["warnings"]), outcome.report.as_json()["warnings"]

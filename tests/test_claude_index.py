@@ -154,8 +154,10 @@ def test_link_lines_are_recognised_however_the_link_is_written():
     text = "# Memory Index\n\n## Feedback\n" + "\n".join(forms) + "\n"
     assert rebuild(text, live).text == text  # every memory is linked: nothing added
     retired = rebuild(text, [], retired=tuple(m.path for m in live))
-    assert retired.text == "# Memory Index\n\n## Feedback\n"
-    assert retired.dropped == forms
+    # a retired file's line goes only when its link names that file from here: the repository-root
+    # form may name another file of the same name, and is kept (hands off unless certain)
+    assert retired.text == "# Memory Index\n\n## Feedback\n" + forms[-1] + "\n"
+    assert retired.dropped == forms[:-1]
 
 
 def test_a_memory_linked_anywhere_even_in_prose_is_not_listed_again():
@@ -397,3 +399,26 @@ def test_in_an_index_without_type_sections_a_new_line_goes_after_the_last_topic_
                 for n in ("a", "b", "c")]
     built = rebuild_claude_index(existing, memories, set(), IndexLimits(), date(2026, 12, 2))
     assert built.text == existing.replace("- [b](b.md) — second\n", "- [b](b.md) — second\n- [c](c.md) — the c topic\n")
+
+
+def test_a_link_that_only_shares_a_retired_files_name_is_kept():
+    existing = ("# Memory\n- [Release checklist](../../docs/release.md) — read it before tagging\n"
+                "- [Release](release.md) — the retired one\n")
+    built = rebuild_claude_index(existing, [], {"release.md"}, IndexLimits(), date(2026, 12, 2))
+    assert built.text == "# Memory\n- [Release checklist](../../docs/release.md) — read it before tagging\n"
+
+
+def test_a_fenced_block_moves_whole_and_a_second_run_changes_nothing():
+    # the reviewer's case: a 190-line fenced block, then a section of links, over the caps
+    fence = "```\n" + "".join(f"line {n} of a log excerpt\n" for n in range(188)) + "```\n"
+    links = "".join(f"- [{n}](feedback_{n}.md) — hook {n}\n" for n in range(15))
+    existing = "# Memory\n" + fence + "## Feedback\n" + links
+    live = [memory(f"feedback_{n}.md", "feedback") for n in range(15)]
+    first = rebuild(existing, live)
+    assert first.text.count("\n") <= 200
+    body = first.overflow_text.split("## Moved on", 1)[1]
+    assert body.count("```") in (0, 2)  # the block moved whole, or not at all
+    assert first.text.count("```") in (0, 2)
+    assert all(f"](feedback_{n}.md)" in first.text + first.overflow_text for n in range(15))
+    second = rebuild_claude_index(first.text, live, (), IndexLimits(), date(2026, 12, 2), first.overflow_text)
+    assert second.text == first.text and second.overflow_text is None and second.added == []

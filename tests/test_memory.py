@@ -596,10 +596,40 @@ def test_a_comment_after_a_key_auto_dream_reads_is_still_a_comment():
     written = "---\nname: Deploy rule\ndescription: Blue-green\ntype: feedback # from the March review\n" \
               "sources: 3f9a1c0e22b4 # the log entry\nstatus: active # or done\n---\nAlways deploy blue-green.\n"
     memory = parse_ok(written, "deploy.md")  # outside any type folder: the type is the frontmatter's
-    assert (memory.type, memory.read_only) == ("feedback", None)
+    assert memory.type == "feedback"
     assert memory.sources == ("3f9a1c0e22b4",) and memory.extra["status"] == "active"
+    assert "comment" in memory.read_only  # a rewrite would drop the comments: never rewritten
 
 
 def test_a_repeated_key_is_read_from_its_last_line_as_yaml_reads_it():
     memory = parse_ok("---\nname: Deploy #1 draft\nname: Deploy\ntype: user\n---\nbody\n")
     assert memory.name == "Deploy"
+
+
+def test_a_native_store_names_new_memories_as_design_says_and_a_claude_folder_as_claude_code_does(tmp_path):
+    from auto_dream.store.paths import ClaudeFolder, StorePaths
+
+    day = date(2026, 3, 12)
+    name = "Weekly reading goal for the whole team and every new member who joins it"
+    for layout, expected in ((StorePaths(tmp_path), "20260312_Weekly_reading_goal_for_the_whole_team_and_every_n.md"),
+                             (ClaudeFolder(tmp_path), "project_weekly_reading_goal_for_the_whole_team_and_every.md")):
+        assert memory_file_name(name, day, set(), layout.new_file_prefix("project", day)) == expected
+
+
+@pytest.mark.parametrize("line", ["# reviewed by Ana on 2026-03-01", "owner: ops # the on-call team",
+                                  "standup: 9:30", "ticket: 0755", "version: 1.10", "approved: no",
+                                  "metadata:\n  type: feedback\n  sprint: 07"])
+def test_frontmatter_a_rewrite_would_change_is_read_but_never_rewritten(line):
+    for broken in ("", "description: Cover letter standards: NYC location\n"):  # valid YAML, and line-read
+        text = f"---\nname: Deploy rule\n{broken}type: feedback\n{line}\n---\nAlways deploy blue-green.\n"
+        memory = parse_ok(text, "memories/feedback/20260301_deploy.md")
+        assert memory.read_only and ("comment" in memory.read_only or "would write" in memory.read_only), line
+
+
+@pytest.mark.parametrize("line", ["owner: ops", "rank: 3", "modified: 2026-03-01", "flag: true",
+                                  'title: "PR #835 review"',
+                                  "metadata:\n  type: feedback\n  originSessionId: 5f0c-11aa"])
+def test_frontmatter_a_rewrite_writes_back_as_it_was_may_be_rewritten(line):
+    memory = parse_ok(f"---\nname: Deploy rule\ntype: feedback\n{line}\n---\nAlways deploy blue-green.\n",
+                      "memories/feedback/20260301_deploy.md")
+    assert memory.read_only is None

@@ -216,7 +216,8 @@ def check(
 
 @app.command("build-index")
 def build_index_command(ctx: typer.Context) -> None:
-    """Rebuild MEMORY.md from memories/ alone (an index already up to date is left as it is)."""
+    """Rebuild MEMORY.md from the memory files (an index already up to date is left as it is). In a
+    Claude Code folder every line of MEMORY.md is kept: only lines for unlisted memories are added."""
     from auto_dream.commands.build_index import build_index
 
     built = build_index(_context(ctx))

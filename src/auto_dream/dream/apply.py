@@ -35,6 +35,7 @@ from auto_dream.dream.state import Snapshot
 from auto_dream.errors import StoreError
 from auto_dream.store.cache import Fingerprint
 from auto_dream.store.index import IndexResult
+from auto_dream.store.scan import fingerprint
 from auto_dream.store.views import LiveView
 
 StepHook = Callable[[int], None]
@@ -75,6 +76,7 @@ class _Writer:
         self.left: set[str] = set()  # paths whose change did not happen
         self.retiring = {s.archives: s.change.path for s in steps if s.archives is not None}  # memory -> archive copy
         self.number = {s.change.path: n for n, s in enumerate(steps)}
+        self.frozen: set[str] = set()  # derived files changed by someone since they were read: left alone
 
     def write(self, number: int) -> None:
         step = self.steps[number]
@@ -86,6 +88,8 @@ class _Writer:
             why = "changed since the dream started"
         elif step.archives and not still_as_orient_saw(self.snapshot, step.archives):
             why = f"{step.archives} changed since the dream started"
+        elif step.derived and step.change.path in self.frozen:
+            why = "changed since the dream started"
         if why is None:
             why = apply_change(self.snapshot.context.paths, step.change, self.run_id, expected)
         if why is not None:
@@ -143,7 +147,11 @@ def apply(plan: Plan, snapshot: Snapshot, step_hook: StepHook | None = None) -> 
     """Carry out the plan: journal every pre-image, then write, then mark the run done."""
     paths = snapshot.context.paths
     kept, skipped = select_actions(plan.actions, snapshot, races=True)
-    if len(kept) == len(plan.actions):
+    index_changed = [path for path, seen in plan.index.read_from if fingerprint(paths.root / path) != seen]
+    if index_changed:  # a Claude Code folder's MEMORY.md, written by its agent while we planned
+        skipped.append(f"{index_changed[0]} changed since the dream started: MEMORY.md is made again from it as "
+                       "it is now")
+    if len(kept) == len(plan.actions) and not index_changed:
         selected = Applied(kept, plan.live.copy(), plan.index, plan.distilled_entry_ids, skipped)
         steps = list(plan.changes)
     else:  # a file changed since orient: what depends on the changes left out is derived again
@@ -165,6 +173,10 @@ def apply(plan: Plan, snapshot: Snapshot, step_hook: StepHook | None = None) -> 
     reached()
     seen = write_journal(paths, plan.run_id, selected.changes, snapshot.now)
     writer = _Writer(selected, snapshot, plan.run_id, steps, seen)
+    # a Claude Code folder's MEMORY.md (or its overflow) written to since the index was made from
+    # it: what was made would lose that line, so neither is rewritten this run
+    if any(fingerprint(paths.root / path) != then for path, then in selected.index.read_from):
+        writer.frozen = {path for path, _ in selected.index.read_from}
     number = 0
     try:
         for number in range(len(steps)):

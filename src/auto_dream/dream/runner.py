@@ -210,10 +210,9 @@ def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) 
         if status != "done":
             raise StoreError(f"run {target} is {status}, there is nothing to undo")
         restored = restore(context.paths, target, force=force)
-        index = context.paths.relative(context.paths.index)
-        if context.paths.layout != "claude-code" or index in restored.conflicts:
+        if context.paths.layout != "claude-code":
             # ours is derived from the memories; a Claude Code folder's MEMORY.md is theirs,
-            # restored byte for byte, and rebuilt only when it was left as someone changed it
+            # restored byte for byte like its topic files (or, changed since, refused)
             rebuild_index(context, moves=False)
         _revert_last_dream(context.paths, target)
         return restored

@@ -330,7 +330,9 @@ def restore(paths: StoreLayout, run_id: str, force: bool, rolling_back: bool = F
 
     A file that is neither what the run wrote nor what was there before was changed by
     someone since: undo refuses (unless forced); a roll-back leaves it and reports it.
-    MEMORY.md is derived: it never stops an undo, and the caller rebuilds it.
+    Our MEMORY.md is derived: it never stops an undo, and the caller rebuilds it. A Claude
+    Code folder's is theirs (lines a run moved out or dropped are only in its pre-image): it
+    is a file like the others.
     """
     journal = read_journal(paths, run_id)
     folder = run_dir(paths, run_id)
@@ -338,7 +340,8 @@ def restore(paths: StoreLayout, run_id: str, force: bool, rolling_back: bool = F
         _check_inside(paths, paths.root / record["path"])
     recover_aside(paths, run_id, journal)
     current = {r["path"]: digest(read_if_present(paths.root / r["path"])) for r in journal["files"]}
-    derived = paths.relative(paths.index)  # rebuilt from the memories, never a reason to refuse an undo
+    # rebuilt from the memories, never a reason to refuse an undo (in our own layout)
+    derived = paths.relative(paths.index) if paths.layout != "claude-code" else None
     conflicts = [r["path"] for r in journal["files"] if r["path"] != derived
                  and current[r["path"]] not in (r["post_sha256"], r["pre_sha256"])]
     if conflicts and not force and not rolling_back:

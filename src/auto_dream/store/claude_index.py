@@ -77,6 +77,7 @@ class _Line:
     memory: Memory | None = None  # the live memory a _LINK line links
     section: int = -1  # the number of the section added now that holds it
     written: bool = True  # in the file before this run
+    fence: int = -1  # the fenced code block it is part of (its fence lines too): they move together
 
     @property
     def content(self) -> str:
@@ -181,8 +182,10 @@ class _Names:
     def __init__(self, live: Collection[str], retired: Collection[str]):
         self.known = set(live) | set(retired)
         # a destination written from elsewhere (`memory/foo.md` from the repository root) names
-        # the file by its last component, when only one file has that name (a live one first)
-        self.by_name = {**_by_file_name(retired), **_by_file_name(live)}
+        # a live file by its last component, when only one has that name; a retired file only by
+        # its own path: `../../docs/release.md` is a repository document, not the archived
+        # release.md, and a line is dropped only when it surely links what dream retired
+        self.by_name = _by_file_name(live)
 
     def resolve(self, destination: str) -> str | None:
         path = _ESCAPED.sub(r"\1", destination[1:-1] if destination[:1] == "<" else destination)
@@ -207,10 +210,12 @@ def _by_file_name(paths: Collection[str]) -> dict[str, str | None]:
 
 
 class _Fences:
-    """Whether each line, in order, is part of a fenced code block (where nothing is a link or a heading)."""
+    """Whether each line, in order, is part of a fenced code block (where nothing is a link or a
+    heading); `block` numbers the blocks."""
 
     def __init__(self) -> None:
         self.fence: str | None = None
+        self.block = -1
 
     def inside(self, content: str) -> bool:
         if self.fence is not None:
@@ -221,6 +226,7 @@ class _Fences:
         opener = _FENCE.match(content)
         if opener:
             self.fence = opener.group(1)
+            self.block += 1
             return True
         return False
 
@@ -288,7 +294,7 @@ def _parse(raw_lines: list[str], names: _Names, live: dict[str, Memory], overflo
     for number, text in enumerate(raw_lines):
         content = text.removesuffix("\r")
         if fences.inside(content):
-            parsed.lines.append(_Line(text, _HAND))
+            parsed.lines.append(_Line(text, _HAND, fence=fences.block))
             _note_section_line(parsed, open_sections, content)
             continue
         if number == 0 and content.lstrip("\ufeff").startswith("# "):
@@ -448,12 +454,19 @@ class _Moves:
         for line in links:
             if line.section >= 0:
                 left_in_section[line.section] = left_in_section.get(line.section, 0) + 1
+        blocks: dict[int, list[_Line]] = {}
+        for line in self.lines:
+            if line.fence >= 0:
+                blocks.setdefault(line.fence, []).append(line)
         for line in (*hand, *links):
             if self.fits():
                 break
-            self.moved.add(id(line))
-            self.line_count -= 1
-            self.byte_count -= line.cost
+            if id(line) in self.moved:
+                continue
+            for part in blocks.get(line.fence, [line]) if line.fence >= 0 else [line]:
+                self.moved.add(id(part))  # a fenced block moves whole: never split at a fence
+                self.line_count -= 1
+                self.byte_count -= part.cost
             if line.section >= 0:
                 left_in_section[line.section] -= 1
                 if not left_in_section[line.section]:

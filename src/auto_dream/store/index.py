@@ -37,6 +37,10 @@ class IndexResult:
     # file that hand-written lines move to when MEMORY.md is over Claude Code's caps.
     files: tuple[tuple[str, str], ...] = ()
     moved: int = 0  # hand-written lines moved there
+    dropped: int = 0  # in a Claude Code folder, list items dropped for linking a retired file
+    # In a Claude Code folder, the files the text was made from (MEMORY.md, the overflow file)
+    # and their fingerprints then (None: absent): a file changed since makes it again (apply).
+    read_from: tuple[tuple[str, object], ...] = ()
 
     @property
     def line_count(self) -> int:

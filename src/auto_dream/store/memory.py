@@ -213,13 +213,59 @@ def split_frontmatter(text: str, notes: list[str] | None = None) -> tuple[dict |
         metadata = _read_lines(block)
         if metadata is None:
             return f"broken YAML frontmatter: {_first_line(error)}"
+        if notes is not None and (change := _rewrite_would_change(metadata, block)):
+            notes.append(change)
         return metadata, body.strip()  # a rewrite writes it as valid YAML, every value quoted as it needs
     if metadata is None:
         metadata = {}
     if not isinstance(metadata, dict):
         return "frontmatter is not a mapping of keys to values"
     metadata = {str(key): value for key, value in metadata.items()}
-    return _whole_values(metadata, block), body.strip()
+    metadata = _whole_values(metadata, block)
+    if notes is not None and (change := _rewrite_would_change(metadata, block)):
+        notes.append(change)
+    return metadata, body.strip()
+
+
+def _rewrite_would_change(metadata: dict, block: str) -> str | None:
+    """Why writing `metadata` back would not give the lines the person wrote, or None.
+
+    A comment line, or a comment after a value, is dropped by any YAML writer; a value YAML
+    reads as something else than its text (`ticket: 0755` is 493, `approved: no` is false,
+    `standup: 9:30` is 570, `version: 1.10` is 1.1) comes back written differently. A file
+    like that is read, but never rewritten. Keys auto-dream owns (name, description, type,
+    mtime, sources) are left out: they are written as the memory shows them."""
+    parent: dict | None = None
+    for line in block.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#"):
+            return "its frontmatter holds a comment line, which a rewrite would drop"
+        match = _KEY_LINE.match(stripped)
+        if match is None:
+            continue  # a list item or a continued value: kept as the structure YAML read
+        key, raw = match.group(1), (match.group(2) or "").strip()
+        top = line[:1] not in (" ", "\t")
+        if top and key in ("name", "description"):
+            continue  # an unquoted ` #` there is part of the value (_whole_values), written quoted
+        if " #" in raw and raw[:1] not in ("'", '"'):
+            return f"a comment after `{key}:` in its frontmatter, which a rewrite would drop"
+        if top:
+            value = metadata.get(key)
+            parent = value if isinstance(value, dict) else None
+            if key in KNOWN_KEYS:
+                continue
+        elif parent is not None:
+            value = parent.get(key)
+        else:
+            continue
+        if not raw or raw[0] in "'\"|>[{&*!" or isinstance(value, (dict, list)):
+            continue  # quoted or a structure: the value is what is kept
+        written = yaml.safe_dump({key: value}, allow_unicode=True, width=10**9).strip()
+        if written != f"{key}: {raw}":
+            return f"a rewrite would write `{key}: {raw}` as `{written}`"
+    return None
 
 
 _KEY_LINE = re.compile(r"([A-Za-z_][\w-]*):(?:[ \t]+(.*))?$")
@@ -268,7 +314,10 @@ def _scalar(written: str) -> object:
         value = yaml.load(written, Loader=_YAML_LOADER) if written else written
     except YAML_ERRORS:
         return written
-    return value if isinstance(value, (date, int, float)) or value is None else written
+    if not isinstance(value, (date, int, float)) and value is not None:
+        return written
+    # only when YAML writes it back as it was: `0755` (493), `9:30` (570), `1.10` (1.1) stay text
+    return value if yaml.safe_dump(value, width=10**9).removesuffix("\n...\n").strip() == written else written
 
 
 def _whole_values(metadata: dict, block: str) -> dict:

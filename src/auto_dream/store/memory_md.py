@@ -16,7 +16,7 @@ from auto_dream.store.context import StoreContext
 from auto_dream.store.index import IndexLimits, IndexResult, IndexSource, build_index
 from auto_dream.store.memory import Memory, Unreadable, write_atomic
 from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME, StoreLayout
-from auto_dream.store.scan import MemoryScan, scan_memories
+from auto_dream.store.scan import MemoryScan, fingerprint, scan_memories
 from auto_dream.store.templates import load_template
 
 
@@ -41,6 +41,8 @@ def render_index(context: StoreContext, memories: list[Memory] | IndexSource,
 def _claude_index(context: StoreContext, live: list[Memory], unreadable: Sequence[Unreadable],
                   retiring: Collection[str], today: date) -> IndexResult:
     paths = context.paths
+    read_from = ((paths.relative(paths.index), fingerprint(paths.index)),
+                 (OVERFLOW_NAME, fingerprint(paths.root / OVERFLOW_NAME)))  # before reading: a later change shows
     existing = _read_text(paths.index)
     overflow = _read_text(paths.root / OVERFLOW_NAME)
     names = {m.path for m in live}
@@ -51,7 +53,7 @@ def _claude_index(context: StoreContext, live: list[Memory], unreadable: Sequenc
     warnings = list(built.warnings)
     files = ((OVERFLOW_NAME, built.overflow_text),) if built.overflow_text is not None else ()
     return IndexResult(text=built.text, listed=listed, omitted=len(live) - len(listed), warnings=warnings,
-                       files=files, moved=built.moved)
+                       files=files, moved=built.moved, dropped=len(built.dropped), read_from=read_from)
 
 
 def _links(text: str, path: str) -> bool:
@@ -101,18 +103,18 @@ class IndexBuild:
 
 def rebuild_index(context: StoreContext, moves: bool = True) -> IndexBuild:
     """Write MEMORY.md from memories/ alone; an index already up to date is not rewritten. In a
-    Claude Code folder, hand-written lines that would have to move out (over Claude Code's caps)
-    are a dream's to move, in a run `undo` reverses: refused here (StoreError), or, without
-    `moves` (after an undo, which put them back), MEMORY.md is left as it is."""
+    Claude Code folder the file is theirs: lines that would move out (over Claude Code's caps)
+    or go (linking a retired file) are a dream's to change, in a run `undo` reverses: refused
+    here (StoreError), or, without `moves`, MEMORY.md is left as it is."""
     scan = scan_memories(context.paths, context.tz, cache=ParseCache.load(context.paths))
     result = render_index(context, scan.memories, scan.unreadable)
-    if result.moved and not moves:
+    if (result.moved or result.dropped) and not moves:
         return IndexBuild(result=result, changed=False, unreadable=scan.unreadable)
-    if result.moved:
-        raise StoreError(f"MEMORY.md is over what Claude Code loads ({context.config.index_max_lines} lines, "
-                         f"{context.config.index_max_bytes:,} bytes): `auto-dream dream` moves {result.moved} "
-                         f"hand-written lines to {OVERFLOW_NAME} in a run `auto-dream undo` reverses; "
-                         "nothing was written")
+    if result.moved or result.dropped:
+        what = (f"move {result.moved} hand-written lines to {OVERFLOW_NAME}" if result.moved
+                else f"drop {result.dropped} lines that link retired files")
+        raise StoreError(f"rebuilding MEMORY.md would {what}: only `auto-dream dream` changes a person's lines, "
+                         "in a run `auto-dream undo` reverses; nothing was written")
     data = result.text.encode("utf-8")
     changed = index_differs(context, data)
     if changed:

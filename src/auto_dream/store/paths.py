@@ -44,7 +44,9 @@ class StoreLayout(Protocol):
     @property
     def untyped(self) -> str | None: ...  # the type a file that names none is read as (read-only), or None
     def log_file(self, day: date) -> Path: ...
-    def new_file_prefix(self, memory_type: str, day: date) -> str: ...  # how a new memory's file name begins
+    # How a new memory's file name begins, its slug then in Claude Code's style (lower case, cut at
+    # a word); None: DESIGN section 1's YYYYMMDD_<slug>.md
+    def new_file_prefix(self, memory_type: str, day: date) -> str | None: ...
     def memory_folder(self, archived: bool = False) -> str: ...  # scanned for memory files
     def memory_dir(self, memory_type: str) -> Path: ...  # where a new memory of the type goes
     def archive_dir(self, memory_type: str) -> Path: ...  # where a retired memory of the type goes
@@ -105,8 +107,8 @@ class StorePaths:
     def log_file(self, day: date) -> Path:
         return day_log_file(self, day)
 
-    def new_file_prefix(self, memory_type: str, day: date) -> str:
-        return f"{day:%Y%m%d}_"  # DESIGN section 1: YYYYMMDD_<slug>.md in the type's folder
+    def new_file_prefix(self, memory_type: str, day: date) -> str | None:
+        return None  # DESIGN section 1: YYYYMMDD_<slug>.md in the type's folder
 
     layout = "auto-dream"
     untyped = None  # a file outside a type folder that names no type is not a memory here
@@ -198,7 +200,7 @@ class ClaudeFolder:
     def log_file(self, day: date) -> Path:
         return day_log_file(self, day)
 
-    def new_file_prefix(self, memory_type: str, day: date) -> str:
+    def new_file_prefix(self, memory_type: str, day: date) -> str | None:
         return f"{memory_type}_"  # Claude Code's own naming: feedback_testing.md, project_status.md
 
     def run_may_write(self, parts: tuple[str, ...]) -> bool:
@@ -262,7 +264,7 @@ def resolve_root(flag: str | None, env: str | None, cwd: Path, home: Path) -> Pa
         candidate = folder / STORE_DIR_NAME
         if candidate.is_dir():
             # inside a Claude Code folder auto-dream has dreamed, .auto-dream/ is its records: the folder is the store
-            return folder if is_claude_layout(folder) else candidate
+            return folder if is_claude_records(candidate) and is_claude_layout(folder) else candidate
     if (home / OPENCLAW_STORE).is_dir():
         return home / OPENCLAW_STORE
     return home / STORE_DIR_NAME
@@ -384,11 +386,14 @@ def is_claude_layout(root: Path) -> bool:
     (a copy of one, anywhere), or auto-dream has dreamed it before (its .auto-dream/ folder)."""
     if is_native_store(root) or any(os.path.lexists(root / name) for name in OURS):
         return False
+    records = root / STORE_DIR_NAME
+    if _is_folder(records) and not is_claude_records(records):
+        return False  # a folder holding a store of ours (an OpenClaw workspace, a project): not a memory folder
     if is_claude_code_folder(root):
         return True
     if not _is_regular(root / CLAUDE_INDEX):
         return False
-    if _is_folder(root / STORE_DIR_NAME):
+    if _is_folder(records):
         return True
     try:
         with os.scandir(root) as listing:
@@ -400,8 +405,20 @@ def is_claude_layout(root: Path) -> bool:
         return False
 
 
+def is_claude_records(folder: Path) -> bool:
+    """The `.auto-dream/` auto-dream keeps inside a Claude Code folder (runs, caches, the archive),
+    not a store of ours: it has none of a store's memories/, logs/ or .state/."""
+    return _is_folder(folder) and not any(os.path.lexists(folder / name) for name in ("memories", "logs", ".state"))
+
+
 def layout_at(root: Path) -> "StorePaths | ClaudeFolder":
-    """The layout of the store at `root`: a Claude Code folder (is_claude_layout), else ours."""
+    """The layout of the store at `root`: a Claude Code folder (is_claude_layout), else ours.
+    StoreError for the `.auto-dream/` inside a Claude Code folder: auto-dream's records of it,
+    which would otherwise pass for a half-made store of ours and gain one."""
+    parent = Path(os.path.abspath(root)).parent
+    if Path(root).name == STORE_DIR_NAME and is_claude_records(Path(root)) and is_claude_layout(parent):
+        raise StoreError(f"{root} holds auto-dream's records of the Claude Code memory folder {parent}: "
+                         f"give --root {parent}")
     return ClaudeFolder(root) if is_claude_layout(root) else StorePaths(root)
 
 
@@ -450,8 +467,8 @@ def open_store(root: Path) -> "StorePaths | ClaudeFolder":
         raise StoreError(f"no store at {root}: run `auto-dream init` first")
     if not root.is_dir():
         raise StoreError(f"store root {root} is a file, not a folder")
-    refuse_other_layout(root)
     paths = layout_at(root)
+    refuse_other_layout(root)
     check_layout(paths)
     return paths
 
