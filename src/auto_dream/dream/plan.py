@@ -22,10 +22,19 @@ from auto_dream.dream.actions import (
 )
 from auto_dream.dream.runs import FileChange
 from auto_dream.dream.state import Decisions, Snapshot
+from auto_dream.errors import StoreError
 from auto_dream.store.cache import Fingerprint
 from auto_dream.store.context import StoreContext
 from auto_dream.store.index import IndexResult
-from auto_dream.store.memory import Memory, TakenNames, Unreadable, body_gap, render_memory
+from auto_dream.store.memory import (
+    MAX_MEMORY_BYTES,
+    Memory,
+    TakenNames,
+    Unreadable,
+    body_gap,
+    read_regular,
+    render_memory,
+)
 from auto_dream.store.memory_md import index_differs, render_index
 from auto_dream.store.paths import StoreLayout
 from auto_dream.store.scan import fingerprint
@@ -199,14 +208,11 @@ def _rendered(memory: Memory, gap: str = "") -> bytes:
 def _gap(source: Path) -> str:
     """The blank lines between frontmatter and body in `source` (the file a rewrite replaces, or
     an archive copy comes from): read when the plan is made, so every rendering agrees."""
-    try:  # never through a link, never from a FIFO
-        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return ""
     try:
-        return body_gap(os.read(fd, 1 << 20)) if stat.S_ISREG(os.fstat(fd).st_mode) else ""
-    finally:
-        os.close(fd)
+        data = read_regular(source, MAX_MEMORY_BYTES)
+    except StoreError:
+        return ""
+    return body_gap(data) if data is not None else ""
 
 
 def memory_changes(actions: list[Action] | tuple[Action, ...], fingerprints: Mapping[str, Fingerprint],

@@ -3,6 +3,7 @@
 All Markdown and frontmatter I/O of memory files lives here (STYLE rule 7).
 """
 
+import errno
 import os
 import re
 import tempfile
@@ -16,6 +17,7 @@ from stat import S_ISREG
 import frontmatter
 import yaml
 
+from auto_dream.errors import StoreError
 from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, OVERFLOW_NAME, make_dirs
 
 MAX_MEMORY_BYTES = 1_000_000  # larger than any memory a person or an agent writes
@@ -485,6 +487,30 @@ def _written_out(match: re.Match) -> str:
     if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for the byte code - 0xDC00
         return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+# ---------------------------------------------------------------- reading a file as it is
+
+
+def read_regular(path: Path, limit: int = -1) -> bytes | None:
+    """A regular file's bytes (its first `limit`), None when there is none. Never through a
+    symbolic link, never waiting on a FIFO (O_NOFOLLOW, O_NONBLOCK): either, or a file that
+    cannot be read, is a StoreError of one line."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise StoreError(f"{path} is a symbolic link: auto-dream does not follow it") from None
+        raise StoreError(f"cannot read {path}: {error.strerror}") from None
+    try:
+        if not S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(f"{path} is not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit)
+    finally:
+        os.close(fd)
 
 
 # ---------------------------------------------------------------- writing

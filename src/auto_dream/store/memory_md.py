@@ -6,7 +6,6 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from stat import S_ISREG
 from urllib.parse import quote
 
 from auto_dream.errors import StoreError
@@ -14,7 +13,7 @@ from auto_dream.store.cache import ParseCache
 from auto_dream.store.claude_index import rebuild_claude_index
 from auto_dream.store.context import StoreContext
 from auto_dream.store.index import IndexLimits, IndexResult, IndexSource, build_index
-from auto_dream.store.memory import Memory, Unreadable, write_atomic
+from auto_dream.store.memory import Memory, Unreadable, read_regular, write_atomic
 from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME, StoreLayout
 from auto_dream.store.scan import MemoryScan, fingerprint, scan_memories
 from auto_dream.store.templates import load_template
@@ -74,19 +73,9 @@ def _archived_names(paths: StoreLayout) -> set[str]:
 def _read_text(path: Path) -> str | None:
     """A file's text as it is (None: absent), never through a link; StoreError when it is not
     UTF-8: a file whose every line is kept must be read whole."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
+    data = read_regular(path)
+    if data is None:
         return None
-    except OSError as error:
-        raise StoreError(f"cannot read {path}: {error.strerror}") from None
-    try:
-        if not S_ISREG(os.fstat(fd).st_mode):
-            raise StoreError(f"{path} is not a regular file")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read()
-    finally:
-        os.close(fd)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -131,20 +120,8 @@ def index_differs(context: StoreContext, data: bytes) -> bool:
 def read_index(context: StoreContext, limit: int) -> bytes | None:
     """MEMORY.md's first `limit` bytes (enough to compare it with what it should be), or None
     when it is not there. Never through a link, never from a FIFO (paths.check_layout refuses
-    both when the store is opened; O_NOFOLLOW and O_NONBLOCK hold if one appears since)."""
-    try:
-        fd = os.open(context.paths.index, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise StoreError(f"cannot read {context.paths.index}: {error.strerror}") from None
-    try:
-        if not S_ISREG(os.fstat(fd).st_mode):
-            raise StoreError(f"{context.paths.index} is not a regular file")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(limit)
-    finally:
-        os.close(fd)
+    both when the store is opened; memory.read_regular holds if one appears since)."""
+    return read_regular(context.paths.index, limit)
 
 
 def index_in_sync(context: StoreContext, scan: MemoryScan) -> bool:
