@@ -122,8 +122,13 @@ def test_a_superseded_memory_goes_to_the_archive_with_why_and_undo_restores_the_
     report = json.loads(run(cli, folder, "dream", "--no-llm", "--json").out)
     superseded = [row for row in report["actions"] if row["kind"] == "supersede"]
     assert [row["path"] for row in superseded] == ["project_deploy_day.md"]
-    archived = folder / ".auto-dream" / "archive" / "project" / "project_deploy_day.md"
+    archived = folder / ".auto-dream" / "archive" / "project" / "project_deploy_day.markdown"
     assert not (folder / "project_deploy_day.md").exists() and archived.is_file()
+    # Claude Code recalls every *.md under the folder, dot-folders too (memdir/memoryScan.ts):
+    # nothing auto-dream keeps is named so, or a retired memory would come back
+    assert not list((folder / ".auto-dream").rglob("*.md"))
+    listed = json.loads(run(cli, folder, "list", "--archived", "--json").out)
+    assert [m["path"] for m in listed] == [".auto-dream/archive/project/project_deploy_day.markdown"]
     copy = archived.read_text()
     new_file = superseded[0]["target"]
     assert f"superseded_by: {new_file}" in copy and "archived_reason:" in copy
@@ -440,3 +445,14 @@ def test_a_line_the_agent_adds_to_memory_md_during_a_dream_is_never_overwritten(
     assert added in (folder / "MEMORY.md").read_text()
     assert any("MEMORY.md" in line and "changed since the dream started" in line
                for line in outcome.report.as_json()["warnings"]), outcome.report.as_json()["warnings"]
+
+
+def test_a_second_retirement_of_the_same_name_is_numbered_and_never_overwrites_the_first(tmp_path, cli):
+    folder = claude_folder(tmp_path, {"project_deploy_day.md": TOP_LEVEL})
+    earlier = folder / ".auto-dream" / "archive" / "project" / "project_deploy_day.markdown"
+    earlier.parent.mkdir(parents=True)
+    earlier.write_text("an earlier retirement\n")
+    run(cli, folder, "append", "--type", "project", "The team deploys to production on Monday now, not Friday")
+    run(cli, folder, "dream", "--no-llm")
+    assert earlier.read_text() == "an earlier retirement\n"
+    assert (earlier.parent / "project_deploy_day_2.markdown").is_file()

@@ -31,6 +31,7 @@ from auto_dream.store.memory import (
     Memory,
     TakenNames,
     Unreadable,
+    archived_names,
     body_gap,
     read_regular,
     render_memory,
@@ -194,7 +195,7 @@ def archive_copies(actions: list[Action], paths: StoreLayout, now: datetime, run
 
 def _archive_path(memory: Memory, taken: dict[str, TakenNames], paths: StoreLayout) -> str:
     if memory.type not in taken:
-        taken[memory.type] = TakenNames.of_folder(paths.archive_dir(memory.type))
+        taken[memory.type] = TakenNames(archived_names(paths, memory.type))
     names = taken[memory.type]
     name = names.first_free(memory.file_name)
     names.add(name)

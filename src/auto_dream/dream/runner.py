@@ -130,7 +130,7 @@ def _dream(context: StoreContext, now: datetime, options: DreamOptions, distille
         markdown = render_markdown(report)
         if applied.changes:
             folder = run_dir(context.paths, run_id)
-            write_atomic(folder / "report.md", markdown.encode("utf-8"))
+            write_atomic(folder / context.paths.report_name, markdown.encode("utf-8"))
             write_atomic(folder / "report.json",
                          json.dumps(report.as_json(), ensure_ascii=False, indent=1).encode("utf-8"))
         _record(snapshot, plan, applied)

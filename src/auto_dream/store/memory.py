@@ -18,7 +18,7 @@ import frontmatter
 import yaml
 
 from auto_dream.errors import StoreError
-from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, OVERFLOW_NAME, make_dirs
+from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, OVERFLOW_NAME, StoreLayout, make_dirs
 
 MAX_MEMORY_BYTES = 1_000_000  # larger than any memory a person or an agent writes
 SLUG_MAX_CHARS = 50
@@ -670,6 +670,17 @@ class TakenNames:
         if bucket is None:
             bucket = self._folded[prefix] = {n.casefold() for n in self._names if n.startswith(prefix)}
         return bucket
+
+
+def archived_names(paths: "StoreLayout", memory_type: str) -> list[str]:
+    """The names of the archive's files of a type as they were named live (`x.md`, whatever
+    the layout's archive_ext), for numbering a new archive copy against them."""
+    try:
+        names = os.listdir(paths.archive_dir(memory_type))
+    except OSError:
+        return []
+    ext = paths.archive_ext
+    return [name.removesuffix(ext) + ".md" for name in names if name.endswith(ext)]
 
 
 _DATE_PREFIX = re.compile(r"[0-9]{8}_")

@@ -1,7 +1,6 @@
 """MEMORY.md on disk: rendered from a store's memories with its header and caps, compared
 with the file, rewritten only when it differs."""
 
-import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -13,7 +12,7 @@ from auto_dream.store.cache import ParseCache
 from auto_dream.store.claude_index import rebuild_claude_index
 from auto_dream.store.context import StoreContext
 from auto_dream.store.index import IndexLimits, IndexResult, IndexSource, build_index
-from auto_dream.store.memory import Memory, Unreadable, read_regular, write_atomic
+from auto_dream.store.memory import Memory, Unreadable, archived_names, read_regular, write_atomic
 from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME, StoreLayout
 from auto_dream.store.scan import MemoryScan, fingerprint, scan_memories
 from auto_dream.store.templates import load_template
@@ -60,14 +59,8 @@ def _links(text: str, path: str) -> bool:
 
 
 def _archived_names(paths: StoreLayout) -> set[str]:
-    """The file names the archive holds: memories a dream retired from this folder."""
-    names: set[str] = set()
-    for memory_type in MEMORY_TYPES:
-        try:
-            names.update(os.listdir(paths.archive_dir(memory_type)))
-        except OSError:
-            continue
-    return names
+    """The file names the archive holds, as they were named live: memories a dream retired."""
+    return {name for memory_type in MEMORY_TYPES for name in archived_names(paths, memory_type)}
 
 
 def _read_text(path: Path) -> str | None:

@@ -43,6 +43,10 @@ class StoreLayout(Protocol):
     def is_memory_path(self, relative: str) -> bool: ...  # a live memory file's path
     @property
     def untyped(self) -> str | None: ...  # the type a file that names none is read as (read-only), or None
+    @property
+    def archive_ext(self) -> str: ...  # how a retired memory's file name ends in the archive (".md")
+    @property
+    def report_name(self) -> str: ...  # a run's report, in its run folder
     def log_file(self, day: date) -> Path: ...
     # How a new memory's file name begins, its slug then in Claude Code's style (lower case, cut at
     # a word); None: DESIGN section 1's YYYYMMDD_<slug>.md
@@ -112,6 +116,8 @@ class StorePaths:
 
     layout = "auto-dream"
     untyped = None  # a file outside a type folder that names no type is not a memory here
+    archive_ext = ".md"
+    report_name = "report.md"
 
     def run_may_write(self, parts: tuple[str, ...]) -> bool:
         return parts == ("MEMORY.md",) or (len(parts) > 1 and parts[0] in ("memories", "archive", ".state"))
@@ -160,6 +166,11 @@ class ClaudeFolder:
     __slots__ = ("root",)
     layout = "claude-code"
     untyped = "reference"  # a topic file that names no type is still one Claude Code reads
+    # Claude Code reads every `*.md` under the folder, dot-folders too, as a memory to recall
+    # (src/memdir/memoryScan.ts: readdir(memoryDir, {recursive: true}), filtered on ".md"): what
+    # auto-dream keeps in .auto-dream/ must not end in .md. A retired memory is still Markdown.
+    archive_ext = ".markdown"
+    report_name = "report.markdown"
 
     def __init__(self, root: Path):
         self.root = Path(root)
@@ -226,7 +237,7 @@ class ClaudeFolder:
         return file_name
 
     def archive_path(self, memory_type: str, file_name: str) -> str:
-        return f"{STORE_DIR_NAME}/archive/{memory_type}/{file_name}"
+        return f"{STORE_DIR_NAME}/archive/{memory_type}/{file_name.removesuffix('.md')}{self.archive_ext}"
 
     def skeleton(self) -> list[Path]:
         return [self.state]  # nothing else is made in a folder that is Claude Code's

@@ -47,8 +47,8 @@ def _int64(value: int) -> int:
     return value - 2**64 if value >= 2**63 else value
 
 
-def walk_memory_files(folder: Path, relative: str,
-                      ordered: bool = True) -> tuple[list[tuple[str, Fingerprint]], list[Unreadable]]:
+def walk_memory_files(folder: Path, relative: str, ordered: bool = True,
+                      ext: str = ".md") -> tuple[list[tuple[str, Fingerprint]], list[Unreadable]]:
     """(path relative to the root, fingerprint) of every `*.md` under `folder` (in path order
     if `ordered`), and what cannot be a memory, as Unreadable: a folder named like one, a name
     that is not UTF-8 (no text, JSON or MEMORY.md line can hold it; shown with its bytes
@@ -82,14 +82,14 @@ def walk_memory_files(folder: Path, relative: str,
                         continue
                     if not name.isascii() and not _is_utf8(name):
                         try:
-                            if name.endswith(".md") or (not flat and entry.is_dir(follow_symlinks=False)):
+                            if name.endswith(ext) or (not flat and entry.is_dir(follow_symlinks=False)):
                                 odd.append(Unreadable(prefix + name, "its name is not UTF-8 (not read)"))
                         except OSError:
                             pass
                         continue
                     if flat and name == "MEMORY.md":
                         continue
-                    if name.endswith(".md"):  # one lstat tells a memory file from a folder named like one
+                    if name.endswith(ext):  # one lstat tells a memory file from a folder named like one
                         try:
                             stat = entry.stat(follow_symlinks=False)
                         except OSError:
@@ -136,7 +136,8 @@ def scan_store(paths: StoreLayout, tz: tzinfo | None, archived: bool = False,
     are only named; the rest are read (and, with a cache, parsed for it: the caller decides
     whether to save it). Files that are not memories are reported."""
     folder_name = paths.memory_folder(archived)
-    files, odd = walk_memory_files(paths.root / folder_name, folder_name, ordered=False)
+    files, odd = walk_memory_files(paths.root / folder_name, folder_name, ordered=False,
+                                   ext=paths.archive_ext if archived else ".md")
     fingerprints = dict(files)
     rows = cache.rows if cache is not None else {}
     # a comprehension and set operations, not a loop of calls: this runs for every file of the store
