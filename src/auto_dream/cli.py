@@ -199,6 +199,9 @@ def check(
     last = result.last_dream.strftime("%Y-%m-%d %H:%M") if result.last_dream else "never"
     stdout.print(f"entries waiting for a dream: {result.undistilled_entries}", markup=False)
     stdout.print(f"last dream: {last}; dream due: {'yes' if result.dream_due else 'no'}", markup=False)
+    if result.decay_days:
+        stdout.print(f"decayed (neither changed nor looked up in {result.decay_days} days, listed last in MEMORY.md): "
+                     f"{result.decayed}", markup=False)
     stdout.print("MEMORY.md: " + ("in sync" if result.index_in_sync
                                   else "out of date (run `auto-dream build-index`)"), markup=False)
     if result.memories:

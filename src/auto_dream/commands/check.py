@@ -12,7 +12,7 @@ from auto_dream.store.claude_home import repo_for_folder
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import LogProblem, read_all_entries
 from auto_dream.store.memory import Unreadable, shown
-from auto_dream.store.memory_md import index_in_sync
+from auto_dream.store.memory_md import activity_at, index_in_sync
 from auto_dream.store.scan import scan_memories
 
 
@@ -43,6 +43,8 @@ class CheckResult:
     memories: list[MemoryHealth]
     unreadable: list[Unreadable]
     log_problems: list[LogProblem]
+    decayed: int = 0  # memories neither changed nor looked up within decay_days
+    decay_days: int = 0
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -50,6 +52,7 @@ class CheckResult:
             "last_dream": self.last_dream.isoformat(timespec="seconds") if self.last_dream else None,
             "dream_due": self.dream_due,
             "index_in_sync": self.index_in_sync,
+            "decayed": self.decayed,
             "memories": [m.as_json() for m in self.memories],
         }
 
@@ -63,6 +66,7 @@ def check_store(context: StoreContext, now: datetime) -> CheckResult:
     repo, _ = repo_for_folder(context.paths.root, context.config.repo, context.home, context.claude_config_dir)
     staleness = assess_staleness(scan.memories, repo,
                                  context.paths.root, {path: parsed.refs for path, parsed in scan.parsed.items()})
+    activity = activity_at(context, now)
     health = []
     for memory in sorted(scan.memories, key=lambda m: m.path):
         days = age_days(memory, now)
@@ -77,4 +81,6 @@ def check_store(context: StoreContext, now: datetime) -> CheckResult:
         memories=health,
         unreadable=scan.unreadable,
         log_problems=log_problems,
+        decayed=sum(1 for memory in scan.memories if activity.decayed(memory)),
+        decay_days=context.config.decay_days,
     )

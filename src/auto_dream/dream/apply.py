@@ -56,7 +56,7 @@ class Applied:
 def _derived(selected: Applied, snapshot: Snapshot) -> list[FileChange]:
     """The race fallback: the distilled record and MEMORY.md as the memory changes that
     happen leave them, when apply left some of the plan's out."""
-    derived = derive(snapshot.context, selected.live, selected.actions, snapshot.unreadable, snapshot.now.date())
+    derived = derive(snapshot.context, selected.live, selected.actions, snapshot.unreadable, snapshot.now)
     selected.distilled_entry_ids, selected.index = derived.distilled_entry_ids, derived.index
     selected.actions = [a for a in selected.actions if not isinstance(a, RebuildIndex)]
     if derived.index_changed:

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from auto_dream.judge.similarity import significant_words
+from auto_dream.store.consult import CONSULT_LOG
 from auto_dream.store.memory import write_atomic
 from auto_dream.store.paths import StoreLayout
 
@@ -13,7 +14,6 @@ DISTILLED = "distilled.txt"  # one entry id per line
 LAST_DREAM = "last_dream.json"
 RECHECK = "recheck.txt"  # memories whose checks a budget deferred
 LOGS_DONE = "logs_done.json"  # day logs fully distilled, by fingerprint: not read again while unchanged
-CONSULT_LOG = "consult.jsonl"  # {"ts": ISO 8601, "names": [...], "query": "..."} per lookup
 
 
 def distilled_path(paths: StoreLayout) -> Path:

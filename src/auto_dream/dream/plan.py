@@ -5,7 +5,7 @@ import os
 import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 
@@ -25,7 +25,7 @@ from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.errors import StoreError
 from auto_dream.store.cache import Fingerprint
 from auto_dream.store.context import StoreContext
-from auto_dream.store.index import IndexResult
+from auto_dream.store.index import NO_ACTIVITY, Activity, IndexResult
 from auto_dream.store.memory import (
     MAX_MEMORY_BYTES,
     Memory,
@@ -36,7 +36,7 @@ from auto_dream.store.memory import (
     read_regular,
     render_memory,
 )
-from auto_dream.store.memory_md import index_differs, render_index
+from auto_dream.store.memory_md import activity_at, index_differs, render_index
 from auto_dream.store.paths import StoreLayout
 from auto_dream.store.scan import fingerprint
 from auto_dream.store.views import LiveView, StoreView
@@ -151,6 +151,7 @@ class Plan:
     live: LiveView  # the memories after the run
     index: IndexResult  # MEMORY.md after the run
     distilled_entry_ids: tuple[str, ...]  # entries the run records as distilled
+    activity: Activity = NO_ACTIVITY  # what was used lately: decay (store.index.Activity)
 
 
 def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
@@ -160,7 +161,7 @@ def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
     kept, left = select_actions(decisions.actions, snapshot, races=False)
     actions = archive_copies(kept, paths, snapshot.now, snapshot.run_id)
     live = decisions.live if len(kept) == len(decisions.actions) else live_after(actions, snapshot.memories)
-    derived = derive(snapshot.context, live, actions, snapshot.unreadable, snapshot.now.date())
+    derived = derive(snapshot.context, live, actions, snapshot.unreadable, snapshot.now)
     index = derived.index
     if derived.index_changed:
         actions.append(RebuildIndex(index.text, len(index.listed), index.omitted))
@@ -172,7 +173,7 @@ def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
                 counts=dict(decisions.counts),
                 usage=decisions.usage, entry_logs=snapshot.entry_logs, entries_gathered=len(snapshot.new_entries),
                 memories_scanned=len(snapshot.memories), changes=tuple(changes), live=live, index=index,
-                distilled_entry_ids=derived.distilled_entry_ids)
+                distilled_entry_ids=derived.distilled_entry_ids, activity=activity_at(snapshot.context, snapshot.now))
 
 
 def archive_copies(actions: list[Action], paths: StoreLayout, now: datetime, run_id: str) -> list[Action]:
@@ -257,7 +258,7 @@ class Derived:
 
 
 def derive(context: StoreContext, live: LiveView, actions: list[Action] | tuple[Action, ...],
-           unreadable: Sequence[Unreadable] = (), today: date | None = None) -> Derived:
+           unreadable: Sequence[Unreadable] = (), now: datetime | None = None) -> Derived:
     """The distilled record and MEMORY.md as `actions` leave the store with `live` memories
     (and the `unreadable` files MEMORY.md names)."""
     paths = context.paths
@@ -267,7 +268,7 @@ def derive(context: StoreContext, live: LiveView, actions: list[Action] | tuple[
         changes.append(FileChange(paths.relative(bookkeeping.distilled_path(paths)),
                                   bookkeeping.distilled_with(paths, distilled)))
     retiring = {a.memory.path for a in actions if isinstance(a, RetireMemory) and a.archived is not None}
-    index = render_index(context, live, unreadable, retiring, today)
+    index = render_index(context, live, unreadable, retiring, now)
     data = index.text.encode("utf-8")
     changed = index_differs(context, data)
     # what moves out of a Claude Code folder's MEMORY.md: written before it, journaled with it

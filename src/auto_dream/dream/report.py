@@ -50,6 +50,7 @@ class DreamStats:
     partially_stale: int
     evergreen: int
     surviving: int
+    decayed: int  # surviving memories neither changed nor looked up within decay_days
     index_lines: int
     index_bytes: int
     llm_calls: int
@@ -133,9 +134,11 @@ def build_report(plan: Plan, applied: Applied | None = None) -> DreamReport:
     dry run (None: the plan as it stands)."""
     if applied is None:
         actions, surviving, index = list(plan.actions), len(plan.live), plan.index
+        decayed = plan.live.decayed(plan.activity)
         distilled, warnings = plan.distilled_entry_ids, list(plan.warnings)
     else:
         actions, surviving, index = applied.actions, len(applied.live), applied.index
+        decayed = applied.live.decayed(plan.activity)
         distilled, warnings = applied.distilled_entry_ids, [*plan.warnings, *applied.skipped]
     rows = action_rows(actions, plan)
     carried_out = [r for r in rows if not r.proposed]
@@ -152,6 +155,7 @@ def build_report(plan: Plan, applied: Applied | None = None) -> DreamReport:
         partially_stale=plan.counts.get("partially_stale", 0),
         evergreen=plan.counts.get("evergreen", 0),
         surviving=surviving,
+        decayed=decayed,
         index_lines=index.line_count,
         index_bytes=index.byte_count,
         llm_calls=usage.calls,
@@ -191,6 +195,7 @@ _METRICS = [("entries_gathered", "New log entries gathered"), ("memories_scanned
             ("proposed", "Retirements proposed, not applied"), ("review", "Pairs left for review (both kept)"),
             ("partially_stale", "Partially stale (kept, flagged)"),
             ("evergreen", "Evergreen (no verifiable refs)"), ("surviving", "Surviving memories"),
+            ("decayed", "Decayed (not used within decay_days)"),
             ("index_lines", "MEMORY.md lines"), ("index_bytes", "MEMORY.md bytes"), ("llm_calls", "LLM calls"),
             ("llm_input_tokens", "LLM input tokens"), ("llm_output_tokens", "LLM output tokens"),
             ("llm_cached_tokens", "LLM input tokens read from the prompt cache"),

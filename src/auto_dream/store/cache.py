@@ -290,6 +290,11 @@ class ParseCache:
         return [*pinned, *(p for (p,) in ties)]
 
     @_damage_is_an_error
+    def older_than(self, moment: float) -> list[str]:
+        """The cached memories whose mtime (POSIX seconds) is before `moment`."""
+        return [p for (p,) in self._query("SELECT path FROM memory WHERE stamp < ?", (moment,))]
+
+    @_damage_is_an_error
     def cited(self) -> dict[str, References]:
         """The references of the cached memories that cite a file or symbol."""
         found = {}

@@ -22,6 +22,7 @@ class Config:
     index_max_bytes: int = 25_000
     index_line_chars: int = 150
     guard_days: int = 14
+    decay_days: int = 30  # neither looked up nor changed for this long: listed last in MEMORY.md (0: never)
     duplicate_overlap: float = 0.6
     contradiction_overlap: float = 0.4
     due_hours: float = 24.0
@@ -37,10 +38,11 @@ def _replaced(config: Config, changes: Mapping[str, object]) -> Config:
 
 _CHOICES = {"mode": ("apply", "propose"), "llm": ("auto", "on", "off")}
 _MINIMUMS = {"max_llm_calls": 0, "llm_timeout": 0.1, "llm_batch_entries": 1, "budget": 0, "index_max_lines": 10,
-             "index_max_bytes": 1000, "index_line_chars": 40, "guard_days": 0, "due_hours": 0, "due_entries": 0}
+             "index_max_bytes": 1000, "index_line_chars": 40, "guard_days": 0, "decay_days": 0, "due_hours": 0,
+             "due_entries": 0}
 # Spans of time become timedeltas (at most 999,999,999 days) subtracted from now: a century
 # is far beyond any use and keeps every date in range.
-_MAXIMUMS = {"guard_days": 36_500, "due_hours": 876_000, "llm_timeout": 3600}
+_MAXIMUMS = {"guard_days": 36_500, "decay_days": 36_500, "due_hours": 876_000, "llm_timeout": 3600}
 
 
 def load_config(config_path: Path) -> Config:

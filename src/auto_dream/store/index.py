@@ -2,7 +2,7 @@
 
 import heapq
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Protocol
@@ -51,6 +51,27 @@ class IndexResult:
         return len(self.text.encode("utf-8"))
 
 
+@dataclass(frozen=True)
+class Activity:
+    """What an agent used lately (seed 003's decay): each memory path looked up within the decay
+    window and when last (the consult log), and the window's start. A memory neither looked up
+    nor changed since `cutoff` has decayed: when MEMORY.md cannot list every memory, decayed ones
+    are left out first, and among the rest the least recently used."""
+
+    consulted: Mapping[str, datetime]
+    cutoff: datetime | None  # None: nothing decays (decay_days = 0)
+
+    def decayed(self, memory: Memory) -> bool:
+        return self.cutoff is not None and memory.mtime < self.cutoff and memory.path not in self.consulted
+
+    def last_used(self, memory: Memory) -> datetime:
+        looked_up = self.consulted.get(memory.path)
+        return looked_up if looked_up is not None and looked_up > memory.mtime else memory.mtime
+
+
+NO_ACTIVITY = Activity({}, None)
+
+
 class IndexSource(Protocol):
     """Memories as the index needs them, where a list of them would be too many to make (store.views)."""
 
@@ -59,8 +80,8 @@ class IndexSource(Protocol):
     def newest(self) -> datetime | None:
         """The latest mtime."""
 
-    def first_by_priority(self, count: int) -> list[Memory]:
-        """sorted(memories, key=_priority)[:count]."""
+    def first_by_priority(self, count: int, activity: Activity = NO_ACTIVITY) -> list[Memory]:
+        """sorted(memories, key=priority(activity))[:count]."""
 
 
 class _Listed:
@@ -73,12 +94,12 @@ class _Listed:
     def newest(self) -> datetime | None:
         return max((m.mtime for m in self.memories), default=None)
 
-    def first_by_priority(self, count: int) -> list[Memory]:
-        return first_by_priority(self.memories, count)
+    def first_by_priority(self, count: int, activity: Activity = NO_ACTIVITY) -> list[Memory]:
+        return first_by_priority(self.memories, count, activity)
 
 
 def build_index(memories: list[Memory] | IndexSource, header_template: str, limits: IndexLimits,
-                tz: tzinfo | None, unreadable: Sequence[str] = ()) -> IndexResult:
+                tz: tzinfo | None, unreadable: Sequence[str] = (), activity: Activity = NO_ACTIVITY) -> IndexResult:
     """The text of MEMORY.md for `memories`, and one line naming the files under memories/ that
     cannot be read as memories (`unreadable`, their paths): listed and counted, never dropped
     from every view. Pure: the same memories give the same bytes."""
@@ -92,7 +113,7 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
     if unread and not _fits(header, limits, unread):
         unread = ""  # caps this tight have no room for it: the warnings still name every file
     # no more than the line cap can ever be listed: only those need sorting and their lines built
-    kept = memories.first_by_priority(max(limits.max_lines - len(MEMORY_TYPES) - header.count("\n"), 0))
+    kept = memories.first_by_priority(max(limits.max_lines - len(MEMORY_TYPES) - header.count("\n"), 0), activity)
     lines = {m.path: _entry_line(m, limits.line_chars) for m in kept}
     total = len(memories)
     while True:
@@ -115,7 +136,7 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
     listed = []
     for memory_type in MEMORY_TYPES:
         text += f"## {memory_type.upper()}\n"
-        for memory in sorted((m for m in kept if m.type == memory_type), key=_priority):
+        for memory in sorted((m for m in kept if m.type == memory_type), key=priority(activity)):
             text += entries[memory.path].render() + "\n"
             listed.append(memory.path)
     text += unread
@@ -123,8 +144,9 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
     warnings = []
     if omitted:
         text += _more_line(omitted) + "\n"
+        which = "least recently used (decayed ones first)" if activity.cutoff is not None else "oldest"
         warnings.append(
-            f"MEMORY.md lists {len(listed)} of {total} memories: the {omitted} oldest "
+            f"MEMORY.md lists {len(listed)} of {total} memories: the {omitted} {which} "
             f"are left out to stay within {limits.max_lines} lines and {limits.max_bytes:,} bytes "
             "(`auto-dream list` shows them all)"
         )
@@ -149,17 +171,36 @@ def check_header(header: str, limits: IndexLimits) -> None:
             f"and index_max_bytes = {limits.max_bytes:,}; shorten it")
 
 
-def first_by_priority(memories: list[Memory], count: int) -> list[Memory]:
-    """sorted(memories, key=_priority)[:count], without a priority key for every memory of a big store."""
+def first_by_priority(memories: list[Memory], count: int, activity: Activity = NO_ACTIVITY) -> list[Memory]:
+    """sorted(memories, key=priority(activity))[:count], without a priority key for every memory
+    of a big store.
+
+    Only the pinned, the looked-up and the newest `count` can be among them: any other memory has
+    `count` newer ones before it, each in use when it is, and each more recently used."""
     pinned: list[Memory] = []
     others: list[Memory] = []
+    seen: set[str] = set()
     for memory in memories:
-        (pinned if memory.pinned else others).append(memory)
+        if memory.path not in seen:  # a view may hand one memory in twice (newest, and looked up)
+            seen.add(memory.path)
+            (pinned if memory.pinned else others).append(memory)
+    memories = [*pinned, *others]
+    key = priority(activity)
     if len(memories) <= count or len(pinned) >= count:
-        return sorted(pinned if len(pinned) >= count else memories, key=_priority)[:count]
+        return sorted(pinned if len(pinned) >= count else memories, key=key)[:count]
     # the newest unpinned ones; every memory as new as the last of them may tie with it
-    cutoff = heapq.nlargest(count - len(pinned), (m.mtime for m in others))[-1]
-    return sorted([*pinned, *(m for m in others if m.mtime >= cutoff)], key=_priority)[:count]
+    cutoff = heapq.nlargest(count, (m.mtime for m in others))[-1]
+    candidates = [*pinned, *(m for m in others if m.mtime >= cutoff or m.path in activity.consulted)]
+    return sorted(candidates, key=key)[:count]
+
+
+def priority(activity: Activity) -> Callable[[Memory], tuple]:
+    """Pinned first, then the ones in use (changed or looked up within the decay window), then
+    the decayed; within each, the most recently used (changed or looked up) first."""
+    if not activity.consulted and activity.cutoff is None:
+        return _priority
+    return lambda memory: (not memory.pinned, activity.decayed(memory), -activity.last_used(memory).timestamp(),
+                           MEMORY_TYPES.index(memory.type), memory.path)
 
 
 def _priority(memory: Memory) -> tuple:

@@ -3,15 +3,16 @@ with the file, rewritten only when it differs."""
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import quote
 
 from auto_dream.errors import StoreError
 from auto_dream.store.cache import ParseCache
 from auto_dream.store.claude_index import rebuild_claude_index
+from auto_dream.store.consult import last_consulted
 from auto_dream.store.context import StoreContext
-from auto_dream.store.index import IndexLimits, IndexResult, IndexSource, build_index
+from auto_dream.store.index import NO_ACTIVITY, Activity, IndexLimits, IndexResult, IndexSource, build_index
 from auto_dream.store.memory import Memory, Unreadable, archived_names, read_regular, write_atomic
 from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME, StoreLayout
 from auto_dream.store.scan import MemoryScan, fingerprint, scan_memories
@@ -25,15 +26,26 @@ def index_limits(context: StoreContext) -> IndexLimits:
 
 def render_index(context: StoreContext, memories: list[Memory] | IndexSource,
                  unreadable: Sequence[Unreadable] = (), retiring: Collection[str] = (),
-                 today: date | None = None) -> IndexResult:
-    """MEMORY.md for `memories`: derived from them alone in our own layout; in a Claude Code
+                 now: datetime | None = None) -> IndexResult:
+    """MEMORY.md for `memories` at `now` (default: the clock): derived from them alone in our own
+    layout, the decayed ones left out first when not all fit (activity_at); in a Claude Code
     folder, the file as it is with every hand-written line kept (claude_index), `retiring`
     (memory paths this run archives) and the files the archive holds dropped from it."""
+    now = now or datetime.now(timezone.utc).astimezone(context.tz)  # aware, in the local zone when tz is None
     if context.paths.layout == "claude-code":
         live = list(memories.values()) if isinstance(memories, Mapping) else list(memories)  # type: ignore[arg-type]
-        return _claude_index(context, live, unreadable, retiring, today or datetime.now(context.tz).date())
+        return _claude_index(context, live, unreadable, retiring, now.date())
     header = load_template("MEMORY_header.md", context.paths.templates)
-    return build_index(memories, header, index_limits(context), context.tz, [u.path for u in unreadable])
+    return build_index(memories, header, index_limits(context), context.tz, [u.path for u in unreadable],
+                       activity_at(context, now))
+
+
+def activity_at(context: StoreContext, now: datetime) -> Activity:
+    """What was used lately (index.Activity): the consult log within config `decay_days`."""
+    days = context.config.decay_days
+    if not days:
+        return NO_ACTIVITY
+    return Activity(last_consulted(context.paths, now, days), now - timedelta(days=days))
 
 
 def _claude_index(context: StoreContext, live: list[Memory], unreadable: Sequence[Unreadable],

@@ -19,7 +19,7 @@ from datetime import datetime
 
 from auto_dream.judge.staleness import References, extract_references
 from auto_dream.store.cache import ParseCache
-from auto_dream.store.index import first_by_priority
+from auto_dream.store.index import NO_ACTIVITY, Activity, first_by_priority
 from auto_dream.store.memory import Memory
 from auto_dream.store.scan import StoreScan
 
@@ -42,8 +42,24 @@ class MemoryView(Mapping[str, Memory]):
         left once the cache's index answers for `paths`, without a walk over the store."""
 
     @abstractmethod
-    def first_by_priority(self, count: int) -> list[Memory]:
+    def first_by_priority(self, count: int, activity: Activity = NO_ACTIVITY) -> list[Memory]:
         """index.first_by_priority over every memory of the view."""
+
+    @abstractmethod
+    def older_than(self, moment: datetime) -> set[str]:
+        """The paths of the memories whose mtime is before `moment`."""
+
+    def decayed(self, activity: Activity) -> int:
+        """How many memories have decayed: neither changed nor looked up since activity.cutoff."""
+        if activity.cutoff is None:
+            return 0
+        return len(self.older_than(activity.cutoff) - activity.consulted.keys())
+
+    def _looked_up(self, activity: Activity) -> list[Memory]:
+        """The memories of the view looked up lately: candidates however old they are."""
+        paths = [path for path in activity.consulted if path in self]
+        self.load(paths)
+        return [self[path] for path in paths]
 
     @abstractmethod
     def newest(self) -> datetime | None:
@@ -137,8 +153,14 @@ class StoreView(MemoryView):
                          if path in self._cached and path not in excluding)
         return found
 
-    def first_by_priority(self, count: int) -> list[Memory]:
-        return first_by_priority(self.first(count), count)
+    def first_by_priority(self, count: int, activity: Activity = NO_ACTIVITY) -> list[Memory]:
+        return first_by_priority([*self.first(count), *self._looked_up(activity)], count, activity)
+
+    def older_than(self, moment: datetime) -> set[str]:
+        found = {path for path, memory in self._read.items() if memory.mtime < moment}
+        if self._cached:
+            found.update(p for p in self._cache.older_than(moment.timestamp()) if p in self._cached)
+        return found
 
     def newest(self) -> datetime | None:
         return max((m.mtime for m in self.first(1, newest=True)), default=None)
@@ -212,8 +234,13 @@ class LiveView(MemoryView, MutableMapping[str, Memory]):
     def _excluded(self) -> set[str]:
         return self.gone | self.changed.keys()
 
-    def first_by_priority(self, count: int) -> list[Memory]:
-        return first_by_priority([*self.base.first(count, self._excluded()), *self.changed.values()], count)
+    def first_by_priority(self, count: int, activity: Activity = NO_ACTIVITY) -> list[Memory]:
+        return first_by_priority([*self.base.first(count, self._excluded()), *self.changed.values(),
+                                  *self._looked_up(activity)], count, activity)
+
+    def older_than(self, moment: datetime) -> set[str]:
+        return (self.base.older_than(moment) - self._excluded()) | {
+            path for path, memory in self.changed.items() if memory.mtime < moment}
 
     def newest(self) -> datetime | None:
         candidates = [*self.base.first(1, self._excluded(), newest=True), *self.changed.values()]
