@@ -24,6 +24,8 @@ __all__ = [
     "Restored",
     "ListResult",
     "ListedMemory",
+    "Hit",
+    "Memory",
     "CheckResult",
     "MemoryHealth",
     "IndexBuild",
@@ -43,11 +45,13 @@ if TYPE_CHECKING:
     from auto_dream.commands.check import CheckResult, MemoryHealth
     from auto_dream.commands.import_openclaw import OpenClawImport
     from auto_dream.commands.listing import ListedMemory, ListResult
+    from auto_dream.commands.recall import Hit
     from auto_dream.dream.report import DreamReport
     from auto_dream.dream.runner import DreamOutcome
     from auto_dream.dream.runs import Restored
     from auto_dream.errors import AutoDreamError, InputError, LockHeldError, StoreError
     from auto_dream.store.daylog import Entry
+    from auto_dream.store.memory import Memory
     from auto_dream.store.memory_md import IndexBuild
 
 _MODULE_OF = {
@@ -59,6 +63,8 @@ _MODULE_OF = {
     "Restored": "auto_dream.dream.runs",
     "ListResult": "auto_dream.commands.listing",
     "ListedMemory": "auto_dream.commands.listing",
+    "Hit": "auto_dream.commands.recall",
+    "Memory": "auto_dream.store.memory",
     "CheckResult": "auto_dream.commands.check",
     "MemoryHealth": "auto_dream.commands.check",
     "IndexBuild": "auto_dream.store.memory_md",

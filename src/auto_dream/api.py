@@ -16,9 +16,13 @@ from auto_dream.commands.build_index import build_index
 from auto_dream.commands.check import CheckResult, check_store
 from auto_dream.commands.init import init_store
 from auto_dream.commands.listing import ListResult, list_memories
+from auto_dream.commands.recall import DEFAULT_LIMIT, Hit
+from auto_dream.commands.recall import recall as recall_memories
+from auto_dream.commands.recall import show as show_memory
 from auto_dream.shell import claude_config_dir, home_folder, local_time
 from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.daylog import Entry
+from auto_dream.store.memory import Memory
 from auto_dream.store.memory_md import IndexBuild
 from auto_dream.store.paths import StoreLayout, layout_at
 from auto_dream.store.paths import open_store as open_store_paths
@@ -95,6 +99,16 @@ class Store:
         from auto_dream.commands.import_openclaw import import_openclaw
 
         return import_openclaw(self.root, Path(workspace).absolute())
+
+    def recall(self, query: str, limit: int = DEFAULT_LIMIT, type: str | None = None,
+               archived: bool = False) -> list[Hit]:
+        """The memories that best answer `query`, best first (`archived`: the archive searched
+        too), as `auto-dream recall` finds them; [] when none matches."""
+        return recall_memories(self._context(), query, limit, type, archived)
+
+    def show(self, path_or_name: str) -> Memory:
+        """One memory, whole: by its path relative to the root, else by its name."""
+        return show_memory(self._context(), path_or_name)
 
     # Last in the class: below this line `list` would name the method, not the builtin.
     def list(self, type: str | None = None, archived: bool = False, now: datetime | None = None) -> ListResult:

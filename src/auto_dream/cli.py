@@ -181,6 +181,73 @@ def list_command(
 
 
 @app.command()
+def recall(
+    ctx: typer.Context,
+    query: Annotated[list[str], typer.Argument(
+        metavar="QUERY…", help="The words to look for; several words are joined by spaces (any of them may match).")],
+    limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=1, help="At most N memories.")] = 10,
+    memory_type: Annotated[Optional[str], typer.Option(
+        "--type", "-t", metavar="TYPE",
+        help="Only memories of this type: user, feedback, project or reference.")] = None,
+    archived: Annotated[bool, typer.Option(
+        "--archived", help="Search the archive too: memories dream retired (superseded, merged, stale).")] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print one JSON list of {path, name, type, description, score, snippet}.")] = False,
+) -> None:
+    """Find the memories that best answer QUERY, best first: name, type, path, score, description
+    and a snippet with the matched words in **bold**. Ranking is BM25 over name, description and
+    body (name and description weigh more), English words by their stem, Chinese and Japanese by
+    two-character words; ties go to the newer memory. Open one whole with `auto-dream show PATH`.
+    No match: one line saying so (with --json, []), exit 0."""
+    from auto_dream.commands.listing import check_memory_type
+    from auto_dream.commands.recall import check_query
+    from auto_dream.commands.recall import recall as recall_memories
+    from auto_dream.store.memory import shown
+
+    text = " ".join(query)
+    check_query(text)  # before the store is opened: bad input is named first
+    check_memory_type(memory_type)
+    hits = recall_memories(_context(ctx), text, limit, memory_type, archived)
+    if as_json:
+        _print_json([hit.as_json() for hit in hits])
+        return
+    if not hits:
+        stdout.print(f"no memory matches {shown(text)!r}", markup=False)
+        return
+    blocks = []
+    for hit in hits:
+        blocks.append(f"{shown(hit.name)}\n  type: {hit.type}" + (" (archived)" if hit.archived else "")
+                      + f"\n  path: {shown(hit.path)}\n  score: {hit.score:.3f}"
+                      + f"\n  description: {shown(hit.description)}\n  snippet: {shown(hit.snippet)}")
+    write_out("\n\n".join(blocks) + "\n")
+
+
+@app.command()
+def show(
+    ctx: typer.Context,
+    memory: Annotated[str, typer.Argument(
+        metavar="PATH|NAME", help="The memory's path relative to the store (as recall, list and MEMORY.md "
+        "show it), or its name (exact, else in any case).")],
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print {path, name, type, description, mtime, body, sources} instead.")] = False,
+) -> None:
+    """Print one memory file whole, as it is on disk: what to open after a recall or a line of
+    MEMORY.md. A name that several memories share is an error listing their paths."""
+    from auto_dream.commands.recall import file_text
+    from auto_dream.commands.recall import show as show_memory
+
+    context = _context(ctx)
+    found = show_memory(context, memory)
+    if as_json:
+        _print_json({"path": found.path, "name": found.name, "type": found.type, "description": found.description,
+                     "mtime": found.mtime.isoformat(timespec="seconds"), "body": found.body,
+                     "sources": list(found.sources)})
+        return
+    text = file_text(context, found)
+    write_out(text if text.endswith("\n") else text + "\n")
+
+
+@app.command()
 def check(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,

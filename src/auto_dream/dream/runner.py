@@ -40,6 +40,7 @@ from auto_dream.store.context import StoreContext
 from auto_dream.store.memory import Memory, read_memory, write_atomic
 from auto_dream.store.memory_md import rebuild_index
 from auto_dream.store.paths import StoreLayout, make_dirs
+from auto_dream.store.recall import refresh_paths
 from auto_dream.store.scan import fingerprint
 
 
@@ -153,7 +154,8 @@ def _interrupted_warning(paths: StoreLayout) -> list[str]:
 
 
 def _record(snapshot: Snapshot, plan: Plan, applied: Applied) -> None:
-    """After a run: when it finished, the parse cache as the files are now, what to recheck."""
+    """After a run: when it finished, the parse cache and the recall index as the files are now,
+    what to recheck."""
     paths = snapshot.context.paths
     bookkeeping.write_last_dream(paths, plan.run_id, snapshot.now)
     cache = snapshot.cache
@@ -169,6 +171,8 @@ def _record(snapshot: Snapshot, plan: Plan, applied: Applied) -> None:
             for path in applied.live.missing(cache.paths()):
                 cache.drop(path)
         cache.save()
+    if applied.changes:  # the recall index, when there is one, for the files written (recall catches the rest)
+        refresh_paths(paths, snapshot.context.tz, [change.path for change in applied.changes])
     distilled = snapshot.distilled_ids | set(applied.distilled_entry_ids)
     done = dict(snapshot.logs_done)
     done.update({log: seen for log, (seen, ids) in snapshot.logs_read.items() if ids <= distilled})

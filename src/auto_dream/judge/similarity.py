@@ -168,6 +168,27 @@ def word_sequence(text: str) -> list[str]:
     return words
 
 
+def word_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """The words of word_sequence with where each lies in `text` (start, end): what a recall
+    snippet marks. Tokens are found in `text` as written and lower-cased one by one, so the
+    offsets hold; one that lower-casing lengthens ("İstanbul": an i and a combining dot) gives
+    word_sequence's words, each placed on the whole token."""
+    for match in _TOKEN.finditer(text):
+        token, start, end = match.group(), match.start(), match.end()
+        lowered = token.lower()
+        if len(lowered) != len(token):
+            for word in word_sequence(lowered):
+                yield start, end, word
+        elif _CJK_RUN.fullmatch(lowered):
+            if len(lowered) == 1:
+                yield start, end, lowered
+            else:
+                for i in range(len(lowered) - 1):
+                    yield start + i, start + i + 2, lowered[i:i + 2]
+        elif len(lowered) > 2 and lowered not in STOP_WORDS:
+            yield start, end, stem(lowered)
+
+
 def significant_words(text: str) -> frozenset[str]:
     """Lower-cased words of letters and digits longer than 2, minus stop words; CJK runs as bigrams."""
     # interned: a store repeats the same few thousand words across every memory

@@ -1,0 +1,170 @@
+"""`recall` and `show`: the memories that best answer a query, and one memory whole.
+
+What an agent uses mid-conversation, past what MEMORY.md lists: `recall` searches every
+memory through the recall index (store/recall.py), `show` opens the one it wants.
+"""
+
+import os
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from auto_dream.commands.listing import check_memory_type
+from auto_dream.errors import InputError, StoreError
+from auto_dream.judge.similarity import word_sequence, word_spans
+from auto_dream.store.context import StoreContext
+from auto_dream.store.memory import Memory, read_memory
+from auto_dream.store.recall import Found, RecallIndex, with_recall_index
+
+SNIPPET_CHARS = 160  # of the memory's own text, the ** marks and … not counted
+SNIPPET_LEAD = 40  # how much of the text before the first matched word a snippet shows
+DEFAULT_LIMIT = 10
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One memory a recall found. `score` is BM25's, turned so that higher is better; `snippet`
+    is a short piece of the memory's text around the first matched word, each matched word
+    marked **so**."""
+
+    path: str
+    name: str
+    type: str
+    description: str
+    score: float
+    snippet: str
+    mtime: datetime
+    archived: bool = False
+
+    @classmethod
+    def of(cls, found: Found, words: frozenset[str]) -> "Hit":
+        return cls(found.path, found.name, found.type, found.description, -found.bm25,
+                   snippet(found, words), found.mtime, found.archived)
+
+    def as_json(self) -> dict[str, object]:
+        return {"path": self.path, "name": self.name, "type": self.type, "description": self.description,
+                "score": self.score, "snippet": self.snippet}
+
+
+def check_query(query: str) -> None:
+    if not query.strip():
+        raise InputError("empty query: give the words to look for, e.g. `auto-dream recall deploy friday`")
+
+
+def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory_type: str | None = None,
+           archived: bool = False) -> list[Hit]:
+    """The memories that best answer `query`, best first: BM25 over name, description and body
+    with the judge's words (English stems, CJK bigrams), name and description weighing more;
+    ties go to the newer memory. `archived`: the archive is searched too. No match: []."""
+    check_query(query)
+    check_memory_type(memory_type)
+    if limit < 1:
+        raise InputError(f"--limit must be at least 1, not {limit}")
+    words = word_sequence(query)
+    hits: list[Hit] = []
+    if words:  # a query of stop words and one- or two-letter words alone has nothing to find
+        found = with_recall_index(context.paths, context.tz,
+                                  lambda index: index.search(words, limit, memory_type, archived))
+        hits = [Hit.of(each, frozenset(words)) for each in found]
+    # The one place a recall is complete: the consult log (issue 16) is written here.
+    return hits
+
+
+def show(context: StoreContext, path_or_name: str) -> Memory:
+    """One memory, whole: by its path relative to the store's root (an absolute path inside it
+    too), else by its exact name, else by its name in any case. A live memory comes before an
+    archived one of the same name. InputError when none is found, or several are."""
+    wanted = path_or_name.strip()
+    if not wanted:
+        raise InputError("give a memory's path (as recall and MEMORY.md show it) or its name")
+    path = with_recall_index(context.paths, context.tz, lambda index: _find(index, context, wanted))
+    memory = read_memory(context.paths.root / path, context.paths.root, context.tz, context.paths.untyped)
+    if not isinstance(memory, Memory):
+        raise StoreError(f"{memory.path} cannot be read as a memory: {memory.reason}")
+    # The one place a show is complete: the consult log (issue 16) is written here.
+    return memory
+
+
+def file_text(context: StoreContext, memory: Memory) -> str:
+    """A memory file's text as it is on disk (what `show` prints)."""
+    try:
+        raw = (context.paths.root / memory.path).read_bytes()
+    except OSError as error:
+        raise StoreError(f"cannot read {memory.path}: {error.strerror}") from None
+    return raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+
+
+def _find(index: RecallIndex, context: StoreContext, wanted: str) -> str:
+    relative = _relative(context, wanted)
+    if relative is not None and (named := index.file(relative)) is not None:
+        return named.path
+    every = index.named()
+    folded = wanted.casefold()
+    for matches in ([m for m in every if m.name == wanted], [m for m in every if (m.name or "").casefold() == folded]):
+        chosen = [m for m in matches if not m.archived] or matches  # a live memory before a retired one
+        if len(chosen) == 1:
+            return chosen[0].path
+        if chosen:
+            raise InputError(f"{len(chosen)} memories are named {wanted!r}: {', '.join(m.path for m in chosen)}; "
+                             "give one's path")
+    raise InputError(f"no memory at {wanted!r} or named so (`auto-dream recall WORDS` finds one by its words; "
+                     "`auto-dream list` lists them)")
+
+
+def _relative(context: StoreContext, given: str) -> str | None:
+    """`given` as a path relative to the root, with forward slashes (None: it leads out of it)."""
+    path = Path(given).expanduser()
+    if path.is_absolute():
+        path = Path(os.path.relpath(path, context.paths.root))
+    relative = Path(os.path.normpath(path)).as_posix()
+    return None if relative == ".." or relative.startswith("../") else relative
+
+
+# ---------------------------------------------------------------- snippets
+
+
+def snippet(found: Found, words: frozenset[str]) -> str:
+    """Up to SNIPPET_CHARS of the memory's text around the first word of `words` in it (the body
+    first: name and description are shown beside it), matched words marked **so**, white space
+    run together; the start of the body when no word is found (a name that is all stop words)."""
+    whole = "\n".join(part for part in (found.name, found.description, found.body) if part)
+    for text in (found.body, whole):
+        spans = _merged([(start, end) for start, end, word in word_spans(text) if word in words])
+        if spans:
+            return _excerpt(text, spans)
+    return _excerpt(found.body or whole, [])
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping spans as one: a CJK word's bigrams overlap (部署 and 署到 in 部署到)."""
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _excerpt(text: str, spans: list[tuple[int, int]]) -> str:
+    first_start, first_end = spans[0] if spans else (0, 0)
+    start = max(0, first_start - SNIPPET_LEAD)
+    if start > 0 and (space := _SPACE.search(text, start, first_start)):
+        start = space.end()  # not in the middle of a word
+    end = min(len(text), start + SNIPPET_CHARS)
+    if end < len(text):
+        spaces = [space.start() for space in _SPACE.finditer(text, first_end, end)]
+        end = spaces[-1] if spaces else end
+    pieces, at = [], start
+    for span_start, span_end in spans:
+        if span_start < start or span_end > end:
+            continue
+        pieces += [text[at:span_start], "**", text[span_start:span_end], "**"]
+        at = span_end
+    pieces.append(text[at:end])
+    shown = _SPACE.sub(" ", "".join(pieces)).strip()
+    return ("…" if start > 0 else "") + shown + ("…" if end < len(text) else "")

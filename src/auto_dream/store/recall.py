@@ -1,0 +1,419 @@
+"""The recall index, `recall.sqlite3` in dream's state folder: full-text search over every memory.
+
+It is derived, like the parse cache (cache.py): it holds nothing the memory files do not, and
+a missing, damaged or foreign-version file is built again without a word. Live and archived
+memories are both in it, each marked. Every search first walks the memory files'
+fingerprints (size, mtime_ns, inode, as scan.walk_memory_files takes them) and reads again
+only the files new or changed since the index saw them, and forgets the ones gone: a memory
+edited by hand is found by its new words at the next recall, and one changed file costs one
+read, never a rebuild. A dream updates it for the files it wrote (refresh_paths).
+
+The words are the judge's (similarity.word_sequence: English Snowball stems, CJK runs as
+overlapping bigrams, so a two-character Chinese or Japanese word is a whole term), made here
+in Python and stored space-joined; SQLite's FTS5 (in the standard library's sqlite3) only
+splits them on the spaces again and ranks with its BM25 (https://sqlite.org/fts5.html,
+sections 4.3 "Tokenizers" and 5.1.1 "The bm25() function").
+
+Many processes may search at once. The file is in WAL mode (readers never wait for a
+writer); an update is one write transaction that asks again, inside it, what is stale (a
+process that waited for another's update finds nothing left to do); an update that cannot
+get the lock in time is skipped, and that search answers from the index as it stands. A
+store where the file cannot be written at all (read-only, a full disk) is searched through
+an index built in memory for that one search.
+"""
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from functools import cache
+from pathlib import Path
+from typing import TypeVar
+
+from auto_dream.judge.similarity import word_sequence
+from auto_dream.store.memory import Memory, read_memory
+from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs
+from auto_dream.store.scan import Fingerprint, fingerprint, walk_memory_files
+
+# PRAGMA user_version of the file; any other value is a foreign index, built again. Raise it
+# whenever what is stored would read differently now (the schema, the judge's words).
+VERSION = 1
+FILE_NAME = "recall.sqlite3"
+# BM25 weights of the columns: a word in a memory's name or description says what the memory
+# is about, where the same word in its body may be an aside; a name is a few words chosen to
+# say it, so it weighs most.
+NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 4.0, 2.0, 1.0
+BUSY_SECONDS = 30.0  # how long a search waits for another process's update before it answers without its own
+DREAM_BUSY_SECONDS = 1.0  # a dream does not wait long: the next recall catches up anyway
+_CHUNK = 500  # host parameters per statement, well under SQLite's limit
+
+# Tokenizer `ascii`: every non-ASCII character is part of a token, only ASCII spaces and
+# punctuation separate, only ASCII letters are folded. The stored words are letters and digits
+# already lower-cased, so each one comes out of FTS5 exactly as word_sequence made it (test:
+# tests/test_recall.py). `unicode61` would fold and split by its Unicode 6.1 tables, which
+# can differ from Python's for letters newer than those tables.
+_SCHEMA = """
+CREATE TABLE memory (
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
+    size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, ino INTEGER NOT NULL,
+    archived INTEGER NOT NULL,
+    -- all NULL for a file that is no readable memory: kept for its fingerprint, so that it is
+    -- not read again at every search
+    type TEXT, name TEXT, description TEXT, body TEXT, mtime TEXT,
+    stamp REAL -- mtime as POSIX seconds: ties go to the newer memory
+);
+CREATE VIRTUAL TABLE memory_words USING fts5(name, description, body, tokenize = 'ascii');
+"""
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A memory a search found: as its file was when the index read it."""
+
+    path: str
+    name: str
+    description: str
+    type: str
+    mtime: datetime
+    body: str
+    archived: bool
+    bm25: float  # FTS5's BM25: negative, the lower the better
+
+
+@dataclass(frozen=True)
+class Named:
+    """A memory file the index holds, for looking one up by path or name; `name` is None when
+    the file could not be read as a memory."""
+
+    path: str
+    name: str | None
+    archived: bool
+
+
+class RecallIndex:
+    """An open recall index, current as of its opening (with_recall_index)."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self._db = db
+
+    def search(self, words: Iterable[str], limit: int, memory_type: str | None = None,
+               archived: bool = False) -> list[Found]:
+        """The `limit` memories best matching any of `words` (the judge's words), best first; ties
+        go to the newer memory. Archived ones too when `archived`."""
+        expression = match_expression(words)
+        if not expression:
+            return []
+        rows = self._db.execute(
+            "SELECT m.path, m.name, m.description, m.type, m.mtime, m.body, m.archived, "
+            f"bm25(memory_words, {NAME_WEIGHT}, {DESCRIPTION_WEIGHT}, {BODY_WEIGHT}) AS score "
+            "FROM memory_words JOIN memory AS m ON m.id = memory_words.rowid "
+            "WHERE memory_words MATCH ? AND (? OR m.archived = 0) AND (? IS NULL OR m.type = ?) "
+            "ORDER BY score, m.stamp DESC, m.path LIMIT ?",
+            (expression, archived, memory_type, memory_type, limit)).fetchall()
+        return [Found(path, name, description, kind, datetime.fromisoformat(mtime), body, bool(archived_flag), score)
+                for path, name, description, kind, mtime, body, archived_flag, score in rows]
+
+    def file(self, path: str) -> Named | None:
+        """The memory file at `path` (relative to the root), live or archived, readable or not."""
+        row = self._db.execute("SELECT path, name, archived FROM memory WHERE path = ?", (path,)).fetchone()
+        return None if row is None else Named(row[0], row[1], bool(row[2]))
+
+    def named(self) -> list[Named]:
+        """Every readable memory, live and archived, with its name."""
+        rows = self._db.execute("SELECT path, name, archived FROM memory WHERE name IS NOT NULL ORDER BY path")
+        return [Named(path, name, bool(archived)) for path, name, archived in rows]
+
+
+def match_expression(words: Iterable[str]) -> str:
+    """An FTS5 query matching any of `words`: each one quoted, so that no word is read as
+    FTS5 syntax (AND, NEAR, a column filter, a `*`)."""
+    quoted = ['"' + word.replace('"', '""') + '"' for word in dict.fromkeys(words) if word]
+    return " OR ".join(quoted)
+
+
+def words_of(text: str) -> str:
+    """`text` as the index stores it: the judge's words, space-joined."""
+    return " ".join(word_sequence(text))
+
+
+# ---------------------------------------------------------------- opening, and keeping it current
+
+
+def with_recall_index(paths: StoreLayout, tz: tzinfo | None, question: Callable[[RecallIndex], _T]) -> _T:
+    """`question` asked of the store's recall index, made current first. A damaged file is
+    removed and built again; a file that cannot be used at all gives way to an index in memory."""
+    file = paths.state / FILE_NAME
+    for attempt in range(2):
+        try:
+            return _ask(_open(file), paths, tz, question)
+        except _Damaged:
+            pass
+        except sqlite3.DatabaseError as error:
+            if not _is_damage(error):
+                break  # read-only, a full disk, an I/O error: not this file's fault, nothing to remove
+        except OSError:  # its folder cannot be made, the file cannot be created
+            break
+        if attempt == 0:
+            _remove(file)
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    _create(db)
+    return _ask(db, paths, tz, question)
+
+
+def _ask(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None, question: Callable[[RecallIndex], _T]) -> _T:
+    try:
+        _update(db, paths, tz)
+        return question(RecallIndex(db))
+    finally:
+        db.close()
+
+
+def refresh_paths(paths: StoreLayout, tz: tzinfo | None, changed: Iterable[str]) -> None:
+    """After a dream: the index, if there is one, made current for the files the dream wrote
+    or removed (paths relative to the root; others are ignored). Anything in the way (another
+    process updating it, a damaged file) leaves it as it is: the next recall catches up."""
+    file = paths.state / FILE_NAME
+    if not file.is_file():
+        return
+    on_disk = _Files({}, set())
+    asked: set[str] = set()
+    for path in changed:
+        archived = _archived(paths, path)
+        if archived is None:
+            continue
+        asked.add(path)
+        try:
+            seen = fingerprint(paths.root / path)
+        except OSError:  # cannot be looked at now: left to the next recall
+            asked.discard(path)
+            continue
+        if seen is not None:
+            on_disk.fingerprints[path] = seen
+            if archived:
+                on_disk.archived.add(path)
+    if not asked:
+        return
+    try:
+        db = _connect(file, DREAM_BUSY_SECONDS)
+    except sqlite3.Error:
+        return
+    try:
+        if _is_this_version(db):
+            _write(db, paths, tz, on_disk, asked)
+    except (sqlite3.Error, _Damaged):
+        pass
+    finally:
+        db.close()
+
+
+def _archived(paths: StoreLayout, path: str) -> bool | None:
+    """Whether `path` is an archived memory file (True), a live one (False), or neither (None)."""
+    archive = paths.memory_folder(archived=True) + "/"
+    if path.startswith(archive):
+        return True if path.endswith(paths.archive_ext) else None
+    return False if paths.is_memory_path(path) and path.endswith(".md") else None
+
+
+@dataclass(frozen=True)
+class _Files:
+    """Memory files on disk: the fingerprint of each, by path, and which of them are archived."""
+
+    fingerprints: dict[str, Fingerprint]
+    archived: set[str]
+
+
+def _memory_files(paths: StoreLayout) -> _Files:
+    """Every memory file of the store, live and archived, as scan.scan_store finds them."""
+    found = _Files({}, set())
+    for archived in (False, True):
+        folder = paths.memory_folder(archived)
+        files, _ = walk_memory_files(paths.root / folder, folder, ordered=False,
+                                     ext=paths.archive_ext if archived else ".md")
+        found.fingerprints.update(files)
+        if archived:
+            found.archived.update(path for path, _ in files)
+    return found
+
+
+def _update(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None) -> None:
+    """Make the index hold every memory file as it is now: read the new and changed ones,
+    forget the ones gone. Skipped when another process holds the write lock too long."""
+    on_disk = _memory_files(paths)
+    if _is_this_version(db):
+        stale, gone = _stale(db, on_disk.fingerprints)
+        if not stale and not gone:
+            return
+    _write(db, paths, tz, on_disk, None)
+
+
+def _stale(db: sqlite3.Connection, on_disk: dict[str, Fingerprint],
+           asked: set[str] | None = None) -> tuple[list[str], list[str]]:
+    """(the files of `on_disk` the index does not hold as they are, the paths it holds that are
+    gone); with `asked`, only among those paths."""
+    if asked is None:
+        rows = db.execute("SELECT path, size, mtime_ns, ino FROM memory").fetchall()
+    else:
+        rows = _select_in(db, "SELECT path, size, mtime_ns, ino FROM memory WHERE path IN ({})", sorted(asked))
+    # a dict and one comparison per file: at 10,000 memories this is a hundredth of a second
+    stored = {path: (size, mtime_ns, ino) for path, size, mtime_ns, ino in rows}
+    stale = sorted(path for path, seen in on_disk.items() if stored.get(path) != seen)
+    return stale, sorted(stored.keys() - on_disk.keys())
+
+
+def _write(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None,
+           on_disk: _Files, asked: set[str] | None) -> None:
+    """One write transaction: what is stale is asked again under the lock, then read and
+    written (with `asked`, only among those paths). A lock not had in time: nothing is written."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        if _is_busy(error):
+            return  # another process is updating it: this search answers from the index as it stands
+        raise
+    try:
+        fresh = not _is_this_version(db)
+        if fresh:
+            _reset(db)
+        stale, gone = _stale(db, on_disk.fingerprints, asked)
+        ids = [row_id for (row_id,) in _select_in(db, "SELECT id FROM memory WHERE path IN ({})", [*stale, *gone])]
+        _select_in(db, "DELETE FROM memory_words WHERE rowid IN ({})", ids)
+        _select_in(db, "DELETE FROM memory WHERE id IN ({})", ids)
+        for path in stale:
+            seen, archived = on_disk.fingerprints[path], path in on_disk.archived
+            # read_memory by its module name, so that a test can count the files read
+            _insert(db, path, seen, archived, read_memory(paths.root / path, paths.root, tz, paths.untyped))
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:  # SQLite rolls some failures (a full disk) back itself
+            db.execute("ROLLBACK")
+        raise
+    if fresh:
+        _use_wal(db)
+
+
+def _insert(db: sqlite3.Connection, path: str, seen: Fingerprint, archived: bool, read: object) -> None:
+    if not isinstance(read, Memory):
+        db.execute("INSERT INTO memory (path, size, mtime_ns, ino, archived) VALUES (?,?,?,?,?)",
+                   (path, *seen, int(archived)))
+        return
+    row_id = db.execute(
+        "INSERT INTO memory (path, size, mtime_ns, ino, archived, type, name, description, body, mtime, stamp) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        (path, *seen, int(archived), read.type, read.name, read.description, read.body,
+         read.mtime.isoformat(), read.mtime.timestamp())).lastrowid
+    db.execute("INSERT INTO memory_words (rowid, name, description, body) VALUES (?,?,?,?)",
+               (row_id, words_of(read.name), words_of(read.description), words_of(read.body)))
+
+
+# ---------------------------------------------------------------- the file
+
+
+class _Damaged(Exception):
+    """The file holds something this version cannot clear away: it is removed and built again."""
+
+
+def _open(file: Path) -> sqlite3.Connection:
+    """The index file, created (owner only) when missing."""
+    if not file.exists():
+        make_dirs(file.parent)
+        # owner only, before SQLite opens it; never through a symlink planted in its place
+        os.close(os.open(file, os.O_CREAT | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0), FILE_MODE))
+    return _connect(file, BUSY_SECONDS)
+
+
+def _connect(file: Path, busy_seconds: float) -> sqlite3.Connection:
+    db = sqlite3.connect(f"{Path(os.path.abspath(file)).as_uri()}?mode=rw", uri=True, timeout=busy_seconds,
+                         isolation_level=None)
+    try:
+        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # a file that is not SQLite fails here
+    except sqlite3.Error:
+        db.close()
+        raise
+    return db
+
+
+def _create(db: sqlite3.Connection) -> None:
+    for statement in _SCHEMA.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    db.execute(f"PRAGMA user_version = {VERSION}")
+
+
+def _reset(db: sqlite3.Connection) -> None:
+    """Inside a write transaction: whatever the file held (nothing, or a foreign version's
+    tables) replaced by this version's empty index. Dropping in place, not removing the file,
+    keeps every other process's open connection on the same file."""
+    try:
+        tables = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall()
+        # a virtual table first: it takes its own shadow tables with it
+        for name, sql in sorted(tables, key=lambda table: not (table[1] or "").startswith("CREATE VIRTUAL")):
+            db.execute(f"DROP TABLE IF EXISTS {_quoted(name)}")
+        for kind, name in db.execute("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").fetchall():
+            db.execute(f"DROP {kind} IF EXISTS {_quoted(name)}")
+    except sqlite3.Error as error:  # a virtual table of a module this SQLite lacks, …
+        raise _Damaged(str(error)) from None
+    _create(db)
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _use_wal(db: sqlite3.Connection) -> None:
+    """WAL mode (kept by the file once set): readers never wait for a writer. When another
+    process is in the way it stays in rollback mode, which is as safe, only slower to share."""
+    try:
+        db.execute("PRAGMA journal_mode = WAL").fetchall()
+    except sqlite3.OperationalError:
+        pass
+
+
+@cache
+def _schema() -> list[tuple]:
+    """Every table of this version, as SQLite records them (FTS5's own tables included)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        _create(db)
+        return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+    finally:
+        db.close()
+
+
+def _is_this_version(db: sqlite3.Connection) -> bool:
+    """This version's index, tables as this version makes them (cache.py checks its file so too)."""
+    if db.execute("PRAGMA user_version").fetchone()[0] != VERSION:
+        return False
+    return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall() == _schema()
+
+
+def _is_damage(error: sqlite3.DatabaseError) -> bool:
+    """A file that is not SQLite, or one whose pages or FTS5 index are damaged."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is None:
+        return not isinstance(error, sqlite3.OperationalError)
+    return code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+def _is_busy(error: sqlite3.OperationalError) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def _remove(file: Path) -> None:
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        try:
+            Path(f"{file}{suffix}").unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def _select_in(db: sqlite3.Connection, sql: str, values: list) -> list[tuple]:
+    """`sql` with its `IN ({})` filled for `values`, a chunk of them per statement."""
+    rows: list[tuple] = []
+    for start in range(0, len(values), _CHUNK):
+        chunk = values[start:start + _CHUNK]
+        rows.extend(db.execute(sql.format(",".join("?" * len(chunk))), chunk))
+    return rows
