@@ -104,11 +104,11 @@ class Store:
                archived: bool = False) -> list[Hit]:
         """The memories that best answer `query`, best first (`archived`: the archive searched
         too), as `auto-dream recall` finds them; [] when none matches."""
-        return recall_memories(self._context(), query, limit, type, archived)
+        return recall_memories(self._context(), query, limit, type, archived, local_time())
 
     def show(self, path_or_name: str) -> Memory:
         """One memory, whole: by its path relative to the root, else by its name."""
-        return show_memory(self._context(), path_or_name)
+        return show_memory(self._context(), path_or_name, local_time())
 
     # Last in the class: below this line `list` would name the method, not the builtin.
     def list(self, type: str | None = None, archived: bool = False, now: datetime | None = None) -> ListResult:

@@ -207,7 +207,7 @@ def recall(
     text = " ".join(query)
     check_query(text)  # before the store is opened: bad input is named first
     check_memory_type(memory_type)
-    hits = recall_memories(_context(ctx), text, limit, memory_type, archived)
+    hits = recall_memories(_context(ctx), text, limit, memory_type, archived, local_time())
     if as_json:
         _print_json([hit.as_json() for hit in hits])
         return
@@ -237,7 +237,7 @@ def show(
     from auto_dream.commands.recall import show as show_memory
 
     context = _context(ctx)
-    found = show_memory(context, memory)
+    found = show_memory(context, memory, local_time())
     if as_json:
         _print_json({"path": found.path, "name": found.name, "type": found.type, "description": found.description,
                      "mtime": found.mtime.isoformat(timespec="seconds"), "body": found.body,

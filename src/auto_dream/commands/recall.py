@@ -7,12 +7,13 @@ memory through the recall index (store/recall.py), `show` opens the one it wants
 import os
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from auto_dream.commands.listing import check_memory_type
 from auto_dream.errors import InputError, StoreError
 from auto_dream.judge.similarity import word_sequence, word_spans
+from auto_dream.store.consult import append_consult
 from auto_dream.store.context import StoreContext
 from auto_dream.store.memory import Memory, read_memory
 from auto_dream.store.recall import Found, RecallIndex, with_recall_index
@@ -53,10 +54,11 @@ def check_query(query: str) -> None:
 
 
 def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory_type: str | None = None,
-           archived: bool = False) -> list[Hit]:
+           archived: bool = False, now: datetime | None = None) -> list[Hit]:
     """The memories that best answer `query`, best first: BM25 over name, description and body
     with the judge's words (English stems, CJK bigrams), name and description weighing more;
-    ties go to the newer memory. `archived`: the archive is searched too. No match: []."""
+    ties go to the newer memory. `archived`: the archive is searched too. No match: [].
+    The lookup is recorded in the consult log at `now` (store.consult)."""
     check_query(query)
     check_memory_type(memory_type)
     if limit < 1:
@@ -67,11 +69,11 @@ def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory
         found = with_recall_index(context.paths, context.tz,
                                   lambda index: index.search(words, limit, memory_type, archived))
         hits = [Hit.of(each, frozenset(words)) for each in found]
-    # The one place a recall is complete: the consult log (issue 16) is written here.
+    _consulted(context, now, query, [(hit.name, hit.path) for hit in hits])
     return hits
 
 
-def show(context: StoreContext, path_or_name: str) -> Memory:
+def show(context: StoreContext, path_or_name: str, now: datetime | None = None) -> Memory:
     """One memory, whole: by its path relative to the store's root (an absolute path inside it
     too), else by its exact name, else by its name in any case. A live memory comes before an
     archived one of the same name. InputError when none is found, or several are."""
@@ -82,8 +84,17 @@ def show(context: StoreContext, path_or_name: str) -> Memory:
     memory = read_memory(context.paths.root / path, context.paths.root, context.tz, context.paths.untyped)
     if not isinstance(memory, Memory):
         raise StoreError(f"{memory.path} cannot be read as a memory: {memory.reason}")
-    # The one place a show is complete: the consult log (issue 16) is written here.
+    _consulted(context, now, path_or_name, [(memory.name, memory.path)])
     return memory
+
+
+def _consulted(context: StoreContext, now: datetime | None, query: str, found: list[tuple[str, str]]) -> None:
+    """One line in the consult log: dream's consult gate and decay read it. A store that cannot
+    be written (a read-only copy) still answers; the lookup is then not recorded."""
+    try:
+        append_consult(context.paths, now or datetime.now(timezone.utc).astimezone(context.tz), query, found)
+    except OSError:
+        pass
 
 
 def file_text(context: StoreContext, memory: Memory) -> str:

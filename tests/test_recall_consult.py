@@ -1,0 +1,57 @@
+"""Every lookup is recorded (issue 16): one consult-log line per `recall` and `show`, whole under
+many processes at once, never touching a memory; dream's consult gate and decay read it."""
+
+import json
+import os
+import subprocess
+import sys
+from datetime import timedelta
+
+from auto_dream.commands.recall import recall, show
+from auto_dream.store.context import open_context
+from test_staleness import NOW, add_stale_project, archive_actions, repo, run_dream  # noqa: F401  (repo: a fixture)
+
+
+def consult_lines(root) -> list[dict]:
+    path = root / ".state" / "consult.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+
+
+def test_recall_and_show_each_write_one_line_and_touch_no_memory(root, repo):
+    relative = add_stale_project(root)
+    before = (root / relative).stat().st_mtime_ns, (root / relative).read_bytes()
+    context = open_context(root)
+    hits = recall(context, "old module port", now=NOW)
+    show(context, "Old module port", now=NOW)
+    lines = consult_lines(root)
+    assert [line["query"] for line in lines] == ["old module port", "Old module port"]
+    assert lines[0]["paths"] == [hit.path for hit in hits] == [relative]
+    assert lines[1] == {"ts": NOW.isoformat(timespec="seconds"), "query": "Old module port",
+                        "names": ["Old module port"], "paths": [relative]}
+    assert ((root / relative).stat().st_mtime_ns, (root / relative).read_bytes()) == before
+
+
+def test_the_consult_gate_keeps_a_fully_stale_memory_recalled_last_week(root, repo):
+    relative = add_stale_project(root)
+    recall(open_context(root), "where is the old module port", now=NOW - timedelta(days=7))
+    report = run_dream(root)
+    assert archive_actions(report) == []
+    assert (root / relative).is_file()
+
+
+def test_without_the_lookup_the_same_memory_is_archived(root, repo):
+    relative = add_stale_project(root)
+    assert [a["path"] for a in archive_actions(run_dream(root))] == [relative]
+
+
+def test_sixteen_processes_recalling_at_once_each_leave_one_whole_line(root, repo):
+    add_stale_project(root)
+    env = {**os.environ, "AUTO_DREAM_ROOT": str(root)}
+    children = [subprocess.Popen([sys.executable, "-m", "auto_dream", "recall", f"old module port {n}", "--json"],
+                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for n in range(16)]
+    for child in children:
+        out, err = child.communicate(timeout=120)
+        assert child.returncode == 0, err
+        assert len(json.loads(out)) == 1
+    lines = consult_lines(root)
+    assert sorted(line["query"] for line in lines) == sorted(f"old module port {n}" for n in range(16))
