@@ -7,9 +7,17 @@ import subprocess
 import sys
 from datetime import timedelta
 
+import pytest
+
 from auto_dream.commands.recall import recall, show
 from auto_dream.store.context import open_context
-from test_staleness import NOW, add_stale_project, archive_actions, repo, run_dream  # noqa: F401  (repo: a fixture)
+from test_staleness import NOW, add_stale_project, archive_actions, make_repo, run_dream
+
+
+@pytest.fixture
+def repo(root):
+    """The store `root` (tmp/store/.auto-dream) inside a git work tree (tmp/store)."""
+    return make_repo(root.parent)
 
 
 def consult_lines(root) -> list[dict]:
