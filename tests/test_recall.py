@@ -15,7 +15,7 @@ import pytest
 import auto_dream
 import auto_dream.store.recall as recall_index
 from auto_dream.commands.recall import recall
-from auto_dream.judge.similarity import word_sequence, word_spans
+from auto_dream.judge.words import word_sequence, word_spans
 from auto_dream.store.context import open_context
 from auto_dream.store.recall import FILE_NAME, words_of
 from conftest import write_memory_file

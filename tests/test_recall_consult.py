@@ -63,3 +63,33 @@ def test_sixteen_processes_recalling_at_once_each_leave_one_whole_line(root, rep
         assert len(json.loads(out)) == 1
     lines = consult_lines(root)
     assert sorted(line["query"] for line in lines) == sorted(f"old module port {n}" for n in range(16))
+
+
+# ---------------------------------------------------------------- the fast path agents call
+
+
+RECALL_CASES = [["recall", "old", "module", "port"], ["recall", "port", "--json"], ["recall", "-n", "1", "port"],
+                ["recall", "--limit=1", "--type", "project", "--archived", "port", "--json"],
+                ["recall", "nothing", "matches", "this"], ["recall", "--", "--port"]]
+
+
+@pytest.mark.parametrize("argv", RECALL_CASES, ids=" ".join)
+def test_the_fast_recall_path_and_typer_answer_alike(root, repo, cli, argv):
+    from auto_dream.__main__ import quick_recall_arguments
+    from conftest import run_installed
+
+    add_stale_project(root)
+    assert quick_recall_arguments(["--root", str(root), *argv]) is not None  # really the fast path
+    fast = run_installed("--root", root, *argv)
+    typer = cli("--root", root, *argv)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (typer.code, typer.out, typer.err)
+    assert fast.returncode == 0
+    assert len(consult_lines(root)) == 2  # each recorded its lookup
+
+
+@pytest.mark.parametrize("argv", [["recall", " "], ["recall", "--type", "idea", "port"]], ids=" ".join)
+def test_the_fast_recall_path_and_typer_fail_alike(root, cli, argv):
+    fast = __import__("conftest").run_installed("--root", root, *argv)
+    typer = cli("--root", root, *argv)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (typer.code, typer.out, typer.err)
+    assert fast.returncode == 2 and fast.stderr.count("\n") == 1

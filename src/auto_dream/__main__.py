@@ -1,7 +1,7 @@
 """Entry point of `auto-dream` and `python -m auto_dream`.
 
-`append` is what agents call all day, so a plain `append` command line is run here without
-importing Typer (which alone costs several times Python's own start-up). Anything this
+`append` and `recall` are what agents call all day, so a plain `append` or `recall` command
+line is run here without importing Typer (which alone costs several times Python's own start-up). Anything this
 short parser does not recognise — help, version, an unknown option — goes to the Typer app,
 which stays the one definition of the CLI.
 
@@ -74,6 +74,74 @@ def run_quick_append(found: dict) -> int:
     return 0
 
 
+_RECALL_VALUES = {"--limit": "limit", "-n": "limit", "--type": "type", "-t": "type"}
+_RECALL_FLAGS = {"--archived": "archived", "--json": "json"}
+
+
+def quick_recall_arguments(argv: list[str]) -> dict | None:
+    """The arguments of a plain `[--root R] recall WORDS… [--limit N] [--type T] [--archived]
+    [--json]` line (agents look things up mid-conversation), or None to let Typer parse it."""
+    args = list(argv)
+    found: dict = {"root": None, "limit": "10", "type": None, "archived": False, "json": False, "words": []}
+    if args[:1] == ["--root"] and len(args) > 1:
+        found["root"] = args[1]
+        args = args[2:]
+    elif args and args[0].startswith("--root="):
+        found["root"] = args[0].split("=", 1)[1]
+        args = args[1:]
+    if args[:1] != ["recall"]:
+        return None
+    args = args[1:]
+    while args:
+        arg = args.pop(0)
+        name, has_value, value = arg.partition("=")
+        if arg == "--":
+            found["words"].extend(args)
+            break
+        if name in _RECALL_VALUES and name.startswith("--") and has_value:
+            found[_RECALL_VALUES[name]] = value
+        elif arg in _RECALL_VALUES and args:
+            found[_RECALL_VALUES[arg]] = args.pop(0)
+        elif arg in _RECALL_FLAGS:
+            found[_RECALL_FLAGS[arg]] = True
+        elif arg.startswith("-"):
+            return None  # --help, a negative number, an option this parser does not know
+        else:
+            found["words"].append(arg)
+    if not found["words"] or not found["limit"].isdigit() or int(found["limit"]) < 1:
+        return None  # Typer says what is wrong with it
+    return found
+
+
+def run_quick_recall(found: dict) -> int:
+    import json
+
+    from auto_dream.commands.recall import check_query, recall, render_hits
+    from auto_dream.console import tell_failure, write_out
+    from auto_dream.errors import InputError
+    from auto_dream.shell import claude_config_dir, home_folder, local_time, store_root
+    from auto_dream.store.context import open_context
+    from auto_dream.store.paths import MEMORY_TYPES
+
+    text = " ".join(found["words"])
+    try:
+        check_query(text)  # before the store is opened, as the Typer command does
+        if found["type"] is not None and found["type"] not in MEMORY_TYPES:
+            raise InputError(f"unknown type {found['type']!r}: use one of {', '.join(MEMORY_TYPES)}")
+        context = open_context(store_root(found["root"]), home=home_folder(), claude_config_dir=claude_config_dir())
+        hits = recall(context, text, int(found["limit"]), found["type"], found["archived"], local_time())
+        if found["json"]:
+            write_out(json.dumps([hit.as_json() for hit in hits], ensure_ascii=False, indent=2) + "\n")
+        else:
+            write_out(render_hits(hits, text))
+    except (KeyboardInterrupt, Exception) as error:
+        code = tell_failure(error)
+        if code is None:
+            raise
+        return code
+    return 0
+
+
 def main() -> None:
     try:
         code = _run(sys.argv[1:])
@@ -99,6 +167,9 @@ def _run(argv: list[str]) -> int:
     found = quick_append_arguments(argv)
     if found is not None:
         return run_quick_append(found)
+    found = quick_recall_arguments(argv)
+    if found is not None:
+        return run_quick_recall(found)
     import gc
 
     from auto_dream.cli import run

@@ -200,9 +200,8 @@ def recall(
     two-character words; ties go to the newer memory. Open one whole with `auto-dream show PATH`.
     No match: one line saying so (with --json, []), exit 0."""
     from auto_dream.commands.listing import check_memory_type
-    from auto_dream.commands.recall import check_query
+    from auto_dream.commands.recall import check_query, render_hits
     from auto_dream.commands.recall import recall as recall_memories
-    from auto_dream.store.memory import shown
 
     text = " ".join(query)
     check_query(text)  # before the store is opened: bad input is named first
@@ -211,15 +210,7 @@ def recall(
     if as_json:
         _print_json([hit.as_json() for hit in hits])
         return
-    if not hits:
-        stdout.print(f"no memory matches {shown(text)!r}", markup=False)
-        return
-    blocks = []
-    for hit in hits:
-        blocks.append(f"{shown(hit.name)}\n  type: {hit.type}" + (" (archived)" if hit.archived else "")
-                      + f"\n  path: {shown(hit.path)}\n  score: {hit.score:.3f}"
-                      + f"\n  description: {shown(hit.description)}\n  snippet: {shown(hit.snippet)}")
-    write_out("\n\n".join(blocks) + "\n")
+    write_out(render_hits(hits, text))
 
 
 @app.command()

@@ -9,14 +9,18 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from auto_dream.commands.listing import check_memory_type
 from auto_dream.errors import InputError, StoreError
-from auto_dream.judge.similarity import word_sequence, word_spans
+from auto_dream.judge.words import word_sequence, word_spans
 from auto_dream.store.consult import append_consult
 from auto_dream.store.context import StoreContext
-from auto_dream.store.memory import Memory, read_memory
+from auto_dream.store.paths import MEMORY_TYPES
 from auto_dream.store.recall import Found, RecallIndex, with_recall_index
+from auto_dream.store.text import Unreadable, shown
+
+if TYPE_CHECKING:
+    from auto_dream.store.memory import Memory
 
 SNIPPET_CHARS = 160  # of the memory's own text, the ** marks and … not counted
 SNIPPET_LEAD = 40  # how much of the text before the first matched word a snippet shows
@@ -60,7 +64,8 @@ def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory
     ties go to the newer memory. `archived`: the archive is searched too. No match: [].
     The lookup is recorded in the consult log at `now` (store.consult)."""
     check_query(query)
-    check_memory_type(memory_type)
+    if memory_type is not None and memory_type not in MEMORY_TYPES:  # as commands.listing says it
+        raise InputError(f"unknown type {memory_type!r}: use one of {', '.join(MEMORY_TYPES)}")
     if limit < 1:
         raise InputError(f"--limit must be at least 1, not {limit}")
     words = word_sequence(query)
@@ -73,7 +78,17 @@ def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory
     return hits
 
 
-def show(context: StoreContext, path_or_name: str, now: datetime | None = None) -> Memory:
+def render_hits(hits: list[Hit], query: str) -> str:
+    """What `recall` prints without --json: one block per memory, best first, or one line."""
+    if not hits:
+        return f"no memory matches {shown(query)!r}\n"
+    blocks = [f"{shown(hit.name)}\n  type: {hit.type}" + (" (archived)" if hit.archived else "")
+              + f"\n  path: {shown(hit.path)}\n  score: {hit.score:.3f}"
+              + f"\n  description: {shown(hit.description)}\n  snippet: {shown(hit.snippet)}" for hit in hits]
+    return "\n\n".join(blocks) + "\n"
+
+
+def show(context: StoreContext, path_or_name: str, now: datetime | None = None) -> "Memory":
     """One memory, whole: by its path relative to the store's root (an absolute path inside it
     too), else by its exact name, else by its name in any case. A live memory comes before an
     archived one of the same name. InputError when none is found, or several are."""
@@ -81,8 +96,10 @@ def show(context: StoreContext, path_or_name: str, now: datetime | None = None) 
     if not wanted:
         raise InputError("give a memory's path (as recall and MEMORY.md show it) or its name")
     path = with_recall_index(context.paths, context.tz, lambda index: _find(index, context, wanted))
+    from auto_dream.store.memory import read_memory  # the YAML parser: only `show` needs it
+
     memory = read_memory(context.paths.root / path, context.paths.root, context.tz, context.paths.untyped)
-    if not isinstance(memory, Memory):
+    if isinstance(memory, Unreadable):
         raise StoreError(f"{memory.path} cannot be read as a memory: {memory.reason}")
     _consulted(context, now, path_or_name, [(memory.name, memory.path)])
     return memory
@@ -97,7 +114,7 @@ def _consulted(context: StoreContext, now: datetime | None, query: str, found: l
         pass
 
 
-def file_text(context: StoreContext, memory: Memory) -> str:
+def file_text(context: StoreContext, memory: "Memory") -> str:
     """A memory file's text as it is on disk (what `show` prints)."""
     try:
         raw = (context.paths.root / memory.path).read_bytes()

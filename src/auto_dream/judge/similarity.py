@@ -1,31 +1,19 @@
 """Word overlap, duplicates and contradictions (DESIGN 3.2), CJK included, no LLM needed."""
 
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
 
-import Stemmer  # PyStemmer: the Snowball project's stemmers, compiled
-
-# The seed's stop words (seed 000), which include the negations: a negated statement
-# shares its significant words with the statement it negates.
-STOP_WORDS = frozenset("""
-the a an is are was were be been have has had do does did will would could should may might can
-shall to of in for on with at by from as into through during before after this that it not no but
-or and if then than so
-don doesn didn isn aren wasn weren won wouldn shouldn couldn haven hasn hadn mustn
-she her hers him his they them their theirs its our ours you your yours
-""".split())
-# The last two lines are ours: what is left of "don't" and friends once the apostrophe
-# splits them, and pronouns — two notes about the same person share "her" and "his"
-# whatever they say, which made unrelated facts look like the same subject.
-
-# Han, Hiragana, Katakana and Hangul: whitespace finds no words in them, bigrams do.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff"
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
-_CJK_RUN = re.compile(rf"[{_CJK}]+")
+from auto_dream.judge.words import (  # re-exported: the judge's words are these
+    _CJK_RUN,
+    _TOKEN,
+    STOP_WORDS,
+    significant_words,
+    stem,
+    word_sequence,
+)
 
 # Negation signals; a statement and its negation differ in one of these. English and
 # Chinese put the negation before what it negates; Japanese and Korean after it.
@@ -139,60 +127,6 @@ _AUXILIARY_NAMES = frozenset(_AUXILIARY.values())
 # "Daisy lies down next to him while he plays games".
 _NOT_IN_SCOPE = frozenset("""while when whenever since because until where there here just also yet still ever
 really very much more most some any all every each other again anymore""".split())
-
-
-_STEMMER = Stemmer.Stemmer("english")
-_STEMS: dict[str, str] = {}
-
-
-def stem(token: str) -> str:
-    """The English Snowball stem of a lower-cased word ("managed" and "manages" meet at "manag"),
-    remembered: a store repeats the same few thousand words."""
-    found = _STEMS.get(token)
-    if found is None:
-        found = _STEMS[token] = sys.intern(_STEMMER.stemWord(token)) if token.isascii() else token
-    return found
-
-
-def word_sequence(text: str) -> list[str]:
-    """The significant words of `text` in order (with repeats), stemmed: CJK runs give their bigrams."""
-    words = []
-    for token in _TOKEN.findall(text.lower()):
-        if _CJK_RUN.fullmatch(token):
-            if len(token) == 1:
-                words.append(token)
-            else:
-                words.extend(token[i:i + 2] for i in range(len(token) - 1))
-        elif len(token) > 2 and token not in STOP_WORDS:
-            words.append(stem(token))
-    return words
-
-
-def word_spans(text: str) -> Iterator[tuple[int, int, str]]:
-    """The words of word_sequence with where each lies in `text` (start, end): what a recall
-    snippet marks. Tokens are found in `text` as written and lower-cased one by one, so the
-    offsets hold; one that lower-casing lengthens ("İstanbul": an i and a combining dot) gives
-    word_sequence's words, each placed on the whole token."""
-    for match in _TOKEN.finditer(text):
-        token, start, end = match.group(), match.start(), match.end()
-        lowered = token.lower()
-        if len(lowered) != len(token):
-            for word in word_sequence(lowered):
-                yield start, end, word
-        elif _CJK_RUN.fullmatch(lowered):
-            if len(lowered) == 1:
-                yield start, end, lowered
-            else:
-                for i in range(len(lowered) - 1):
-                    yield start + i, start + i + 2, lowered[i:i + 2]
-        elif len(lowered) > 2 and lowered not in STOP_WORDS:
-            yield start, end, stem(lowered)
-
-
-def significant_words(text: str) -> frozenset[str]:
-    """Lower-cased words of letters and digits longer than 2, minus stop words; CJK runs as bigrams."""
-    # interned: a store repeats the same few thousand words across every memory
-    return frozenset(map(sys.intern, word_sequence(text)))
 
 
 def overlap(a: frozenset[str], b: frozenset[str]) -> float:

@@ -50,13 +50,13 @@ from auto_dream.judge.similarity import Profile
 from auto_dream.judge.staleness import References, extract_references
 from auto_dream.store.memory import Memory
 from auto_dream.store.paths import FILE_MODE, StoreLayout
+from auto_dream.store.walk import Fingerprint
 
 # PRAGMA user_version of the file; any other value is a foreign cache. Raise it whenever what
 # is stored would read differently now (the schema, how frontmatter is read, what the judge
 # derives from a text: words, stems, negation scopes, references), so every memory is parsed again.
 VERSION = 12
 FILE_NAME = "cache.sqlite3"
-Fingerprint = tuple[int, int, int]  # (size, mtime_ns, inode) of a memory file
 Posting = tuple[int, int, int, int]  # (word rank, memory row id, the memory's word count, the word's position)
 Row = tuple  # a row as sqlite3 returns it: its values are what the SQL selects
 _CHUNK = 500  # host parameters per statement, well under SQLite's limit

@@ -19,6 +19,8 @@ import yaml
 
 from auto_dream.errors import StoreError
 from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, OVERFLOW_NAME, StoreLayout, make_dirs
+from auto_dream.store.text import Unreadable
+from auto_dream.store.text import shown as shown  # re-exported: callers have always taken it from here
 
 MAX_MEMORY_BYTES = 1_000_000  # larger than any memory a person or an agent writes
 SLUG_MAX_CHARS = 50
@@ -54,20 +56,6 @@ class Memory:
     def text(self) -> str:
         """Everything a person reads in it: name, description and body."""
         return "\n".join(part for part in (self.name, self.description, self.body) if part)
-
-
-@dataclass(frozen=True)
-class Unreadable:
-    """A file under memories/ that cannot be read as a memory; reported, never touched.
-
-    Its path is only ever shown: control characters and the bytes of a name that is not
-    UTF-8 are written out (`shown`), so that a warning is one line a terminal prints as is."""
-
-    path: str
-    reason: str
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "path", shown(self.path))
 
 
 # ---------------------------------------------------------------- reading
@@ -466,27 +454,6 @@ def usable_time(moment: datetime) -> datetime | None:
         return moment if USABLE_TIMES[0] <= moment < USABLE_TIMES[1] else None
     except (OverflowError, ValueError):  # an offset that pushes it past year 9999 when compared
         return None
-
-
-# ---------------------------------------------------------------- showing
-
-
-# C0 and C1 controls and DEL (a terminal obeys them: ESC starts a sequence, BEL rings), and the
-# lone surrogates that stand for a file name's bytes that are not UTF-8
-_UNSHOWABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
-def shown(text: str) -> str:
-    """`text` as a terminal or MEMORY.md may show it: every control character written out as
-    `\\x1b`, a byte of a file name that is not UTF-8 as `\\xff`. Printable text is unchanged."""
-    return _UNSHOWABLE.sub(_written_out, text) if not text.isprintable() else text
-
-
-def _written_out(match: re.Match) -> str:
-    code = ord(match.group())
-    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for the byte code - 0xDC00
-        return f"\\x{code - 0xDC00:02x}"
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 # ---------------------------------------------------------------- reading a file as it is

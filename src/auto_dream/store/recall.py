@@ -29,12 +29,15 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from functools import cache
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from auto_dream.judge.similarity import word_sequence
-from auto_dream.store.memory import Memory, read_memory
+from auto_dream.judge.words import word_sequence
 from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs
-from auto_dream.store.scan import Fingerprint, fingerprint, walk_memory_files
+from auto_dream.store.text import Unreadable
+from auto_dream.store.walk import Fingerprint, fingerprint, walk_memory_files
+
+if TYPE_CHECKING:  # the parser is imported only when a file must be read (read_memory below)
+    from auto_dream.store.memory import Memory
 
 # PRAGMA user_version of the file; any other value is a foreign index, built again. Raise it
 # whenever what is stored would read differently now (the schema, the judge's words).
@@ -294,8 +297,17 @@ def _write(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None,
         _use_wal(db)
 
 
-def _insert(db: sqlite3.Connection, path: str, seen: Fingerprint, archived: bool, read: object) -> None:
-    if not isinstance(read, Memory):
+def read_memory(path: Path, root: Path, tz: tzinfo | None, untyped: str | None) -> "Memory | Unreadable":
+    """store.memory.read_memory, imported the first time a file must be read: a recall over an
+    index that is current never loads the YAML parser."""
+    from auto_dream.store.memory import read_memory as read
+
+    return read(path, root, tz, untyped)
+
+
+def _insert(db: sqlite3.Connection, path: str, seen: Fingerprint, archived: bool,
+            read: "Memory | Unreadable") -> None:
+    if isinstance(read, Unreadable):
         db.execute("INSERT INTO memory (path, size, mtime_ns, ino, archived) VALUES (?,?,?,?,?)",
                    (path, *seen, int(archived)))
         return
