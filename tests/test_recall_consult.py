@@ -93,3 +93,49 @@ def test_the_fast_recall_path_and_typer_fail_alike(root, cli, argv):
     typer = cli("--root", root, *argv)
     assert (fast.returncode, fast.stdout, fast.stderr) == (typer.code, typer.out, typer.err)
     assert fast.returncode == 2 and fast.stderr.count("\n") == 1
+
+
+# ---------------------------------------------------------------- what a lookup must never do
+
+
+def test_a_symlinked_recall_index_is_refused_and_its_target_left_alone(root, repo, cli, tmp_path):
+    import sqlite3
+
+    add_stale_project(root)
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE precious (x)")
+    (root / ".state" / "recall.sqlite3").symlink_to(other)
+    before = other.read_bytes()
+    result = cli("--root", root, "recall", "old module port")
+    assert result.code == 1 and "is a symbolic link" in result.err and result.err.count("\n") == 1, result
+    assert other.read_bytes() == before
+
+
+def test_a_fifo_where_the_consult_log_goes_never_blocks_a_lookup_or_a_check(root, repo, cli):
+    add_stale_project(root)
+    os.mkfifo(root / ".state" / "consult.jsonl")
+    done = subprocess.run([sys.executable, "-m", "auto_dream", "--root", str(root), "recall", "old module port"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "Old module port" in done.stdout, done.stderr
+    checked = subprocess.run([sys.executable, "-m", "auto_dream", "--root", str(root), "check"],
+                             capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_a_consult_line_nested_past_pythons_limit_is_passed_over(root, repo, cli):
+    add_stale_project(root)
+    (root / ".state" / "consult.jsonl").write_text("[" * 100_000 + "\n")
+    assert cli("--root", root, "check").code == 0
+    assert cli("--root", root, "dream", "--dry-run").code == 0
+
+
+@pytest.mark.parametrize("limit", ["²", "٣", "99999999999999999999"])
+def test_an_odd_limit_gets_the_same_answer_on_both_paths(root, repo, cli, limit):
+    from conftest import run_installed
+
+    add_stale_project(root)
+    fast = run_installed("--root", root, "recall", "--limit", limit, "port")
+    typer = cli("--root", root, "recall", "--limit", limit, "port")
+    assert (fast.returncode, fast.stdout, fast.stderr) == (typer.code, typer.out, typer.err)
+    assert "Traceback" not in fast.stderr

@@ -108,7 +108,8 @@ def quick_recall_arguments(argv: list[str]) -> dict | None:
             return None  # --help, a negative number, an option this parser does not know
         else:
             found["words"].append(arg)
-    if not found["words"] or not found["limit"].isdigit() or int(found["limit"]) < 1:
+    limit = found["limit"]
+    if not found["words"] or not (limit.isascii() and limit.isdigit()) or not 1 <= int(limit) <= 1_000_000:
         return None  # Typer says what is wrong with it
     return found
 
@@ -117,7 +118,7 @@ def run_quick_recall(found: dict) -> int:
     import json
 
     from auto_dream.commands.recall import check_query, recall, render_hits
-    from auto_dream.console import tell_failure, write_out
+    from auto_dream.console import OutputLost, tell, tell_failure, write_out
     from auto_dream.errors import InputError
     from auto_dream.shell import claude_config_dir, home_folder, local_time, store_root
     from auto_dream.store.context import open_context
@@ -134,6 +135,9 @@ def run_quick_recall(found: dict) -> int:
             write_out(json.dumps([hit.as_json() for hit in hits], ensure_ascii=False, indent=2) + "\n")
         else:
             write_out(render_hits(hits, text))
+    except OutputLost as lost:  # as cli.run says it of a command that only reads
+        tell(f"auto-dream: error: the output could not be written ({lost})")
+        return 1
     except (KeyboardInterrupt, Exception) as error:
         code = tell_failure(error)
         if code is None:

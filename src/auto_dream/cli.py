@@ -258,7 +258,8 @@ def check(
     stdout.print(f"entries waiting for a dream: {result.undistilled_entries}", markup=False)
     stdout.print(f"last dream: {last}; dream due: {'yes' if result.dream_due else 'no'}", markup=False)
     if result.decay_days:
-        stdout.print(f"decayed (neither changed nor looked up in {result.decay_days} days, listed last in MEMORY.md): "
+        where = ", listed last in MEMORY.md" if result.decay_in_index else ""
+        stdout.print(f"decayed (neither changed nor looked up in {result.decay_days} days{where}): "
                      f"{result.decayed}", markup=False)
     stdout.print("MEMORY.md: " + ("in sync" if result.index_in_sync
                                   else "out of date (run `auto-dream build-index`)"), markup=False)

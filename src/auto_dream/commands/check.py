@@ -1,7 +1,7 @@
 """`check`: freshness and staleness of every memory, entries waiting, whether a dream is due,
 whether MEMORY.md is in sync."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from auto_dream.commands.listing import age_days, freshness
@@ -45,6 +45,7 @@ class CheckResult:
     log_problems: list[LogProblem]
     decayed: int = 0  # memories neither changed nor looked up within decay_days
     decay_days: int = 0
+    decay_in_index: bool = True  # our own MEMORY.md lists the decayed last; a Claude Code folder's is theirs
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -67,6 +68,8 @@ def check_store(context: StoreContext, now: datetime) -> CheckResult:
     staleness = assess_staleness(scan.memories, repo,
                                  context.paths.root, {path: parsed.refs for path, parsed in scan.parsed.items()})
     activity = activity_at(context, now)
+    newest = max((memory.mtime for memory in scan.memories), default=None)
+    activity = replace(activity, newest=newest) if activity.cutoff is not None else activity
     health = []
     for memory in sorted(scan.memories, key=lambda m: m.path):
         days = age_days(memory, now)
@@ -77,10 +80,11 @@ def check_store(context: StoreContext, now: datetime) -> CheckResult:
         undistilled_entries=waiting,
         last_dream=last_dream,
         dream_due=dream_is_due(last_dream, waiting, context.config.due_hours, context.config.due_entries, now),
-        index_in_sync=index_in_sync(context, scan),
+        index_in_sync=index_in_sync(context, scan, now),
         memories=health,
         unreadable=scan.unreadable,
         log_problems=log_problems,
         decayed=sum(1 for memory in scan.memories if activity.decayed(memory)),
+        decay_in_index=context.paths.layout != "claude-code",
         decay_days=context.config.decay_days,
     )

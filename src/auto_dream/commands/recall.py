@@ -68,6 +68,7 @@ def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory
         raise InputError(f"unknown type {memory_type!r}: use one of {', '.join(MEMORY_TYPES)}")
     if limit < 1:
         raise InputError(f"--limit must be at least 1, not {limit}")
+    limit = min(limit, 1_000_000)  # more than any store holds; SQLite's LIMIT takes no bigger number
     words = word_sequence(query)
     hits: list[Hit] = []
     if words:  # a query of stop words and one- or two-letter words alone has nothing to find

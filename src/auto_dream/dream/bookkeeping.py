@@ -5,10 +5,11 @@ import json
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from auto_dream.errors import StoreError
 from auto_dream.judge.similarity import significant_words
 from auto_dream.store.consult import CONSULT_LOG
 from auto_dream.store.memory import write_atomic
-from auto_dream.store.paths import StoreLayout
+from auto_dream.store.paths import StoreLayout, read_regular
 
 DISTILLED = "distilled.txt"  # one entry id per line
 LAST_DREAM = "last_dream.json"
@@ -100,9 +101,14 @@ def read_consulted_terms(paths: StoreLayout, now: datetime, days: int,
     """
     consult_log = paths.state / CONSULT_LOG
     try:
-        lines = consult_log.read_text(encoding="utf-8", errors="replace").split("\n")
-    except FileNotFoundError:
+        data = read_regular(consult_log)  # never a link followed, never a FIFO waited on
+    except StoreError as error:
+        if warnings is not None:
+            warnings.append(f"{error}: the consult log was not read")
         return set()
+    if data is None:
+        return set()
+    lines = data.decode("utf-8", errors="replace").split("\n")
     cutoff = now - timedelta(days=days)
     terms: set[str] = set()
     skipped: list[int] = []
@@ -112,7 +118,7 @@ def read_consulted_terms(paths: StoreLayout, now: datetime, days: int,
         try:
             record = json.loads(line)
             when = _when(record.get("ts"), now)
-        except (ValueError, AttributeError, TypeError, OverflowError, OSError):
+        except (ValueError, AttributeError, TypeError, OverflowError, OSError, RecursionError):
             when = None
         if when is None:
             skipped.append(number)

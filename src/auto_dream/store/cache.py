@@ -291,8 +291,8 @@ class ParseCache:
 
     @_damage_is_an_error
     def older_than(self, moment: float) -> list[str]:
-        """The cached memories whose mtime (POSIX seconds) is before `moment`."""
-        return [p for (p,) in self._query("SELECT path FROM memory WHERE stamp < ?", (moment,))]
+        """The cached unpinned memories whose mtime (POSIX seconds) is before `moment`."""
+        return [p for (p,) in self._query("SELECT path FROM memory WHERE pinned = 0 AND stamp < ?", (moment,))]
 
     @_damage_is_an_error
     def cited(self) -> dict[str, References]:

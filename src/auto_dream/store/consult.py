@@ -9,10 +9,12 @@ and no memory's mtime, is ever touched.
 
 import json
 import os
+import stat
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs
+from auto_dream.errors import StoreError
+from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs, read_regular
 
 CONSULT_LOG = "consult.jsonl"  # {"ts": ISO 8601, "query": "...", "names": [...], "paths": [...]} per lookup
 
@@ -23,8 +25,13 @@ def append_consult(paths: StoreLayout, now: datetime, query: str, found: Sequenc
               "names": [name for name, _ in found], "paths": [path for _, path in found]}
     line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
     make_dirs(paths.state)
-    fd = os.open(paths.state / CONSULT_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, FILE_MODE)
+    # never through a link, never blocking on a FIFO planted in its place (OSError: the caller
+    # answers its lookup without recording it)
+    fd = os.open(paths.state / CONSULT_LOG,
+                 os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, FILE_MODE)
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{paths.state / CONSULT_LOG} is not a regular file")
         os.write(fd, line)
     finally:
         os.close(fd)
@@ -34,9 +41,12 @@ def last_consulted(paths: StoreLayout, now: datetime, days: int) -> dict[str, da
     """Each memory path a lookup returned within `days` of `now`, and when last. A line that is
     not a JSON object with a readable time is passed over (dream's consult gate warns of it)."""
     try:
-        text = (paths.state / CONSULT_LOG).read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, NotADirectoryError):
+        data = read_regular(paths.state / CONSULT_LOG)
+    except StoreError:
+        return {}  # a link or a FIFO where the log should be: nothing was looked up, as far as decay knows
+    if data is None:
         return {}
+    text = data.decode("utf-8", errors="replace")
     cutoff = now - timedelta(days=days)
     last: dict[str, datetime] = {}
     for line in text.split("\n"):
@@ -44,13 +54,19 @@ def last_consulted(paths: StoreLayout, now: datetime, days: int) -> dict[str, da
             continue
         try:
             record = json.loads(line)
-            when = datetime.fromisoformat(record["ts"]) if isinstance(record.get("ts"), str) else None
-            if when is not None and when.tzinfo is None:
-                when = when.replace(tzinfo=now.tzinfo)
-        except (ValueError, AttributeError, TypeError, KeyError):
-            continue
+            stamp = record.get("ts")
+            when: datetime | None
+            if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+                when = datetime.fromtimestamp(stamp, tz=now.tzinfo)  # POSIX seconds, as the consult gate reads
+            else:
+                when = datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
+                if when is not None and when.tzinfo is None:
+                    when = when.replace(tzinfo=now.tzinfo)
+        except (ValueError, AttributeError, TypeError, KeyError, OverflowError, OSError, RecursionError):
+            continue  # an agent's line that is no JSON object with a time (nested past Python's limit, too)
         if when is None or when < cutoff or not isinstance(record.get("paths"), list):
             continue
+        when = min(when, now)  # a clock set ahead does not keep a memory in use for good
         for path in record["paths"]:
             if isinstance(path, str) and (path not in last or last[path] < when):
                 last[path] = when

@@ -3,7 +3,7 @@
 import heapq
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 from typing import Protocol
 from urllib.parse import quote
@@ -55,18 +55,16 @@ class IndexResult:
 class Activity:
     """What an agent used lately (seed 003's decay): each memory path looked up within the decay
     window and when last (the consult log), and the window's start. A memory neither looked up
-    nor changed since `cutoff` has decayed: when MEMORY.md cannot list every memory, decayed ones
-    are left out first, and among the rest the least recently used."""
+    nor changed since `cutoff` has decayed (a pinned one never, nor the newest of all): when
+    MEMORY.md cannot list every memory, decayed ones are left out first."""
 
     consulted: Mapping[str, datetime]
     cutoff: datetime | None  # None: nothing decays (decay_days = 0)
+    newest: datetime | None = None  # the newest memory's mtime: it always fits, decayed or not
 
     def decayed(self, memory: Memory) -> bool:
-        return self.cutoff is not None and memory.mtime < self.cutoff and memory.path not in self.consulted
-
-    def last_used(self, memory: Memory) -> datetime:
-        looked_up = self.consulted.get(memory.path)
-        return looked_up if looked_up is not None and looked_up > memory.mtime else memory.mtime
+        return (self.cutoff is not None and memory.mtime < self.cutoff and not memory.pinned
+                and (self.newest is None or memory.mtime < self.newest) and memory.path not in self.consulted)
 
 
 NO_ACTIVITY = Activity({}, None)
@@ -113,6 +111,8 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
     if unread and not _fits(header, limits, unread):
         unread = ""  # caps this tight have no room for it: the warnings still name every file
     # no more than the line cap can ever be listed: only those need sorting and their lines built
+    if activity.cutoff is not None:
+        activity = replace(activity, newest=last_updated)
     kept = memories.first_by_priority(max(limits.max_lines - len(MEMORY_TYPES) - header.count("\n"), 0), activity)
     lines = {m.path: _entry_line(m, limits.line_chars) for m in kept}
     total = len(memories)
@@ -144,7 +144,7 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
     warnings = []
     if omitted:
         text += _more_line(omitted) + "\n"
-        which = "least recently used (decayed ones first)" if activity.cutoff is not None else "oldest"
+        which = "least used (decayed ones first)" if activity.consulted else "oldest"
         warnings.append(
             f"MEMORY.md lists {len(listed)} of {total} memories: the {omitted} {which} "
             f"are left out to stay within {limits.max_lines} lines and {limits.max_bytes:,} bytes "
@@ -196,10 +196,11 @@ def first_by_priority(memories: list[Memory], count: int, activity: Activity = N
 
 def priority(activity: Activity) -> Callable[[Memory], tuple]:
     """Pinned first, then the ones in use (changed or looked up within the decay window), then
-    the decayed; within each, the most recently used (changed or looked up) first."""
-    if not activity.consulted and activity.cutoff is None:
+    the decayed; newest first within each. Only a lookup that lifts a decayed memory moves a
+    line: without one, the decayed are the oldest and the order is newest first, as it always was."""
+    if not activity.consulted:
         return _priority
-    return lambda memory: (not memory.pinned, activity.decayed(memory), -activity.last_used(memory).timestamp(),
+    return lambda memory: (not memory.pinned, activity.decayed(memory), -memory.mtime.timestamp(),
                            MEMORY_TYPES.index(memory.type), memory.path)
 
 

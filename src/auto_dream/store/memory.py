@@ -3,7 +3,6 @@
 All Markdown and frontmatter I/O of memory files lives here (STYLE rule 7).
 """
 
-import errno
 import os
 import re
 import tempfile
@@ -17,8 +16,8 @@ from stat import S_ISREG
 import frontmatter
 import yaml
 
-from auto_dream.errors import StoreError
 from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, OVERFLOW_NAME, StoreLayout, make_dirs
+from auto_dream.store.paths import read_regular as read_regular  # re-exported: memory files' safe reader
 from auto_dream.store.text import Unreadable
 from auto_dream.store.text import shown as shown  # re-exported: callers have always taken it from here
 
@@ -454,30 +453,6 @@ def usable_time(moment: datetime) -> datetime | None:
         return moment if USABLE_TIMES[0] <= moment < USABLE_TIMES[1] else None
     except (OverflowError, ValueError):  # an offset that pushes it past year 9999 when compared
         return None
-
-
-# ---------------------------------------------------------------- reading a file as it is
-
-
-def read_regular(path: Path, limit: int = -1) -> bytes | None:
-    """A regular file's bytes (its first `limit`), None when there is none. Never through a
-    symbolic link, never waiting on a FIFO (O_NOFOLLOW, O_NONBLOCK): either, or a file that
-    cannot be read, is a StoreError of one line."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise StoreError(f"{path} is a symbolic link: auto-dream does not follow it") from None
-        raise StoreError(f"cannot read {path}: {error.strerror}") from None
-    try:
-        if not S_ISREG(os.fstat(fd).st_mode):
-            raise StoreError(f"{path} is not a regular file")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(limit)
-    finally:
-        os.close(fd)
 
 
 # ---------------------------------------------------------------- writing

@@ -129,5 +129,6 @@ def read_index(context: StoreContext, limit: int) -> bytes | None:
     return read_regular(context.paths.index, limit)
 
 
-def index_in_sync(context: StoreContext, scan: MemoryScan) -> bool:
-    return not index_differs(context, render_index(context, scan.memories, scan.unreadable).text.encode("utf-8"))
+def index_in_sync(context: StoreContext, scan: MemoryScan, now: datetime | None = None) -> bool:
+    return not index_differs(context, render_index(context, scan.memories, scan.unreadable, now=now).text
+                             .encode("utf-8"))

@@ -1,5 +1,6 @@
 """Where everything in a store lives; every path the code uses comes from here."""
 
+import errno
 import os
 from datetime import date
 from pathlib import Path
@@ -312,6 +313,27 @@ def refuse_link(paths: StoreLayout, path: Path, folder: bool | None = None) -> N
         raise StoreError(f"{where} should be a folder, and is not")
     if folder is False and not S_ISREG(mode):
         raise StoreError(f"{where} is not a regular file (a folder, a FIFO or a device): move it away")
+
+
+def read_regular(path: Path, limit: int = -1) -> bytes | None:
+    """A regular file's bytes (its first `limit`), None when there is none. Never through a
+    symbolic link, never waiting on a FIFO (O_NOFOLLOW, O_NONBLOCK): either, or a file that
+    cannot be read, is a StoreError of one line."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise StoreError(f"{path} is a symbolic link: auto-dream does not follow it") from None
+        raise StoreError(f"cannot read {path}: {error.strerror}") from None
+    try:
+        if not S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(f"{path} is not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit)
+    finally:
+        os.close(fd)
 
 
 def check_layout(paths: StoreLayout) -> None:

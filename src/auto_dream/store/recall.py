@@ -24,6 +24,7 @@ an index built in memory for that one search.
 
 import os
 import sqlite3
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -31,6 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from auto_dream.errors import StoreError
 from auto_dream.judge.words import word_sequence
 from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs
 from auto_dream.store.text import Unreadable
@@ -179,7 +181,7 @@ def refresh_paths(paths: StoreLayout, tz: tzinfo | None, changed: Iterable[str])
     or removed (paths relative to the root; others are ignored). Anything in the way (another
     process updating it, a damaged file) leaves it as it is: the next recall catches up."""
     file = paths.state / FILE_NAME
-    if not file.is_file():
+    if not file.is_file() or file.is_symlink():
         return
     on_disk = _Files({}, set())
     asked: set[str] = set()
@@ -327,8 +329,23 @@ class _Damaged(Exception):
     """The file holds something this version cannot clear away: it is removed and built again."""
 
 
+def _refuse_links(file: Path) -> None:
+    """StoreError when the index, or SQLite's files beside it, is a symbolic link or not a
+    regular file: SQLite would follow a link and write the index (or drop a foreign database's
+    tables as an old version's) wherever it leads."""
+    for path in (file, file.with_name(file.name + "-wal"), file.with_name(file.name + "-shm")):
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
+            raise StoreError(f"{path} is {'a symbolic link' if stat.S_ISLNK(mode) else 'not a regular file'}: "
+                             "the recall index is auto-dream's own file; remove it (it is made again)")
+
+
 def _open(file: Path) -> sqlite3.Connection:
     """The index file, created (owner only) when missing."""
+    _refuse_links(file)
     if not file.exists():
         make_dirs(file.parent)
         # owner only, before SQLite opens it; never through a symlink planted in its place

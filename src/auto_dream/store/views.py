@@ -47,13 +47,16 @@ class MemoryView(Mapping[str, Memory]):
 
     @abstractmethod
     def older_than(self, moment: datetime) -> set[str]:
-        """The paths of the memories whose mtime is before `moment`."""
+        """The paths of the unpinned memories whose mtime is before `moment`."""
 
     def decayed(self, activity: Activity) -> int:
-        """How many memories have decayed: neither changed nor looked up since activity.cutoff."""
+        """How many memories have decayed (index.Activity.decayed): unpinned, neither changed nor
+        looked up since activity.cutoff, and older than the newest."""
         if activity.cutoff is None:
             return 0
-        return len(self.older_than(activity.cutoff) - activity.consulted.keys())
+        newest = self.newest()
+        moment = activity.cutoff if newest is None else min(activity.cutoff, newest)
+        return len(self.older_than(moment) - activity.consulted.keys())
 
     def _looked_up(self, activity: Activity) -> list[Memory]:
         """The memories of the view looked up lately: candidates however old they are."""
@@ -157,7 +160,7 @@ class StoreView(MemoryView):
         return first_by_priority([*self.first(count), *self._looked_up(activity)], count, activity)
 
     def older_than(self, moment: datetime) -> set[str]:
-        found = {path for path, memory in self._read.items() if memory.mtime < moment}
+        found = {path for path, memory in self._read.items() if memory.mtime < moment and not memory.pinned}
         if self._cached:
             found.update(p for p in self._cache.older_than(moment.timestamp()) if p in self._cached)
         return found
@@ -240,7 +243,7 @@ class LiveView(MemoryView, MutableMapping[str, Memory]):
 
     def older_than(self, moment: datetime) -> set[str]:
         return (self.base.older_than(moment) - self._excluded()) | {
-            path for path, memory in self.changed.items() if memory.mtime < moment}
+            path for path, memory in self.changed.items() if memory.mtime < moment and not memory.pinned}
 
     def newest(self) -> datetime | None:
         candidates = [*self.base.first(1, self._excluded(), newest=True), *self.changed.values()]
