@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from auto_dream.errors import InputError, StoreError
 from auto_dream.store.memory import fsync_dir, remove_temporary, write_atomic, write_temporary
-from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs
+from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs, read_regular
 from auto_dream.store.scan import Fingerprint, fingerprint
 
 RUNS = "runs"
@@ -39,19 +39,11 @@ def digest(data: bytes | None) -> str | None:
 
 def read_if_present(path: Path) -> bytes | None:
     """A regular file's bytes, None when there is none. A link is not followed and a FIFO not
-    waited on (a planted one would block undo): either is a StoreError."""
+    waited on (a planted one would block undo): either is a StoreError (paths.read_regular)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise StoreError(f"{path}: a symbolic link where dream keeps a file; nothing was changed") from None
-        raise
-    with os.fdopen(fd, "rb") as handle:
-        if not stat_module.S_ISREG(os.fstat(fd).st_mode):
-            raise StoreError(f"{path}: not a regular file; nothing was changed")
-        return handle.read()
+        return read_regular(path)
+    except StoreError as error:
+        raise StoreError(f"{error}; nothing was changed") from None
 
 
 @dataclass(frozen=True)
