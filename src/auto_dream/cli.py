@@ -190,7 +190,8 @@ def recall(
         "--type", "-t", metavar="TYPE",
         help="Only memories of this type: user, feedback, project or reference.")] = None,
     archived: Annotated[bool, typer.Option(
-        "--archived", help="Search the archive too: memories dream retired (superseded, merged, stale).")] = False,
+        "--archived", help="Search the archive as well as the live memories: memories dream retired (superseded, "
+        "merged, stale). (`list --archived` lists the archive instead of the live memories.)")] = False,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print one JSON list of {path, name, type, description, score, snippet}.")] = False,
 ) -> None:
