@@ -22,19 +22,24 @@ import sys
 _VALUE_OPTIONS = {"--type": "type", "-t": "type", "--at": "at"}
 
 
+def _command_args(argv: list[str], command: str) -> tuple[str | None, list[str] | None]:
+    """(--root's value or None, the arguments after `command`) of a `[--root R] COMMAND …`
+    line; the arguments are None when the line runs another command."""
+    args = list(argv)
+    root = None
+    if args[:1] == ["--root"] and len(args) > 1:
+        root, args = args[1], args[2:]
+    elif args and args[0].startswith("--root="):
+        root, args = args[0].split("=", 1)[1], args[1:]
+    return (root, args[1:]) if args[:1] == [command] else (root, None)
+
+
 def quick_append_arguments(argv: list[str]) -> dict | None:
     """The arguments of a plain `[--root R] append …` line, or None to let Typer parse it."""
-    args = list(argv)
-    found: dict = {"root": None, "type": None, "at": None, "words": []}
-    if args[:1] == ["--root"] and len(args) > 1:
-        found["root"] = args[1]
-        args = args[2:]
-    elif args and args[0].startswith("--root="):
-        found["root"] = args[0].split("=", 1)[1]
-        args = args[1:]
-    if args[:1] != ["append"]:
+    root, args = _command_args(argv, "append")
+    if args is None:
         return None
-    args = args[1:]
+    found: dict = {"root": root, "type": None, "at": None, "words": []}
     while args:
         arg = args.pop(0)
         if arg == "--":
@@ -81,17 +86,10 @@ _RECALL_FLAGS = {"--archived": "archived", "--json": "json"}
 def quick_recall_arguments(argv: list[str]) -> dict | None:
     """The arguments of a plain `[--root R] recall WORDS… [--limit N] [--type T] [--archived]
     [--json]` line (agents look things up mid-conversation), or None to let Typer parse it."""
-    args = list(argv)
-    found: dict = {"root": None, "limit": "10", "type": None, "archived": False, "json": False, "words": []}
-    if args[:1] == ["--root"] and len(args) > 1:
-        found["root"] = args[1]
-        args = args[2:]
-    elif args and args[0].startswith("--root="):
-        found["root"] = args[0].split("=", 1)[1]
-        args = args[1:]
-    if args[:1] != ["recall"]:
+    root, args = _command_args(argv, "recall")
+    if args is None:
         return None
-    args = args[1:]
+    found: dict = {"root": root, "limit": "10", "type": None, "archived": False, "json": False, "words": []}
     while args:
         arg = args.pop(0)
         name, has_value, value = arg.partition("=")

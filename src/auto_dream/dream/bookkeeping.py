@@ -7,9 +7,9 @@ from pathlib import Path
 
 from auto_dream.errors import StoreError
 from auto_dream.judge.similarity import significant_words
-from auto_dream.store.consult import CONSULT_LOG
+from auto_dream.store.consult import CONSULT_LOG, consult_records
 from auto_dream.store.memory import write_atomic
-from auto_dream.store.paths import StoreLayout, read_regular
+from auto_dream.store.paths import StoreLayout
 
 DISTILLED = "distilled.txt"  # one entry id per line
 LAST_DREAM = "last_dream.json"
@@ -101,30 +101,13 @@ def read_consulted_terms(paths: StoreLayout, now: datetime, days: int,
     """
     consult_log = paths.state / CONSULT_LOG
     try:
-        data = read_regular(consult_log)  # never a link followed, never a FIFO waited on
+        records, skipped = consult_records(paths, now, days)  # never a link followed, never a FIFO waited on
     except StoreError as error:
         if warnings is not None:
             warnings.append(f"{error}: the consult log was not read")
         return set()
-    if data is None:
-        return set()
-    lines = data.decode("utf-8", errors="replace").split("\n")
-    cutoff = now - timedelta(days=days)
     terms: set[str] = set()
-    skipped: list[int] = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            when = _when(record.get("ts"), now)
-        except (ValueError, AttributeError, TypeError, OverflowError, OSError, RecursionError):
-            when = None
-        if when is None:
-            skipped.append(number)
-            continue
-        if when < cutoff:
-            continue
+    for _, record in records:
         names = record.get("names") or []
         if isinstance(names, list):
             terms.update(str(n).lower() for n in names if str(n).strip())
@@ -135,17 +118,6 @@ def read_consulted_terms(paths: StoreLayout, now: datetime, days: int,
         warnings.append(f"{paths.relative(consult_log)}: {len(skipped)} {lines_word} skipped, not a JSON object "
                         f"with a readable \"ts\" (first at line {skipped[0]})")
     return terms
-
-
-def _when(value: object, now: datetime) -> datetime | None:
-    """A consult time: POSIX seconds or ISO 8601 (without an offset, in now's timezone)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        # out of range raises (OverflowError, OSError, ValueError for nan): the line is skipped
-        return datetime.fromtimestamp(value, tz=now.tzinfo)
-    if isinstance(value, str):
-        parsed = datetime.fromisoformat(value)
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=now.tzinfo)
-    return None
 
 
 def dream_is_due(last_dream: datetime | None, waiting_entries: int, due_hours: float,

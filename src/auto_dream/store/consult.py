@@ -37,37 +37,54 @@ def append_consult(paths: StoreLayout, now: datetime, query: str, found: Sequenc
         os.close(fd)
 
 
-def last_consulted(paths: StoreLayout, now: datetime, days: int) -> dict[str, datetime]:
-    """Each memory path a lookup returned within `days` of `now`, and when last. A line that is
-    not a JSON object with a readable time is passed over (dream's consult gate warns of it)."""
-    try:
-        data = read_regular(paths.state / CONSULT_LOG)
-    except StoreError:
-        return {}  # a link or a FIFO where the log should be: nothing was looked up, as far as decay knows
+def consult_records(paths: StoreLayout, now: datetime, days: int) -> tuple[list[tuple[datetime, dict]], list[int]]:
+    """The consult log's lookups within `days` of `now`, as (time, record), and the numbers of
+    its lines that are no JSON object with a readable time (agents write this file too; a line
+    nested past Python's limit is one of them). A time is POSIX seconds or ISO 8601 (without an
+    offset, in now's timezone). StoreError for a link or a FIFO where the log should be."""
+    data = read_regular(paths.state / CONSULT_LOG)
     if data is None:
-        return {}
-    text = data.decode("utf-8", errors="replace")
+        return [], []
     cutoff = now - timedelta(days=days)
-    last: dict[str, datetime] = {}
-    for line in text.split("\n"):
+    found: list[tuple[datetime, dict]] = []
+    skipped: list[int] = []
+    for number, line in enumerate(data.decode("utf-8", errors="replace").split("\n"), 1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-            stamp = record.get("ts")
-            when: datetime | None
-            if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
-                when = datetime.fromtimestamp(stamp, tz=now.tzinfo)  # POSIX seconds, as the consult gate reads
-            else:
-                when = datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
-                if when is not None and when.tzinfo is None:
-                    when = when.replace(tzinfo=now.tzinfo)
-        except (ValueError, AttributeError, TypeError, KeyError, OverflowError, OSError, RecursionError):
-            continue  # an agent's line that is no JSON object with a time (nested past Python's limit, too)
-        if when is None or when < cutoff or not isinstance(record.get("paths"), list):
-            continue
+            when = _when(record.get("ts"), now)
+        except (ValueError, AttributeError, TypeError, OverflowError, OSError, RecursionError):
+            when = None
+        if when is None:
+            skipped.append(number)
+        elif when >= cutoff:
+            found.append((when, record))
+    return found, skipped
+
+
+def _when(value: object, now: datetime) -> datetime | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        # out of range raises (OverflowError, OSError, ValueError for nan): the line is skipped
+        return datetime.fromtimestamp(value, tz=now.tzinfo)
+    if isinstance(value, str):
+        parsed = datetime.fromisoformat(value)
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=now.tzinfo)
+    return None
+
+
+def last_consulted(paths: StoreLayout, now: datetime, days: int) -> dict[str, datetime]:
+    """Each memory path a lookup returned within `days` of `now`, and when last (dream's consult
+    gate warns of the lines it cannot read; decay passes over them)."""
+    try:
+        records, _ = consult_records(paths, now, days)
+    except StoreError:
+        return {}  # a link or a FIFO where the log should be: nothing was looked up, as far as decay knows
+    last: dict[str, datetime] = {}
+    for when, record in records:
         when = min(when, now)  # a clock set ahead does not keep a memory in use for good
-        for path in record["paths"]:
+        found = record.get("paths")
+        for path in found if isinstance(found, list) else ():
             if isinstance(path, str) and (path not in last or last[path] < when):
                 last[path] = when
     return last
