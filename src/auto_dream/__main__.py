@@ -118,7 +118,7 @@ def run_quick_recall(found: dict) -> int:
     from auto_dream.commands.recall import check_query, recall, render_hits
     from auto_dream.console import OutputLost, tell, tell_failure, write_out
     from auto_dream.errors import InputError
-    from auto_dream.shell import claude_config_dir, home_folder, local_time, store_root
+    from auto_dream.shell import claude_config_dir, home_folder, local_time, run_owed_checks, store_root
     from auto_dream.store.context import open_context
     from auto_dream.store.paths import MEMORY_TYPES
 
@@ -128,11 +128,12 @@ def run_quick_recall(found: dict) -> int:
         if found["type"] is not None and found["type"] not in MEMORY_TYPES:
             raise InputError(f"unknown type {found['type']!r}: use one of {', '.join(MEMORY_TYPES)}")
         context = open_context(store_root(found["root"]), home=home_folder(), claude_config_dir=claude_config_dir())
-        hits = recall(context, text, int(found["limit"]), found["type"], found["archived"], local_time())
+        hits = recall(context, text, int(found["limit"]), found["type"], found["archived"], local_time(), defer=True)
         if found["json"]:
             write_out(json.dumps([hit.as_json() for hit in hits], ensure_ascii=False, indent=2) + "\n")
         else:
             write_out(render_hits(hits, text))
+        run_owed_checks()
     except OutputLost as lost:  # as cli.run says it of a command that only reads
         tell(f"auto-dream: error: the output could not be written ({lost})")
         return 1

@@ -27,6 +27,7 @@ from auto_dream.shell import (
     home_folder,
     local_time,
     openclaw_workspace,
+    run_owed_checks,
     store_root,
 )
 from auto_dream.store.context import StoreContext, open_context
@@ -207,11 +208,12 @@ def recall(
     text = " ".join(query)
     check_query(text)  # before the store is opened: bad input is named first
     check_memory_type(memory_type)
-    hits = recall_memories(_context(ctx), text, limit, memory_type, archived, local_time())
+    hits = recall_memories(_context(ctx), text, limit, memory_type, archived, local_time(), defer=True)
     if as_json:
         _print_json([hit.as_json() for hit in hits])
-        return
-    write_out(render_hits(hits, text))
+    else:
+        write_out(render_hits(hits, text))
+    run_owed_checks()
 
 
 @app.command()
@@ -229,14 +231,15 @@ def show(
     from auto_dream.commands.recall import show as show_memory
 
     context = _context(ctx)
-    found = show_memory(context, memory, local_time())
+    found = show_memory(context, memory, local_time(), defer=True)
     if as_json:
         _print_json({"path": found.path, "name": found.name, "type": found.type, "description": found.description,
                      "mtime": found.mtime.isoformat(timespec="seconds"), "body": found.body,
                      "sources": list(found.sources)})
-        return
-    text = file_text(context, found)
-    write_out(text if text.endswith("\n") else text + "\n")
+    else:
+        text = file_text(context, found)
+        write_out(text if text.endswith("\n") else text + "\n")
+    run_owed_checks()
 
 
 @app.command()

@@ -77,3 +77,45 @@ def read_stdin() -> str:
     if sys.stdin is None:
         raise InputError("nothing to append: standard input is closed")
     return sys.stdin.read()
+
+
+def run_owed_checks() -> None:
+    """The full checks of every memory file that this process's recalls left owing (a large
+    store's, store.recall.with_recall_index), run once the answer is out: where the system can
+    fork, in a process of its own that outlives this one, so that the caller is not kept
+    waiting; else here and now. One check at a time per store: a store whose check another
+    process holds is left to that one. The check's lock is taken here, before the fork, and
+    the child keeps it until its check is done: whoever waits for the lock waits for the check."""
+    from auto_dream.store.recall import check_every_file, check_lock, full_check, owed_checks
+
+    owed = owed_checks()
+    if not hasattr(os, "fork"):
+        for paths, tz in owed:
+            full_check(paths, tz)
+        return
+    held = [(paths, tz, lock) for paths, tz in owed if (lock := check_lock(paths)) is not None]
+    if not held:
+        return
+    for stream in (sys.stdout, sys.stderr):  # nothing of this process's output twice
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    try:
+        pid = os.fork()
+    except OSError:  # no process to spare: the next recall owes it again
+        pid = -1
+    if pid != 0:
+        for _, _, lock in held:
+            os.close(lock)  # the child's copy keeps the lock
+        return
+    try:  # the child: off the caller's terminal and pipes (a caller reading to the end is not kept)
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        for paths, tz, _ in held:
+            check_every_file(paths, tz)
+    finally:
+        os._exit(0)

@@ -58,11 +58,13 @@ def check_query(query: str) -> None:
 
 
 def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory_type: str | None = None,
-           archived: bool = False, now: datetime | None = None) -> list[Hit]:
+           archived: bool = False, now: datetime | None = None, defer: bool = False) -> list[Hit]:
     """The memories that best answer `query`, best first: BM25 over name, description and body
     with the judge's words (English stems, CJK bigrams), name and description weighing more;
     ties go to the newer memory. `archived`: the archive is searched too. No match: [].
-    The lookup is recorded in the consult log at `now` (store.consult)."""
+    The lookup is recorded in the consult log at `now` (store.consult). `defer`: a large
+    store's full check may wait until after the answer (store.recall.with_recall_index; the
+    caller runs store.recall.run_owed_checks once it has given the answer)."""
     check_query(query)
     if memory_type is not None and memory_type not in MEMORY_TYPES:  # as commands.listing says it
         raise InputError(f"unknown type {memory_type!r}: use one of {', '.join(MEMORY_TYPES)}")
@@ -73,7 +75,7 @@ def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory
     hits: list[Hit] = []
     if words:  # a query of stop words and one- or two-letter words alone has nothing to find
         found = with_recall_index(context.paths, context.tz,
-                                  lambda index: index.search(words, limit, memory_type, archived))
+                                  lambda index: index.search(words, limit, memory_type, archived), defer)
         hits = [Hit.of(each, frozenset(words)) for each in found]
     _consulted(context, now, query, [(hit.name, hit.path) for hit in hits])
     return hits
@@ -89,14 +91,15 @@ def render_hits(hits: list[Hit], query: str) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
-def show(context: StoreContext, path_or_name: str, now: datetime | None = None) -> "Memory":
+def show(context: StoreContext, path_or_name: str, now: datetime | None = None, defer: bool = False) -> "Memory":
     """One memory, whole: by its path relative to the store's root (an absolute path inside it
     too), else by its exact name, else by its name in any case. A live memory comes before an
-    archived one of the same name. InputError when none is found, or several are."""
+    archived one of the same name. InputError when none is found, or several are. `defer` as
+    for recall."""
     wanted = path_or_name.strip()
     if not wanted:
         raise InputError("give a memory's path (as recall and MEMORY.md show it) or its name")
-    path = with_recall_index(context.paths, context.tz, lambda index: _find(index, context, wanted))
+    path = with_recall_index(context.paths, context.tz, lambda index: _find(index, context, wanted), defer)
     from auto_dream.store.memory import read_memory  # the YAML parser: only `show` needs it
 
     memory = read_memory(context.paths.root / path, context.paths.root, context.tz, context.paths.untyped)

@@ -8,6 +8,14 @@ only the files new or changed since the index saw them, and forgets the ones gon
 edited by hand is found by its new words at the next recall, and one changed file costs one
 read, never a rebuild. A dream updates it for the files it wrote (refresh_paths).
 
+Past FULL_CHECK_FILES files that walk (a stat per file) is most of a recall's time, so the
+command line checks the folders instead before it answers (with_recall_index's `defer`): a
+folder's mtime and inode, kept in the `folder` table, change when a name in it is added,
+removed or renamed, and the inode of each name comes with its listing, so a file added,
+removed or replaced is seen at once. A file written in place changes neither: the full walk
+runs after the answer, in a process of its own (run_owed_checks), and its words are found from
+the recall after that.
+
 The words are the judge's (similarity.word_sequence: English Snowball stems, CJK runs as
 overlapping bigrams, so a two-character Chinese or Japanese word is a whole term), made here
 in Python and stored space-joined; SQLite's FTS5 (in the standard library's sqlite3) only
@@ -25,6 +33,8 @@ an index built in memory for that one search.
 import os
 import sqlite3
 import stat
+import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -36,15 +46,24 @@ from auto_dream.errors import StoreError
 from auto_dream.judge.words import word_sequence
 from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs
 from auto_dream.store.text import Unreadable
-from auto_dream.store.walk import Fingerprint, fingerprint, walk_memory_files
+from auto_dream.store.walk import (
+    ABSENT,
+    Fingerprint,
+    FolderStamp,
+    fingerprint,
+    folder_stamp,
+    list_folder,
+    walk_memory_files,
+)
 
 if TYPE_CHECKING:  # the parser is imported only when a file must be read (read_memory below)
     from auto_dream.store.memory import Memory
 
 # PRAGMA user_version of the file; any other value is a foreign index, built again. Raise it
 # whenever what is stored would read differently now (the schema, the judge's words).
-VERSION = 1
+VERSION = 2
 FILE_NAME = "recall.sqlite3"
+SWEEP_LOCK_NAME = "recall.sqlite3-check"  # held by the process checking every file after a recall answered
 # BM25 weights of the columns: a word in a memory's name or description says what the memory
 # is about, where the same word in its body may be an aside; a name is a few words chosen to
 # say it, so it weighs most.
@@ -68,6 +87,11 @@ CREATE TABLE memory (
     type TEXT, name TEXT, description TEXT, body TEXT, mtime TEXT,
     stamp REAL -- mtime as POSIX seconds: ties go to the newer memory
 );
+-- the fingerprints alone, in path order: a folder's files are read without the bodies' pages
+CREATE INDEX memory_seen ON memory (path, size, mtime_ns, ino);
+-- every folder a full check walked, as it was then (walk.FolderStamp, an mtime_ns of -1 saying look again),
+-- with the memory files directly in it: what the check of a large store's folders starts from
+CREATE TABLE folder (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, files INTEGER NOT NULL);
 CREATE VIRTUAL TABLE memory_words USING fts5(name, description, body, tokenize = 'ascii');
 """
 
@@ -147,13 +171,20 @@ def words_of(text: str) -> str:
 # ---------------------------------------------------------------- opening, and keeping it current
 
 
-def with_recall_index(paths: StoreLayout, tz: tzinfo | None, question: Callable[[RecallIndex], _T]) -> _T:
+def with_recall_index(paths: StoreLayout, tz: tzinfo | None, question: Callable[[RecallIndex], _T],
+                      defer: bool = False) -> _T:
     """`question` asked of the store's recall index, made current first. A damaged file is
-    removed and built again; a file that cannot be used at all gives way to an index in memory."""
+    removed and built again; a file that cannot be used at all gives way to an index in memory.
+
+    `defer` (what the command line asks): in a store of more than FULL_CHECK_FILES memory files
+    only the folders are checked first, which tells every file added, removed or replaced (each
+    write of auto-dream's, and of editors that save by renaming); the check of every file's
+    fingerprint, which also tells a file written in place, is then owed, and run_owed_checks
+    runs it after the answer."""
     file = paths.state / FILE_NAME
     for attempt in range(2):
         try:
-            return _ask(_open(file), paths, tz, question)
+            return _ask(_open(file), paths, tz, question, defer)
         except _Damaged:
             pass
         except sqlite3.DatabaseError as error:
@@ -165,15 +196,86 @@ def with_recall_index(paths: StoreLayout, tz: tzinfo | None, question: Callable[
             _remove(file)
     db = sqlite3.connect(":memory:", isolation_level=None)
     _create(db)
-    return _ask(db, paths, tz, question)
+    return _ask(db, paths, tz, question, False)
 
 
-def _ask(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None, question: Callable[[RecallIndex], _T]) -> _T:
+def _ask(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None, question: Callable[[RecallIndex], _T],
+         defer: bool) -> _T:
     try:
-        _update(db, paths, tz)
+        if _update(db, paths, tz, defer):
+            _owed.append((paths, tz))
         return question(RecallIndex(db))
     finally:
         db.close()
+
+
+# ---------------------------------------------------------------- the full check, owed by a large store
+
+# Up to this many memory files, every recall checks each file's fingerprint before it answers
+# (about 40 ms at 5,000 files here: bench/recall.py --scale); past it, a recall from the command
+# line checks the folders first and each file after it has answered.
+FULL_CHECK_FILES = 5_000
+# A folder whose mtime is this close to the moment it was listed may change again within the same
+# tick of the file system's clock, its mtime unchanged: it is recorded as "look again" (git's
+# "racy" index entries, the same problem).
+RACY_NS = 2_000_000_000
+
+_owed: list[tuple[StoreLayout, tzinfo | None]] = []
+
+
+def owed_checks() -> list[tuple[StoreLayout, tzinfo | None]]:
+    """The full checks the recalls of this process left owing (with_recall_index's `defer`),
+    each once, taken off the list: the command line runs them once its answer is out
+    (shell.run_owed_checks)."""
+    owed = list(dict.fromkeys(_owed))
+    _owed.clear()
+    return owed
+
+
+def full_check(paths: StoreLayout, tz: tzinfo | None) -> None:
+    """The index made current for every file, unless another process is at it or anything
+    stands in the way (the next recall owes it again)."""
+    lock = check_lock(paths)
+    if lock is not None:
+        try:
+            check_every_file(paths, tz)
+        finally:
+            os.close(lock)
+
+
+def check_lock(paths: StoreLayout) -> int | None:
+    """The full check's lock file, opened and locked (flock: let go when the last process holding
+    it ends, however it ends); None when another process holds it or it cannot be had."""
+    try:
+        fd = os.open(paths.state / SWEEP_LOCK_NAME, os.O_CREAT | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0),
+                     FILE_MODE)
+    except OSError:
+        return None
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): no check runs behind a recall there to be kept apart
+        return fd
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def check_every_file(paths: StoreLayout, tz: tzinfo | None) -> None:
+    """The index made current for every file; anything in the way leaves it to the next recall.
+    The caller holds check_lock."""
+    file = paths.state / FILE_NAME
+    try:
+        _refuse_links(file)
+        db = _connect(file, BUSY_SECONDS)
+        try:
+            _update(db, paths, tz)
+        finally:
+            db.close()
+    except (OSError, sqlite3.Error, _Damaged, StoreError):
+        pass
 
 
 def refresh_paths(paths: StoreLayout, tz: tzinfo | None, changed: Iterable[str]) -> None:
@@ -230,28 +332,122 @@ class _Files:
     archived: set[str]
 
 
-def _memory_files(paths: StoreLayout) -> _Files:
-    """Every memory file of the store, live and archived, as scan.scan_store finds them."""
+def _memory_files(paths: StoreLayout, stamps: dict[str, FolderStamp]) -> _Files:
+    """Every memory file of the store, live and archived, as scan.scan_store finds them; the
+    stamp of every folder walked goes to `stamps`."""
     found = _Files({}, set())
     for archived in (False, True):
         folder = paths.memory_folder(archived)
         files, _ = walk_memory_files(paths.root / folder, folder, ordered=False,
-                                     ext=paths.archive_ext if archived else ".md")
+                                     ext=paths.archive_ext if archived else ".md", stamps=stamps)
         found.fingerprints.update(files)
         if archived:
             found.archived.update(path for path, _ in files)
     return found
 
 
-def _update(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None) -> None:
+_FolderRow = tuple[int, int, int]  # a row of the folder table: mtime_ns, ino, files directly in it
+
+
+def _update(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None, defer: bool = False) -> bool:
     """Make the index hold every memory file as it is now: read the new and changed ones,
-    forget the ones gone. Skipped when another process holds the write lock too long."""
-    on_disk = _memory_files(paths)
-    if _is_this_version(db):
+    forget the ones gone. Skipped when another process holds the write lock too long. With
+    `defer`, a large store's folders only (with_recall_index): then True, the full check owed."""
+    current = _is_this_version(db)
+    recorded = _recorded_folders(db) if current else {}
+    if defer and recorded and sum(files for _, _, files in recorded.values()) > FULL_CHECK_FILES:
+        _update_folders(db, paths, tz, recorded)
+        return True
+    started, stamps = time.time_ns(), dict[str, FolderStamp]()
+    on_disk = _memory_files(paths, stamps)
+    folders = _folder_rows(stamps, on_disk.fingerprints, started)
+    if current:
         stale, gone = _stale(db, on_disk.fingerprints)
-        if not stale and not gone:
-            return
-    _write(db, paths, tz, on_disk, None)
+        if not stale and not gone and folders == recorded:
+            return False
+    _write(db, paths, tz, on_disk, None, folders)
+    return False
+
+
+def _update_folders(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None,
+                    recorded: dict[str, _FolderRow]) -> None:
+    """The index made current for what the folders tell: a folder whose stamp changed is listed
+    again, each entry's inode coming with its name, and only its files that are new, of another
+    inode, or gone are looked at; a new folder is walked whole. A file written in place keeps
+    its folder's stamp and its own inode: only the full check sees it."""
+    started = time.time_ns()
+    changed = [folder for folder, (mtime_ns, ino, _) in recorded.items()
+               if folder_stamp(paths.root / folder) != (mtime_ns, ino)]
+    if not changed:
+        return
+    archive = paths.memory_folder(archived=True)
+    roots = {paths.memory_folder(archived=False), archive}
+    on_disk, asked = _Files({}, set()), set[str]()
+    folders: dict[str, _FolderRow | None] = {}
+    for folder in changed:
+        archived = folder == archive or folder.startswith(archive + "/")
+        ext = paths.archive_ext if archived else ".md"
+        listed = list_folder(str(paths.root / folder), folder, folder == "", ext, [], fingerprints=False)
+        if listed is None:
+            if folder_stamp(paths.root / folder) != ABSENT:
+                continue  # there, but cannot be listed now: as the index holds it, looked at again next time
+            inodes, subfolders, stamp = {}, [], ABSENT
+        else:
+            inodes, subfolders, stamp = dict(listed[0]), listed[1], listed[2]
+        held = _inodes_in(db, folder, nested=any(other.startswith(folder + "/") for other in recorded))
+        # a file new, gone, or of another inode (replaced) is asked again; _write compares its
+        # fingerprint with the index's under the lock
+        for path in {path for path, _ in inodes.items() - held.items()} | (held.keys() - inodes.keys()):
+            asked.add(path)
+            seen = fingerprint(paths.root / path)
+            if seen is not None:
+                on_disk.fingerprints[path] = seen
+                if archived:
+                    on_disk.archived.add(path)
+        for start, relative in subfolders:
+            if relative in recorded:
+                continue
+            stamps: dict[str, FolderStamp] = {}
+            files, _ = walk_memory_files(Path(start), relative, ordered=False, ext=ext, stamps=stamps)
+            on_disk.fingerprints.update(files)
+            asked.update(path for path, _ in files)
+            if archived:
+                on_disk.archived.update(path for path, _ in files)
+            folders.update(_folder_rows(stamps, (path for path, _ in files), started))
+        gone = stamp == ABSENT and folder not in roots
+        folders[folder] = None if gone else (*_settled(stamp, started), len(inodes))
+    _write(db, paths, tz, on_disk, asked, folders)
+
+
+def _folder_rows(stamps: dict[str, FolderStamp], files: Iterable[str], started: int) -> dict[str, _FolderRow]:
+    """The folder table's rows for the folders a walk begun at `started` stamped, `files` the
+    paths of the memory files it found."""
+    counts = Counter(path.rpartition("/")[0] for path in files)
+    return {folder: (*_settled(stamp, started), counts[folder]) for folder, stamp in stamps.items()}
+
+
+def _settled(stamp: FolderStamp, started: int) -> FolderStamp:
+    """`stamp` as recorded: a folder changed too close to the listing is recorded as "look again"."""
+    return (-1, stamp[1]) if stamp != ABSENT and stamp[0] > started - RACY_NS else stamp
+
+
+def _recorded_folders(db: sqlite3.Connection) -> dict[str, _FolderRow]:
+    return {path: (mtime_ns, ino, files) for path, mtime_ns, ino, files in db.execute("SELECT * FROM folder")}
+
+
+def _inodes_in(db: sqlite3.Connection, folder: str, nested: bool) -> dict[str, int]:
+    """The inode the index holds of each file directly in `folder` (read through the covering
+    index memory_seen: no body is read); `nested`: the folder has subfolders, whose files are
+    left out."""
+    if folder:
+        rows = db.execute("SELECT path, ino FROM memory WHERE path > ? AND path < ?",
+                          (folder + "/", folder + "0"))  # "0" follows "/": every path under folder/
+    else:
+        rows = db.execute("SELECT path, ino FROM memory")
+    if folder == "" or nested:  # a Claude Code folder's root holds the archive's folder too
+        start = len(folder) + 1 if folder else 0
+        return {path: ino for path, ino in rows if "/" not in path[start:]}
+    return dict(rows)
 
 
 def _stale(db: sqlite3.Connection, on_disk: dict[str, Fingerprint],
@@ -264,14 +460,19 @@ def _stale(db: sqlite3.Connection, on_disk: dict[str, Fingerprint],
         rows = _select_in(db, "SELECT path, size, mtime_ns, ino FROM memory WHERE path IN ({})", sorted(asked))
     # a dict and one comparison per file: at 10,000 memories this is a hundredth of a second
     stored = {path: (size, mtime_ns, ino) for path, size, mtime_ns, ino in rows}
+    if asked is not None:
+        on_disk = {path: seen for path, seen in on_disk.items() if path in asked}
     stale = sorted(path for path, seen in on_disk.items() if stored.get(path) != seen)
     return stale, sorted(stored.keys() - on_disk.keys())
 
 
-def _write(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None,
-           on_disk: _Files, asked: set[str] | None) -> None:
+def _write(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None, on_disk: _Files,
+           asked: set[str] | None, folders: dict[str, _FolderRow] | dict[str, _FolderRow | None] | None = None,
+           ) -> None:
     """One write transaction: what is stale is asked again under the lock, then read and
-    written (with `asked`, only among those paths). A lock not had in time: nothing is written."""
+    written (with `asked`, only among those paths). A lock not had in time: nothing is written.
+    `folders`: the folder table's rows, all of them (`asked` None) or those changed (a None
+    row: the folder is gone)."""
     try:
         db.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as error:
@@ -290,6 +491,14 @@ def _write(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None,
             seen, archived = on_disk.fingerprints[path], path in on_disk.archived
             # read_memory by its module name, so that a test can count the files read
             _insert(db, path, seen, archived, read_memory(paths.root / path, paths.root, tz, paths.untyped))
+        if folders is not None:
+            if asked is None:
+                db.execute("DELETE FROM folder")
+            for path, row in folders.items():
+                if row is None:
+                    db.execute("DELETE FROM folder WHERE path = ?", (path,))
+                else:
+                    db.execute("INSERT OR REPLACE INTO folder VALUES (?,?,?,?)", (path, *row))
         db.execute("COMMIT")
     except BaseException:
         if db.in_transaction:  # SQLite rolls some failures (a full disk) back itself
