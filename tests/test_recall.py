@@ -15,7 +15,7 @@ import pytest
 import auto_dream
 import auto_dream.store.recall as recall_index
 from auto_dream.commands.recall import recall
-from auto_dream.judge.words import word_sequence, word_spans
+from auto_dream.judge.words import SEARCH_SHORTEST, word_sequence, word_spans
 from auto_dream.store.context import open_context
 from auto_dream.store.recall import FILE_NAME, words_of
 from conftest import write_memory_file
@@ -91,6 +91,17 @@ def test_a_two_character_japanese_word_finds_its_memory_and_not_its_characters_r
     hits = recall_json(cli, store, "日本")
     assert [hit["path"] for hit in hits] == ["memories/user/20261103_nihon.md"]  # 本日 is not 日本
     assert first_path(cli, store, "本日") == "memories/user/20261103_honjitsu.md"
+
+
+def test_a_two_letter_word_finds_its_memory_and_a_two_letter_pronoun_finds_nothing(root, cli):
+    put(root, "memories/project/ci.md", "CI runs on every push", "The pipeline builds and tests each commit.")
+    put(root, "memories/reference/s3.md", "Backups", "Nightly backups go to S3 in eu-west-1.", kind="reference")
+    put(root, "memories/user/prefs.md", "Preferences", "We like short answers; we're in Berlin.", kind="user")
+    assert [hit["path"] for hit in recall_json(cli, root, "CI")] == ["memories/project/ci.md"]
+    assert [hit["path"] for hit in recall_json(cli, root, "s3")] == ["memories/reference/s3.md"]
+    assert recall_json(cli, root, "we") == [] and recall_json(cli, root, "re") == []
+    assert "**S3**" in recall_json(cli, root, "S3")[0]["snippet"]
+    assert word_sequence("CI on S3 we're") == []  # the judge's own words are as they were
 
 
 def test_a_word_in_a_name_or_description_outranks_the_same_word_in_a_body(root, cli):
@@ -176,7 +187,8 @@ def test_every_word_comes_out_of_fts5_as_the_judge_made_it():
     db.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize = 'ascii')")
     db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row')")
     db.execute("INSERT INTO t (body) VALUES (?)", (words_of(text),))
-    assert sorted(term for (term,) in db.execute("SELECT term FROM v")) == sorted(set(word_sequence(text)))
+    assert sorted(term for (term,) in db.execute("SELECT term FROM v")) == \
+        sorted(set(word_sequence(text, SEARCH_SHORTEST)))
 
 
 def test_empty_query_and_unknown_type_exit_2_with_one_line(store, cli):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from auto_dream.errors import InputError, StoreError
-from auto_dream.judge.words import word_sequence, word_spans
+from auto_dream.judge.words import SEARCH_SHORTEST, word_sequence, word_spans
 from auto_dream.store.consult import append_consult
 from auto_dream.store.context import StoreContext
 from auto_dream.store.paths import MEMORY_TYPES
@@ -71,9 +71,9 @@ def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory
     if limit < 1:
         raise InputError(f"--limit must be at least 1, not {limit}")
     limit = min(limit, 1_000_000)  # more than any store holds; SQLite's LIMIT takes no bigger number
-    words = word_sequence(query)
+    words = word_sequence(query, SEARCH_SHORTEST)
     hits: list[Hit] = []
-    if words:  # a query of stop words and one- or two-letter words alone has nothing to find
+    if words:  # a query of stop words and one-letter words alone has nothing to find
         found = with_recall_index(context.paths, context.tz,
                                   lambda index: index.search(words, limit, memory_type, archived), defer)
         hits = [Hit.of(each, frozenset(words)) for each in found]
@@ -162,7 +162,7 @@ def snippet(found: Found, words: frozenset[str]) -> str:
     run together; the start of the body when no word is found (a name that is all stop words)."""
     whole = "\n".join(part for part in (found.name, found.description, found.body) if part)
     for text in (found.body, whole):
-        spans = _merged([(start, end) for start, end, word in word_spans(text) if word in words])
+        spans = _merged([(start, end) for start, end, word in word_spans(text, SEARCH_SHORTEST) if word in words])
         if spans:
             return _excerpt(text, spans)
     return _excerpt(found.body or whole, [])

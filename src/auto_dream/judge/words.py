@@ -18,10 +18,12 @@ shall to of in for on with at by from as into through during before after this t
 or and if then than so
 don doesn didn isn aren wasn weren won wouldn shouldn couldn haven hasn hadn mustn
 she her hers him his they them their theirs its our ours you your yours
+he me my we us am ve ll re
 """.split())
-# The last two lines are ours: what is left of "don't" and friends once the apostrophe
+# The last three lines are ours: what is left of "don't" and friends once the apostrophe
 # splits them, and pronouns — two notes about the same person share "her" and "his"
-# whatever they say, which made unrelated facts look like the same subject.
+# whatever they say, which made unrelated facts look like the same subject. The two-letter
+# ones matter only to a search (SEARCH_SHORTEST): "we", and "I've", "we'll", "you're" split.
 
 # Han, Hiragana, Katakana and Hangul: whitespace finds no words in them, bigrams do.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff"
@@ -41,8 +43,16 @@ def stem(token: str) -> str:
     return found
 
 
-def word_sequence(text: str) -> list[str]:
-    """The significant words of `text` in order (with repeats), stemmed: CJK runs give their bigrams."""
+# The judge leaves out words of one or two letters: "go", "we" and "up" made unrelated
+# statements look alike. A search keeps the two-letter ones (SEARCH_SHORTEST): a query for
+# "CI", "UI", "S3" or "Go" names what it wants, and BM25 weighs a word found everywhere at
+# next to nothing.
+SHORTEST, SEARCH_SHORTEST = 3, 2
+
+
+def word_sequence(text: str, shortest: int = SHORTEST) -> list[str]:
+    """The significant words of `text` in order (with repeats), stemmed: CJK runs give their
+    bigrams; a word of other letters or digits counts from `shortest` characters."""
     words = []
     for token in _TOKEN.findall(text.lower()):
         if _CJK_RUN.fullmatch(token):
@@ -50,12 +60,12 @@ def word_sequence(text: str) -> list[str]:
                 words.append(token)
             else:
                 words.extend(token[i:i + 2] for i in range(len(token) - 1))
-        elif len(token) > 2 and token not in STOP_WORDS:
+        elif len(token) >= shortest and token not in STOP_WORDS:
             words.append(stem(token))
     return words
 
 
-def word_spans(text: str) -> Iterator[tuple[int, int, str]]:
+def word_spans(text: str, shortest: int = SHORTEST) -> Iterator[tuple[int, int, str]]:
     """The words of word_sequence with where each lies in `text` (start, end): what a recall
     snippet marks. Tokens are found in `text` as written and lower-cased one by one, so the
     offsets hold; one that lower-casing lengthens ("İstanbul": an i and a combining dot) gives
@@ -64,7 +74,7 @@ def word_spans(text: str) -> Iterator[tuple[int, int, str]]:
         token, start, end = match.group(), match.start(), match.end()
         lowered = token.lower()
         if len(lowered) != len(token):
-            for word in word_sequence(lowered):
+            for word in word_sequence(lowered, shortest):
                 yield start, end, word
         elif _CJK_RUN.fullmatch(lowered):
             if len(lowered) == 1:
@@ -72,7 +82,7 @@ def word_spans(text: str) -> Iterator[tuple[int, int, str]]:
             else:
                 for i in range(len(lowered) - 1):
                     yield start + i, start + i + 2, lowered[i:i + 2]
-        elif len(lowered) > 2 and lowered not in STOP_WORDS:
+        elif len(lowered) >= shortest and lowered not in STOP_WORDS:
             yield start, end, stem(lowered)
 
 

@@ -13,11 +13,12 @@ command line checks the folders instead before it answers (with_recall_index's `
 folder's mtime and inode, kept in the `folder` table, change when a name in it is added,
 removed or renamed, and the inode of each name comes with its listing, so a file added,
 removed or replaced is seen at once. A file written in place changes neither: the full walk
-runs after the answer, in a process of its own (run_owed_checks), and its words are found from
+runs after the answer, in a process of its own (shell.run_owed_checks), and its words are found from
 the recall after that.
 
-The words are the judge's (similarity.word_sequence: English Snowball stems, CJK runs as
-overlapping bigrams, so a two-character Chinese or Japanese word is a whole term), made here
+The words are the judge's (judge.words.word_sequence: English Snowball stems, CJK runs as
+overlapping bigrams, so a two-character Chinese or Japanese word is a whole term) and the
+two-letter words the judge leaves out ("CI", "S3", "Go"), made here
 in Python and stored space-joined; SQLite's FTS5 (in the standard library's sqlite3) only
 splits them on the spaces again and ranks with its BM25 (https://sqlite.org/fts5.html,
 sections 4.3 "Tokenizers" and 5.1.1 "The bm25() function").
@@ -43,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from auto_dream.errors import StoreError
-from auto_dream.judge.words import word_sequence
+from auto_dream.judge.words import SEARCH_SHORTEST, word_sequence
 from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs
 from auto_dream.store.text import Unreadable
 from auto_dream.store.walk import (
@@ -61,7 +62,7 @@ if TYPE_CHECKING:  # the parser is imported only when a file must be read (read_
 
 # PRAGMA user_version of the file; any other value is a foreign index, built again. Raise it
 # whenever what is stored would read differently now (the schema, the judge's words).
-VERSION = 2
+VERSION = 3
 FILE_NAME = "recall.sqlite3"
 SWEEP_LOCK_NAME = "recall.sqlite3-check"  # held by the process checking every file after a recall answered
 # BM25 weights of the columns: a word in a memory's name or description says what the memory
@@ -164,8 +165,8 @@ def match_expression(words: Iterable[str]) -> str:
 
 
 def words_of(text: str) -> str:
-    """`text` as the index stores it: the judge's words, space-joined."""
-    return " ".join(word_sequence(text))
+    """`text` as the index stores it: the judge's words and two-letter ones, space-joined."""
+    return " ".join(word_sequence(text, SEARCH_SHORTEST))
 
 
 # ---------------------------------------------------------------- opening, and keeping it current
