@@ -61,6 +61,8 @@ BREACHES = {
         "auto_dream.store.memory -> auto_dream.dream.plan"),
     "a dream phase imports anthropic": (
         "dream/runner.py", "import anthropic", {"anthropic-only-in-claude"}, "auto_dream.dream.runner -> anthropic"),
+    "a command imports the MCP SDK": (
+        "commands/recall.py", "import mcp", {"mcp-only-in-server"}, "auto_dream.commands.recall -> mcp"),
     "the store imports the library API": (
         "store/config.py", "from auto_dream import __version__", {"core-below-api"},
         "auto_dream.store.config -> auto_dream"),

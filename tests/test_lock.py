@@ -144,3 +144,32 @@ def test_the_lock_is_gone_after_a_dream_and_after_a_refused_undo(store, cli):
     assert cli("--root", store, "append", "The cache TTL is ten minutes.").code == 0
     assert cli("--root", store, "dream").code == 0
     assert memory_count(store) == 4
+
+
+def test_two_threads_of_one_process_never_hold_the_lock_at_once(store):
+    """A lock naming this process is taken for a leftover of a reused pid; two threads of one
+    process (the MCP server answers calls in threads) are kept apart all the same."""
+    import threading
+
+    from auto_dream.errors import LockHeldError
+
+    inside, leave = threading.Event(), threading.Event()
+
+    def first() -> None:
+        with dream_lock(StorePaths(store), now()):
+            inside.set()
+            leave.wait(30)
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    try:
+        assert inside.wait(30)
+        with pytest.raises(LockHeldError, match="another dream is running in this process"):
+            with dream_lock(StorePaths(store), now()):
+                pass
+    finally:
+        leave.set()
+        thread.join()
+    with dream_lock(StorePaths(store), now()):  # let go: the next one gets it
+        assert lock_file(store).exists()
+    assert not lock_file(store).exists()

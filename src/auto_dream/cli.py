@@ -454,6 +454,22 @@ def undo(
     stdout.print(f"{verb} {result.run_id}: {len(result.restored)} files restored", markup=False)
 
 
+@app.command("mcp")
+def mcp_command(
+    ctx: typer.Context,
+    root: Annotated[Optional[str], typer.Option(
+        "--root", metavar="PATH", help="The store to serve (as `auto-dream --root PATH`; default: as every "
+        "command finds it).")] = None,
+) -> None:
+    """Serve the store to an MCP client (Claude Code, Claude Desktop, OpenClaw, …) over stdio:
+    the tools remember, recall, show, list_memories, check, dream (a plan unless told to apply)
+    and undo, and MEMORY.md as the resource auto-dream://MEMORY.md. Runs until the client
+    closes the connection."""
+    from auto_dream.mcp_server import serve
+
+    serve(store_root(root) if root is not None else _root(ctx))
+
+
 import_app = typer.Typer(help="Bring another agent's notes into the log.", no_args_is_help=True,
                          rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(import_app, name="import")

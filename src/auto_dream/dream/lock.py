@@ -8,6 +8,7 @@ from now in either direction (a clock set back, or a forged future) leaves it br
 import fcntl
 import json
 import os
+import threading
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
@@ -56,21 +57,37 @@ def _held(held: dict, now: datetime) -> bool:
 def dream_lock(paths: StoreLayout, now: datetime):
     """Hold the store's dream lock for the duration of the block (LockHeldError: exit 3)."""
     lock_path = paths.state / LOCK_FILE
-    folder = os.open(paths.state, os.O_RDONLY)
+    key = os.path.realpath(lock_path)
+    with _in_this_process_guard:  # a lock naming this process is held only if one of its threads has it
+        if key in _in_this_process:
+            raise LockHeldError(f"another dream is running in this process; its lock is {lock_path}")
+        _in_this_process.add(key)
     try:
-        fcntl.flock(folder, fcntl.LOCK_EX)  # makes check-and-take one step among dreams
-        held = read_lock(paths)
-        if held is not None and _held(held, now):
-            raise LockHeldError(f"another dream is running (pid {held['pid']}, started "
-                                f"{held['started']:%Y-%m-%d %H:%M}); its lock is {lock_path}")
-        record = {"pid": os.getpid(), "started": now.isoformat(timespec="seconds")}
-        write_atomic(lock_path, json.dumps(record).encode())
+        folder = os.open(paths.state, os.O_RDONLY)
+        try:
+            fcntl.flock(folder, fcntl.LOCK_EX)  # makes check-and-take one step among dreams
+            held = read_lock(paths)
+            if held is not None and _held(held, now):
+                raise LockHeldError(f"another dream is running (pid {held['pid']}, started "
+                                    f"{held['started']:%Y-%m-%d %H:%M}); its lock is {lock_path}")
+            record = {"pid": os.getpid(), "started": now.isoformat(timespec="seconds")}
+            write_atomic(lock_path, json.dumps(record).encode())
+        finally:
+            fcntl.flock(folder, fcntl.LOCK_UN)
+            os.close(folder)
+        try:
+            yield
+        finally:
+            held = read_lock(paths)
+            if held is not None and held["pid"] == os.getpid():
+                lock_path.unlink(missing_ok=True)
     finally:
-        fcntl.flock(folder, fcntl.LOCK_UN)
-        os.close(folder)
-    try:
-        yield
-    finally:
-        held = read_lock(paths)
-        if held is not None and held["pid"] == os.getpid():
-            lock_path.unlink(missing_ok=True)
+        with _in_this_process_guard:
+            _in_this_process.discard(key)
+
+
+# The lock file names a process, and one naming this process is taken for a leftover (its pid
+# reused): threads of one process (an MCP server answering two calls at once, a library user)
+# are kept apart by this set of the lock files it holds.
+_in_this_process: set[str] = set()
+_in_this_process_guard = threading.Lock()

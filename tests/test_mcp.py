@@ -1,0 +1,243 @@
+"""`auto-dream mcp` (issue 17): every tool through the MCP SDK's own client, in-process, and
+the command itself spoken to over stdio."""
+
+import json
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from auto_dream.mcp_server import build_server
+from conftest import tree_hash, write_memory_file
+
+NO_LLM: dict[str, str] = {}  # the environment a dream sees: no API key, so no Claude
+
+
+def session(root: Path, steps) -> Any:
+    """Run `steps(client)` against a fresh in-process server for `root`."""
+
+    async def run() -> Any:
+        async with Client(build_server(root, NO_LLM)) as client:
+            return await steps(client)
+
+    return anyio.run(run)
+
+
+def call(root: Path, tool: str, **arguments: Any):
+    async def steps(client):
+        return await client.call_tool(tool, arguments)
+
+    return session(root, steps)
+
+
+def ok(result) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    assert json.loads(result.content[0].text) == result.structured_content  # what a text-only client reads
+    return result.structured_content
+
+
+def error_line(result) -> str:
+    assert result.is_error
+    [content] = result.content
+    assert "\n" not in content.text and "Traceback" not in content.text
+    return content.text
+
+
+def test_every_tool_is_listed_with_a_description_and_its_hints(root):
+    async def steps(client):
+        return (await client.list_tools()).tools
+
+    tools = {tool.name: tool for tool in session(root, steps)}
+    assert set(tools) == {"remember", "recall", "show", "list_memories", "check", "dream", "undo"}
+    for tool in tools.values():
+        assert len(tool.description) > 80, tool.name  # enough for an agent to act on
+    for name in ("recall", "show", "list_memories", "check"):
+        assert tools[name].annotations.read_only_hint is True
+    for name in ("dream", "undo"):
+        hints = tools[name].annotations
+        assert hints.read_only_hint is False and hints.destructive_hint is True
+    assert tools["remember"].annotations.destructive_hint is False
+    assert set(tools["recall"].input_schema["properties"]) == {"query", "limit", "type", "archived"}
+    assert tools["recall"].input_schema["required"] == ["query"]
+
+
+def test_remember_dream_recall_show_list_check_and_undo(tmp_path):
+    root = tmp_path / ".auto-dream"  # no store yet: the first remember makes it, as append does
+    remembered = ok(call(root, "remember", text="The invoice service runs on port 7070", type="project"))
+    assert remembered["type"] == "project" and remembered["text"] == "The invoice service runs on port 7070"
+    ok(call(root, "remember", text="The user prefers short answers", type="user", time="2026-11-30 09:15"))
+    assert ok(call(root, "check"))["undistilled_entries"] == 2
+
+    planned = ok(call(root, "dream"))
+    assert planned["applied"] is False and planned["dry_run"] is True
+    assert not list((root / "memories").rglob("*.md"))  # a plan writes nothing
+    applied = ok(call(root, "dream", apply=True))
+    assert applied["applied"] is True and applied["stats"]["created"] == 2
+
+    hits = ok(call(root, "recall", query="invoice port"))["memories"]
+    assert [hit["name"] for hit in hits] == ["The invoice service runs on port 7070"]
+    assert set(hits[0]) == {"path", "name", "type", "description", "score", "snippet"}
+    assert ok(call(root, "recall", query="answers", type="project"))["memories"] == []
+    shown = ok(call(root, "show", memory=hits[0]["path"]))
+    assert shown["body"].strip().startswith("The invoice service runs on port 7070")
+    assert ok(call(root, "show", memory="The user prefers short answers"))["type"] == "user"
+    listed = ok(call(root, "list_memories"))["memories"]
+    assert sorted(m["type"] for m in listed) == ["project", "user"]
+    assert [m["type"] for m in ok(call(root, "list_memories", type="user"))["memories"]] == ["user"]
+    consulted = (root / ".state" / "consult.jsonl").read_text().splitlines()
+    assert len(consulted) == 4  # two recalls, two shows: the consult gate sees the agent's lookups
+
+    undone = ok(call(root, "undo"))
+    assert undone["run_id"] == applied["run_id"] and undone["restored"]
+    assert not list((root / "memories").rglob("*.md"))
+
+
+def test_memory_md_is_a_resource(root):
+    ok(call(root, "remember", text="Deploys happen on Fridays", type="project"))
+
+    async def before(client):
+        listed = [str(resource.uri) for resource in (await client.list_resources()).resources]
+        try:
+            await client.read_resource("auto-dream://MEMORY.md")
+        except Exception as error:  # no MEMORY.md until the first dream: an error, not an empty index
+            return listed, str(error)
+        return listed, None
+
+    listed, missing = session(root, before)
+    assert listed == ["auto-dream://MEMORY.md"]
+    if (root / "MEMORY.md").exists():
+        (root / "MEMORY.md").unlink()
+        listed, missing = session(root, before)
+    assert missing and "no MEMORY.md" in missing
+    ok(call(root, "dream", apply=True))
+
+    async def read(client):
+        return (await client.read_resource("auto-dream://MEMORY.md")).contents[0].text
+
+    assert session(root, read) == (root / "MEMORY.md").read_text()
+    assert "Deploys happen on Fridays" in session(root, read)
+
+
+@pytest.mark.parametrize("tool, arguments, says", [
+    ("remember", {"text": "x is y", "type": "opinion"}, "unknown type 'opinion'"),
+    ("remember", {"text": "   "}, "empty"),
+    ("remember", {"text": "A fact", "time": "next tuesday-ish"}, "next tuesday-ish"),
+    ("recall", {"query": "   "}, "empty query"),
+    ("recall", {"query": "deploy", "type": "notes"}, "unknown type 'notes'"),
+    ("recall", {"query": "deploy", "limit": 0}, "--limit must be at least 1"),
+    ("show", {"memory": "no such memory"}, "no memory at 'no such memory'"),
+    ("list_memories", {"type": "opinion"}, "unknown type 'opinion'"),
+    ("undo", {}, "no"),
+])
+def test_bad_calls_are_tool_errors_of_one_line_and_the_server_goes_on(root, tool, arguments, says):
+    before = tree_hash(root)
+
+    async def steps(client):
+        failed = await client.call_tool(tool, arguments)
+        after = await client.call_tool("remember", {"text": "Still serving", "type": "project"})
+        return failed, after
+
+    failed, after = session(root, steps)
+    assert says in error_line(failed)
+    assert ok(after)["text"] == "Still serving"
+    assert before != tree_hash(root)  # only the second call wrote anything
+
+
+def test_a_bad_call_changes_no_file(root):
+    ok(call(root, "remember", text="A fact", type="project"))
+    before = tree_hash(root)
+    error_line(call(root, "remember", text="x", type="opinion"))
+    error_line(call(root, "recall", query=""))
+    assert tree_hash(root) == before
+
+
+def test_a_dream_that_finds_the_lock_held_is_a_tool_error_and_changes_nothing(root, sleeper):
+    ok(call(root, "remember", text="Release notes live in docs/releases.md", type="reference"))
+    lock = root / ".state" / "dream.lock"
+    lock.write_text(json.dumps({"pid": sleeper.pid, "started": datetime.now().astimezone().isoformat()}))
+    before = tree_hash(root)
+    line = error_line(call(root, "dream", apply=True))
+    assert f"another dream is running (pid {sleeper.pid}, started " in line and line.endswith(f"its lock is {lock}")
+    assert "another dream is running" in error_line(call(root, "undo"))
+    assert tree_hash(root) == before
+    assert not ok(call(root, "dream"))["applied"]  # a plan reads only: it needs no lock
+    lock.unlink()
+    assert ok(call(root, "dream", apply=True))["stats"]["created"] == 1
+
+
+def test_two_dreams_asked_of_one_server_at_once_run_one_at_a_time(root):
+    """The server answers calls in threads of one process: the dream lock keeps them apart too."""
+    for number in range(30):
+        ok(call(root, "remember", text=f"Service number {number} listens on port {7000 + number}", type="project"))
+
+    async def steps(client):
+        results = []
+
+        async def one():
+            results.append(await client.call_tool("dream", {"apply": True}))
+
+        async with anyio.create_task_group() as group:
+            for _ in range(2):
+                group.start_soon(one)
+        return results
+
+    results = session(root, steps)
+    done = [result for result in results if not result.is_error]
+    assert done, [result.content for result in results]
+    for result in results:
+        if result.is_error:
+            assert "another dream is running" in error_line(result)
+    created = sum(ok(result)["stats"]["created"] for result in done)
+    assert created == len(list((root / "memories").rglob("*.md"))) == 30
+
+
+def test_a_claude_code_folder_is_served_in_place(tmp_path):
+    folder = tmp_path / ".claude" / "memory"
+    write_memory_file(folder, "project_deploy_day.md",
+                      "---\nname: Deploy day\ndescription: Deploys happen on Fridays\ntype: project\n---\n"
+                      "The team deploys to production on Friday.\n")
+    (folder / "MEMORY.md").write_text("# Memory\n- [Deploy day](project_deploy_day.md) — Fridays\n")
+    hits = ok(call(folder, "recall", query="deploy"))["memories"]
+    assert [hit["path"] for hit in hits] == ["project_deploy_day.md"]
+
+    async def read(client):
+        return (await client.read_resource("auto-dream://MEMORY.md")).contents[0].text
+
+    assert session(folder, read) == (folder / "MEMORY.md").read_text()
+
+
+@pytest.mark.slow
+def test_the_command_speaks_mcp_over_stdio(tmp_path):
+    """`auto-dream mcp --root R` as a subprocess: initialize, list the tools, remember, and recall
+    what was remembered (after a dream)."""
+    root = tmp_path / "store" / ".auto-dream"
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    env.pop("ANTHROPIC_API_KEY", None)
+    env.pop("AUTO_DREAM_ROOT", None)
+    server = StdioServerParameters(command=sys.executable, args=["-m", "auto_dream", "mcp", "--root", str(root)],
+                                   env=env, cwd=str(tmp_path))
+
+    async def run():
+        async with Client(server, mode="legacy") as client:  # the initialize handshake every client speaks
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            remembered = await client.call_tool("remember", {"text": "The cache lives on redis-7 in eu-west-1",
+                                                             "type": "reference"})
+            dreamed = await client.call_tool("dream", {"apply": True})
+            found = await client.call_tool("recall", {"query": "where is the cache"})
+            return names, remembered, dreamed, found
+
+    names, remembered, dreamed, found = anyio.run(run)
+    assert "recall" in names and "remember" in names
+    ok(remembered)
+    ok(dreamed)
+    assert [hit["name"] for hit in ok(found)["memories"]] == ["The cache lives on redis-7 in eu-west-1"]
+
+
+def test_the_mcp_command_refuses_bad_usage_with_one_line(cli, tmp_path):
+    result = cli("mcp", "--root", tmp_path / "x", "--port", "80")
+    assert result.code == 2 and len(result.err.strip().splitlines()) == 1
