@@ -241,3 +241,32 @@ def test_the_command_speaks_mcp_over_stdio(tmp_path):
 def test_the_mcp_command_refuses_bad_usage_with_one_line(cli, tmp_path):
     result = cli("mcp", "--root", tmp_path / "x", "--port", "80")
     assert result.code == 2 and len(result.err.strip().splitlines()) == 1
+
+
+def test_a_large_store_is_answered_first_and_checked_in_a_thread_after(root, monkeypatch):
+    """Past store.recall.FULL_CHECK_FILES (lowered here) the server checks the folders before it
+    answers and every file in a thread after: a file written in place is found by a later recall."""
+    import time
+
+    import auto_dream.store.recall as recall_index
+
+    monkeypatch.setattr(recall_index, "FULL_CHECK_FILES", 3)
+    for number in range(6):
+        write_memory_file(root, f"memories/project/note{number}.md",
+                          f"---\nname: Note {number}\ntype: project\n---\nOrdinary text {number}.\n")
+    back = time.time() - 60  # settled folders: recorded as they are (store.recall.RACY_NS)
+    for folder in (root / "memories", root / "memories" / "project"):
+        os.utime(folder, (back, back))
+
+    async def steps(client):
+        assert len((await client.call_tool("recall", {"query": "ordinary"})).structured_content["memories"]) == 6
+        with (root / "memories/project/note3.md").open("a") as file:  # in place: the folder is as it was
+            file.write("Now about a platypus.\n")
+        found = []
+        deadline = time.monotonic() + 30
+        while not found and time.monotonic() < deadline:
+            found = (await client.call_tool("recall", {"query": "platypus"})).structured_content["memories"]
+            await anyio.sleep(0.05)
+        return found
+
+    assert [hit["path"] for hit in session(root, steps)] == ["memories/project/note3.md"]

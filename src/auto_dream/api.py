@@ -101,14 +101,19 @@ class Store:
         return import_openclaw(self.root, Path(workspace).absolute())
 
     def recall(self, query: str, limit: int = DEFAULT_LIMIT, type: str | None = None,
-               archived: bool = False) -> list[Hit]:
+               archived: bool = False, defer: bool = False) -> list[Hit]:
         """The memories that best answer `query`, best first (`archived`: the archive searched
-        too), as `auto-dream recall` finds them; [] when none matches."""
-        return recall_memories(self._context(), query, limit, type, archived, local_time())
+        too), as `auto-dream recall` finds them; [] when none matches. Every memory file is
+        checked for changes first, unless `defer`: then a store of more than 5,000 files has
+        only its folders checked, and the check of every file is left to the caller, who runs
+        `auto_dream.store.recall.run_owed_checks_here()` once the answer is given (as
+        `auto-dream recall` and the MCP server do)."""
+        return recall_memories(self._context(), query, limit, type, archived, local_time(), defer=defer)
 
-    def show(self, path_or_name: str) -> Memory:
-        """One memory, whole: by its path relative to the root, else by its name."""
-        return show_memory(self._context(), path_or_name, local_time())
+    def show(self, path_or_name: str, defer: bool = False) -> Memory:
+        """One memory, whole: by its path relative to the root, else by its name (`defer` as
+        for recall)."""
+        return show_memory(self._context(), path_or_name, local_time(), defer=defer)
 
     # Last in the class: below this line `list` would name the method, not the builtin.
     def list(self, type: str | None = None, archived: bool = False, now: datetime | None = None) -> ListResult:

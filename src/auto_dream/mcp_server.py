@@ -20,6 +20,7 @@ imports this module: `append` and `recall` never load the SDK.
 """
 
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from mcp.types import ToolAnnotations
 from auto_dream.api import Store
 from auto_dream.errors import failure_line
 from auto_dream.store.paths import layout_at, read_regular
+from auto_dream.store.recall import run_owed_checks_here
 
 INSTRUCTIONS = """\
 auto-dream is your long-term memory, kept as Markdown files in a store. Read the resource \
@@ -73,14 +75,16 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
         and Japanese by two-character words. `type` keeps one type (user, feedback, project,
         reference); `archived` searches the memories dream retired too. Open one whole with
         `show`. The lookup is recorded: a memory looked up is kept from being retired as stale."""
-        hits = _call(store.recall, query, limit, type, archived)
+        hits = _call(store.recall, query, limit, type, archived, defer=True)
+        _check_after()
         return {"memories": [hit.as_json() for hit in hits]}
 
     @server.tool(annotations=READ_ONLY)
     def show(memory: str) -> dict[str, Any]:
         """One memory, whole: `memory` is its path as recall, list_memories and MEMORY.md give
         it, or its name. Returns its path, name, type, description, mtime, body and sources."""
-        found = _call(store.show, memory)
+        found = _call(store.show, memory, defer=True)
+        _check_after()
         return {"path": found.path, "name": found.name, "type": found.type, "description": found.description,
                 "mtime": found.mtime.isoformat(timespec="seconds"), "body": found.body,
                 "sources": list(found.sources)}
@@ -149,6 +153,13 @@ def _call(method: Any, *args: Any, **kwargs: Any) -> Any:
         if failure is None:
             raise
         raise ToolError(failure[0]) from None
+
+
+def _check_after() -> None:
+    """A large store's check of every file (store.recall.with_recall_index's `defer`), run in a
+    thread once this call has its answer: the agent is not kept waiting, and the next recall
+    sees a file written in place."""
+    threading.Thread(target=run_owed_checks_here, name="auto-dream full check", daemon=True).start()
 
 
 def serve(root: Path) -> None:

@@ -86,14 +86,12 @@ def run_owed_checks() -> None:
     waiting; else here and now. One check at a time per store: a store whose check another
     process holds is left to that one. The check's lock is taken here, before the fork, and
     the child keeps it until its check is done: whoever waits for the lock waits for the check."""
-    from auto_dream.store.recall import check_every_file, check_lock, full_check, owed_checks
+    from auto_dream.store.recall import check_every_file, check_lock, owed_checks, run_owed_checks_here
 
-    owed = owed_checks()
     if not hasattr(os, "fork"):
-        for paths, tz in owed:
-            full_check(paths, tz)
+        run_owed_checks_here()
         return
-    held = [(paths, tz, lock) for paths, tz in owed if (lock := check_lock(paths)) is not None]
+    held = [(paths, tz, lock) for paths, tz in owed_checks() if (lock := check_lock(paths)) is not None]
     if not held:
         return
     for stream in (sys.stdout, sys.stderr):  # nothing of this process's output twice

@@ -233,6 +233,14 @@ def owed_checks() -> list[tuple[StoreLayout, tzinfo | None]]:
     return owed
 
 
+def run_owed_checks_here() -> None:
+    """The full checks this process's recalls left owing, run now, in this process (a
+    long-lived caller runs this in a thread of its own; the command line forks instead:
+    shell.run_owed_checks)."""
+    for paths, tz in owed_checks():
+        full_check(paths, tz)
+
+
 def full_check(paths: StoreLayout, tz: tzinfo | None) -> None:
     """The index made current for every file, unless another process is at it or anything
     stands in the way (the next recall owes it again)."""
