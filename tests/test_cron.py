@@ -6,6 +6,7 @@ import plistlib
 import re
 import shutil
 import subprocess
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -45,8 +46,6 @@ def home_with_store(tmp_path):
     (home / ".local" / "bin").mkdir(parents=True)
     os.symlink(installed_command(), home / ".local" / "bin" / "auto-dream")
     paths = ensure_store(home / ".auto-dream")
-    from datetime import datetime
-
     for n in range(5):
         append_entry(paths, Entry(datetime(2026, 11, 1, 9, n), f"scheduled fact {n} about subsystem{n}", "project"))
     return home
@@ -84,8 +83,6 @@ def test_crontab_line_parses_and_its_command_dreams(name, home_with_store):
 def test_weekly_and_hourly_schedules_say_what_they_promise():
     weekly = crontab_lines(CRON / "auto-dream-weekly.crontab")[0].split(None, 5)
     hourly = crontab_lines(CRON / "auto-dream-hourly.crontab")[0].split(None, 5)
-    from datetime import datetime
-
     start = datetime(2026, 12, 1, 0, 0)
     runs = croniter(" ".join(weekly[:5]), start)
     first, second = runs.get_next(datetime), runs.get_next(datetime)
@@ -95,13 +92,14 @@ def test_weekly_and_hourly_schedules_say_what_they_promise():
     assert "--if-due" in hourly[5] and "--if-due" not in weekly[5]
 
 
-def test_systemd_timer_and_service(home_with_store):
-    timer = systemd_unit(CRON / "auto-dream.timer")
-    service = systemd_unit(CRON / "auto-dream.service")
+@pytest.mark.parametrize("name", ["auto-dream", "auto-dream-hourly"])
+def test_systemd_timer_and_service(name, home_with_store):
+    timer = systemd_unit(CRON / f"{name}.timer")
+    service = systemd_unit(CRON / f"{name}.service")
     assert valid_on_calendar(timer["Timer"]["OnCalendar"])
     assert timer["Install"]["WantedBy"] == "timers.target"
     assert service["Service"]["Type"] == "oneshot"
-    assert "systemctl --user enable --now auto-dream.timer" in (CRON / "auto-dream.service").read_text()
+    assert f"systemctl --user enable --now {name}.timer" in (CRON / f"{name}.service").read_text()
     command = service["Service"]["ExecStart"].replace("%h", str(home_with_store))
     done = subprocess.run(command.split(), env={"HOME": str(home_with_store), "PATH": "/usr/bin:/bin"},
                           capture_output=True, text=True, timeout=120)
@@ -109,14 +107,60 @@ def test_systemd_timer_and_service(home_with_store):
     assert_dreamed(home_with_store)
 
 
-def test_launchd_plist(home_with_store):
-    raw = (CRON / "com.auto-dream.dream.plist").read_bytes()
-    assert b"launchctl load" in raw
+@pytest.mark.parametrize("name", ["com.auto-dream.dream.plist", "com.auto-dream.dream-hourly.plist"])
+def test_launchd_plist(name, home_with_store):
+    raw = (CRON / name).read_bytes()
+    assert f"launchctl bootstrap gui/$(id -u) ~/Library/LaunchAgents/{name}".encode() in raw
     plist = plistlib.loads(raw)
+    assert plist["Label"] == name.removesuffix(".plist")
     interval = plist["StartCalendarInterval"]
-    assert 0 <= interval["Weekday"] <= 7 and 0 <= interval["Hour"] <= 23 and 0 <= interval["Minute"] <= 59
+    assert {"Minute"} <= set(interval) <= {"Weekday", "Hour", "Minute"}
+    assert 0 <= interval.get("Weekday", 0) <= 7 and 0 <= interval.get("Hour", 0) <= 23 and 0 <= interval["Minute"] <= 59
     program = plist["ProgramArguments"]
     assert program[:2] == ["/bin/sh", "-c"]
     done = run_as_schedule(program[2], home_with_store)
     assert done.returncode == 0, done.stderr
     assert_dreamed(home_with_store)
+    assert "Dream Consolidation Report" in (home_with_store / ".auto-dream/.state/cron.log").read_text()
+
+
+# Each frequency in each scheduler: (crontab, systemd service and timer, launchd plist).
+FREQUENCIES = {
+    "weekly": ("auto-dream-weekly.crontab", "auto-dream.service", "auto-dream.timer", "com.auto-dream.dream.plist"),
+    "hourly": ("auto-dream-hourly.crontab", "auto-dream-hourly.service", "auto-dream-hourly.timer",
+               "com.auto-dream.dream-hourly.plist"),
+}
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def on_calendar_fires(expression: str, at: datetime) -> bool:
+    """Whether a `[Weekday] *-*-* HH:MM:SS` OnCalendar (HH may be *) fires at `at`."""
+    match = re.fullmatch(r"(?:(\w{3}) )?\*-\*-\* (\*|\d\d):(\d\d):(\d\d)", expression)
+    assert match, expression
+    weekday, hour, minute, second = match.groups()
+    return ((weekday is None or WEEKDAYS.index(weekday) == at.weekday()) and (hour == "*" or int(hour) == at.hour)
+            and int(minute) == at.minute and int(second) == at.second)
+
+
+def launchd_fires(interval: dict, at: datetime) -> bool:
+    """launchd.plist(5) StartCalendarInterval: a missing key is a wildcard; Weekday 0 and 7 are Sunday."""
+    return (interval.get("Weekday", at.isoweekday() % 7) % 7 == at.isoweekday() % 7
+            and interval.get("Hour", at.hour) == at.hour and interval["Minute"] == at.minute)
+
+
+@pytest.mark.parametrize("frequency", FREQUENCIES)
+def test_each_frequency_runs_the_same_dream_at_the_same_times_in_every_scheduler(frequency):
+    """`schedule install` installs each of these for a frequency: they must not drift apart."""
+    crontab, service, timer, plist = FREQUENCIES[frequency]
+    fields = crontab_lines(CRON / crontab)[0].split(None, 5)
+    on_calendar = systemd_unit(CRON / timer)["Timer"]["OnCalendar"]
+    agent = plistlib.loads((CRON / plist).read_bytes())
+    start = datetime(2026, 12, 1, 0, 0)
+    cron_times = croniter(" ".join(fields[:5]), start - timedelta(minutes=1))
+    expected = [cron_times.get_next(datetime) for _ in range(3)]
+    minutes = [start + timedelta(minutes=n) for n in range(22 * 24 * 60)]  # three Sundays
+    assert [at for at in minutes if on_calendar_fires(on_calendar, at)][:3] == expected
+    assert [at for at in minutes if launchd_fires(agent["StartCalendarInterval"], at)][:3] == expected
+    dream = fields[5].split(" dream", 1)[1].split(" >>")[0]  # "" or " --if-due"
+    assert systemd_unit(CRON / service)["Service"]["ExecStart"].endswith(f" dream{dream}")
+    assert f" dream{dream} >> " in agent["ProgramArguments"][2]

@@ -35,6 +35,7 @@ from auto_dream.store.paths import MEMORY_TYPES, store_dir_for_init
 
 if TYPE_CHECKING:
     from auto_dream.commands.dream import FolderDream
+    from auto_dream.commands.schedule import Installed, Plan
     from auto_dream.dream.apply import StepHook
 
 app = typer.Typer(
@@ -497,6 +498,148 @@ def import_openclaw_command(
         return
     stdout.print(f"read {result.notes_read} notes from {result.workspace / 'memory'}: "
                  f"{result.entries_added} entries added, {result.already_there} already in the log", markup=False)
+
+
+schedule_app = typer.Typer(
+    help="Run dream on a schedule for this store: cron, a systemd user timer or launchd. Each store has at "
+    "most one schedule per scheduler; these commands write only its crontab lines, unit files or plist "
+    "(the one exception to writing only inside the store).",
+    no_args_is_help=True, rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})
+app.add_typer(schedule_app, name="schedule")
+
+SCHEDULER_FLAGS = {
+    "cron": "Use cron: a marked line in your crontab (`crontab -l`, `crontab -`).",
+    "systemd": "Use a systemd user timer: auto-dream-<id>.timer and .service in ~/.config/systemd/user "
+               "($XDG_CONFIG_HOME), enabled with systemctl --user.",
+    "launchd": "Use launchd (macOS): ~/Library/LaunchAgents/com.auto-dream.dream.<id>.plist, loaded with "
+               "launchctl bootstrap.",
+}
+
+
+def _scheduler(cron: bool, systemd: bool, launchd: bool) -> str | None:
+    asked = [name for name, flag in (("cron", cron), ("systemd", systemd), ("launchd", launchd)) if flag]
+    if len(asked) > 1:
+        raise InputError(f"choose one scheduler, not {' and '.join('--' + name for name in asked)}")
+    return asked[0] if asked else None
+
+
+def _print_schedule(schedule: "Installed") -> None:
+    stdout.print(f"  when: {schedule.when or '?'}", markup=False)
+    stdout.print(f"  runs: {schedule.runs or '?'}", markup=False)
+    stdout.print(f"  in:   {', '.join(schedule.where)}", markup=False)
+
+
+def _describe_schedule(schedule: "Installed") -> str:
+    frequency = f"{schedule.frequency} " if schedule.frequency else "changed-by-hand "
+    return f"{frequency}{schedule.scheduler} schedule"
+
+
+def _print_plan(plan: "Plan", dry_run: bool) -> None:
+    from auto_dream.commands.schedule import describe_step
+
+    for warning in plan.warnings:
+        _warn(warning)
+    if dry_run:
+        for step in plan.steps:
+            for line in describe_step(step):
+                stdout.print(f"[DRY RUN] {line}", markup=False)
+        if not plan.changes:
+            stdout.print("[DRY RUN] no file or crontab line would change", markup=False)
+
+
+@schedule_app.command("install")
+def schedule_install(
+    ctx: typer.Context,
+    weekly: Annotated[bool, typer.Option(
+        "--weekly", help="A full dream every Sunday at 03:00 (the default).")] = False,
+    hourly: Annotated[bool, typer.Option(
+        "--hourly", help="Every hour at :17, `dream --if-due`: a dream only when 24 h passed since the last "
+        "and 5 entries wait (config.toml).")] = False,
+    cron: Annotated[bool, typer.Option("--cron", help=SCHEDULER_FLAGS["cron"])] = False,
+    systemd: Annotated[bool, typer.Option("--systemd", help=SCHEDULER_FLAGS["systemd"])] = False,
+    launchd: Annotated[bool, typer.Option("--launchd", help=SCHEDULER_FLAGS["launchd"])] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Print what would change, prefixed [DRY RUN]; change nothing.")] = False,
+) -> None:
+    """Install cron/'s weekly (or hourly) dream for this store, with the store's path and this
+    auto-dream (its Python, `-m auto_dream`) put in. The scheduler: launchd on macOS, a systemd
+    user timer where systemd runs, else cron. Installing again replaces the store's schedule
+    (--weekly then --hourly leaves the hourly one); other stores' schedules and every other
+    crontab line stay as they are. Without the scheduler's tool: one line saying what to run
+    instead, exit 1, nothing written."""
+    from auto_dream.commands.schedule import apply_plan, plan_install
+    from auto_dream.shell import run_tool, schedule_surroundings
+
+    if weekly and hourly:
+        raise InputError("choose --weekly or --hourly, not both")
+    scheduler = _scheduler(cron, systemd, launchd)
+    surroundings = schedule_surroundings()
+    plan = plan_install(_root(ctx), "hourly" if hourly else "weekly", scheduler, surroundings, run_tool)
+    _print_plan(plan, dry_run)
+    if dry_run:
+        return
+    apply_plan(plan, surroundings, run_tool)
+    schedule = plan.schedules[0]
+    verb = "installed" if plan.changes else "already installed, nothing changed:"
+    stdout.print(f"{verb} the {_describe_schedule(schedule)} of {plan.root}", markup=False)
+    _print_schedule(schedule)
+
+
+@schedule_app.command("remove")
+def schedule_remove(
+    ctx: typer.Context,
+    cron: Annotated[bool, typer.Option("--cron", help="Only the crontab line.")] = False,
+    systemd: Annotated[bool, typer.Option("--systemd", help="Only the systemd user timer.")] = False,
+    launchd: Annotated[bool, typer.Option("--launchd", help="Only the launchd agent.")] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Print what would change, prefixed [DRY RUN]; change nothing.")] = False,
+) -> None:
+    """Take out this store's schedules (from every scheduler, or the one named): its two marked
+    crontab lines (every other byte of the crontab is kept, so an untouched one is as it was
+    before the install), its systemd timer (disabled, both unit files deleted) or its launchd
+    agent (booted out, plist deleted). Other stores' schedules and everything else are left
+    as they are. Nothing installed: one line saying so, exit 0."""
+    from auto_dream.commands.schedule import apply_plan, plan_remove
+    from auto_dream.shell import run_tool, schedule_surroundings
+
+    scheduler = _scheduler(cron, systemd, launchd)
+    surroundings = schedule_surroundings()
+    plan = plan_remove(_root(ctx), scheduler, surroundings, run_tool)
+    if not plan.schedules:
+        stdout.print(f"no {scheduler + ' ' if scheduler else ''}schedule installed for {plan.root}", markup=False)
+        return
+    _print_plan(plan, dry_run)
+    if dry_run:
+        return
+    apply_plan(plan, surroundings, run_tool)
+    for schedule in plan.schedules:
+        stdout.print(f"removed the {_describe_schedule(schedule)} of {plan.root}", markup=False)
+
+
+@schedule_app.command("status")
+def schedule_status_command(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print {store, id, schedules: [{scheduler, frequency, when, runs, where}], "
+        "not_checked: [{scheduler, reason}]}.")] = False,
+) -> None:
+    """Which schedules this store has, in which scheduler, when they run and what they run.
+    Reads only; exit 0 whether or not one is installed."""
+    from auto_dream.commands.schedule import schedule_status
+    from auto_dream.shell import run_tool, schedule_surroundings
+
+    status = schedule_status(_root(ctx), schedule_surroundings(), run_tool)
+    if as_json:
+        _print_json(status.as_json())
+        return
+    if not status.schedules:
+        stdout.print(f"no schedule installed for {status.root} (`auto-dream schedule install` adds one)",
+                     markup=False)
+    for schedule in status.schedules:
+        stdout.print(f"{_describe_schedule(schedule)} of {status.root}", markup=False)
+        _print_schedule(schedule)
+    for scheduler, reason in status.not_checked:
+        stdout.print(f"{scheduler}: not looked at: {reason}", markup=False)
 
 
 @app.command()

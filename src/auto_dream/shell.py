@@ -7,11 +7,23 @@ Nothing heavy is imported here: `append` uses it.
 
 import os
 import sys
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from auto_dream.errors import InputError
 from auto_dream.store.paths import resolve_root
+
+if TYPE_CHECKING:
+    from auto_dream.commands.schedule import Surroundings, ToolResult
+
+# sd_booted(3): "checks whether the directory /run/systemd/system/ exists" — systemd runs here.
+# Module-level, so that a test can point it at a folder of its own.
+SYSTEMD_BOOTED = Path("/run/systemd/system")
+PLATFORM = sys.platform
+SCHEDULE_TOOLS = ("crontab", "systemctl", "launchctl")
+TOOL_TIMEOUT = 120  # seconds a scheduler's tool gets
 
 
 def local_time() -> datetime:
@@ -117,3 +129,47 @@ def run_owed_checks() -> None:
             check_every_file(paths, tz)
     finally:
         os._exit(0)
+
+
+def schedule_surroundings() -> "Surroundings":
+    """What `schedule` needs from around it: the home and XDG config folders, the schedulers'
+    tools on PATH, whether systemd runs, the platform, the user id, and the command that runs
+    this auto-dream.
+
+    That command is this Python with `-m auto_dream`: sys.executable as Python was started,
+    not resolved, since a virtual environment's python is a link to the base interpreter and
+    only by its own path does it find the environment's packages (pyvenv.cfg beside it; the
+    `venv` docs). It needs nothing from PATH (cron's is /usr/bin:/bin), and it is what the
+    `auto-dream` script itself runs (the script's #! line names the same python)."""
+    import shutil
+
+    from auto_dream.commands.schedule import Surroundings
+
+    home = home_folder()
+    if home is None:
+        raise InputError("no home folder (HOME is not set): the schedulers keep a user's schedules under it")
+    given = os.environ.get("XDG_CONFIG_HOME")
+    # the XDG Base Directory spec: a relative $XDG_CONFIG_HOME is invalid and ignored
+    config_home = Path(given) if given and os.path.isabs(given) else home / ".config"
+    search = os.environ.get("PATH", os.defpath)
+    tools = {name: shutil.which(name, path=search) for name in SCHEDULE_TOOLS}
+    command = (os.path.abspath(sys.executable), "-m", "auto_dream") if sys.executable else ()
+    return Surroundings(home, config_home, tools, SYSTEMD_BOOTED.is_dir(), PLATFORM == "darwin", os.getuid(),
+                        command)
+
+
+def run_tool(argv: Sequence[str], stdin: bytes | None) -> "ToolResult":
+    """Run a scheduler's tool (crontab, systemctl, launchctl) and take its output; standard input
+    is `stdin`, or nothing (never the terminal: `crontab` would wait for it)."""
+    import subprocess
+
+    from auto_dream.commands.schedule import ToolResult
+
+    try:
+        if stdin is None:
+            done = subprocess.run(list(argv), stdin=subprocess.DEVNULL, capture_output=True, timeout=TOOL_TIMEOUT)
+        else:
+            done = subprocess.run(list(argv), input=stdin, capture_output=True, timeout=TOOL_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return ToolResult(-1, b"", f"no answer in {TOOL_TIMEOUT} seconds".encode())
+    return ToolResult(done.returncode, done.stdout, done.stderr)
