@@ -30,6 +30,8 @@ __all__ = [
     "MemoryHealth",
     "IndexBuild",
     "OpenClawImport",
+    # what Store.dream(progress=...) is told
+    "Progress",
     # what they raise
     "AutoDreamError",
     "StoreError",
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from auto_dream.dream.runner import DreamOutcome
     from auto_dream.dream.runs import Restored
     from auto_dream.errors import AutoDreamError, InputError, LockHeldError, StoreError
+    from auto_dream.progress import Progress
     from auto_dream.store.daylog import Entry
     from auto_dream.store.memory import Memory
     from auto_dream.store.memory_md import IndexBuild
@@ -69,6 +72,7 @@ _MODULE_OF = {
     "MemoryHealth": "auto_dream.commands.check",
     "IndexBuild": "auto_dream.store.memory_md",
     "OpenClawImport": "auto_dream.commands.import_openclaw",
+    "Progress": "auto_dream.progress",
     "AutoDreamError": "auto_dream.errors",
     "StoreError": "auto_dream.errors",
     "InputError": "auto_dream.errors",

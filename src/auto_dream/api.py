@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # commands.dream brings the whole dream pipeline: imported wh
     from auto_dream.commands.import_openclaw import OpenClawImport
     from auto_dream.dream.runner import DreamOutcome
     from auto_dream.dream.runs import Restored
+    from auto_dream.progress import Progress
 
 
 def open_store(root: str | PathLike[str], create: bool = False) -> "Store":
@@ -69,14 +70,17 @@ class Store:
 
     def dream(self, *, dry_run: bool = False, propose: bool = False, full: bool = False, budget: int | None = None,
               llm: bool | None = None, if_due: bool = False, api_key: str | None = None, base_url: str | None = None,
-              now: datetime | None = None) -> "DreamOutcome":
+              now: datetime | None = None, progress: "Progress | None" = None) -> "DreamOutcome":
         """Distil the new entries into memories, merge, supersede, archive, rebuild MEMORY.md, as
         `auto-dream dream` does; the arguments are its flags, and beat config.toml as they do. Claude
-        is asked only with an `api_key` (config `llm = "auto"`), or with `llm=True`, which needs one."""
+        is asked only with an `api_key` (config `llm = "auto"`), or with `llm=True`, which needs one.
+        `progress` (a `Progress`: start, advance, finish) hears how far the run has got."""
         from auto_dream.commands.dream import dream
+        from auto_dream.progress import NO_PROGRESS
 
         return dream(self._context(), _now(now), dry_run=dry_run, propose=propose, full=full, budget=budget,
-                     llm=llm, if_due=if_due, api_key=api_key, base_url=base_url)
+                     llm=llm, if_due=if_due, api_key=api_key, base_url=base_url,
+                     progress=NO_PROGRESS if progress is None else progress)
 
     def undo(self, run_id: str | None = None, force: bool = False, now: datetime | None = None) -> "Restored":
         """Reverse a dream run (default: the last one) byte for byte; `force` restores files changed since."""

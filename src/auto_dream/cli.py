@@ -9,6 +9,8 @@ import gc
 import json
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any, Optional, cast
 
@@ -34,9 +36,13 @@ from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.paths import MEMORY_TYPES, store_dir_for_init
 
 if TYPE_CHECKING:
+    from rich.progress import Progress as RichProgress
+    from rich.progress import TaskID
+
     from auto_dream.commands.dream import FolderDream
     from auto_dream.commands.schedule import Installed, Plan
     from auto_dream.dream.apply import StepHook
+    from auto_dream.progress import Progress
 
 app = typer.Typer(
     name="auto-dream",
@@ -325,7 +331,8 @@ def dream_command(
     """Distil new log entries into memories, merge duplicates, resolve contradictions, archive
     stale memories, rebuild MEMORY.md; print the report. Only what is certain is acted on: pairs
     that might be duplicates or conflicts are kept and listed for review (with --llm, Claude
-    decides them). Every run can be undone. A Claude Code memory folder is dreamed in place."""
+    decides them). Every run can be undone. A Claude Code memory folder is dreamed in place. On a
+    terminal, a dream that takes more than a second shows its progress on stderr (not with --json)."""
     from auto_dream.commands.dream import dream
 
     if path is not None and not every_folder:
@@ -335,6 +342,7 @@ def dream_command(
                    propose=propose, full=full, budget=budget, llm=llm, if_due=if_due)
         return
     context = _context(ctx)
+    progress = _dream_progress(as_json)
     # The exit trick (see __main__): no collection during the dream, and its working set kept
     # to the exit; a caller of run() in the same process gets the collector back.
     collecting = gc.isenabled()
@@ -342,8 +350,9 @@ def dream_command(
     try:
         outcome = dream(context, local_time(), dry_run=dry_run, propose=propose, full=full, budget=budget, llm=llm,
                         if_due=if_due, api_key=os.environ.get("ANTHROPIC_API_KEY"),
-                        base_url=os.environ.get("ANTHROPIC_BASE_URL"), step_hook=_crash_hook())
+                        base_url=os.environ.get("ANTHROPIC_BASE_URL"), step_hook=_crash_hook(), progress=progress)
     finally:
+        progress.finish()  # the dream finished it already; this is for an error before it began
         if collecting:
             gc.enable()
     global kept_until_exit
@@ -369,9 +378,11 @@ def _dream_all(ctx: typer.Context, under: Path, as_json: bool, **flags: Any) -> 
     from auto_dream.commands.dream import dream_all
 
     done = []
+    # each folder's bar is taken down before its report is printed (dream_all's runs finish it)
     for folder in dream_all(under, home_folder(), claude_config_dir(), local_time(),
                             api_key=os.environ.get("ANTHROPIC_API_KEY"),
-                            base_url=os.environ.get("ANTHROPIC_BASE_URL"), **flags):
+                            base_url=os.environ.get("ANTHROPIC_BASE_URL"), progress=_dream_progress(as_json),
+                            **flags):
         done.append(folder)
         if not flags["dry_run"] and folder.outcome is not None:
             _store_changed(ctx)
@@ -421,6 +432,113 @@ def _folder_summary(folder: "FolderDream") -> dict:
         "archived": stats.archived_stale,
         "review": stats.review}, report=document)
     return row
+
+
+PROGRESS_DELAY = 1.0  # seconds a dream runs before its bar is drawn: a quick dream shows none
+PROGRESS_UPDATE = 0.05  # seconds between two updates of the bar's counts (a dream counts a step in microseconds)
+
+
+def _dream_progress(as_json: bool) -> "Progress":
+    """How a dream shows how far it has got: a bar on stderr when stderr is a terminal that can
+    draw one (not TERM=dumb); nothing with --json or when stderr is piped (a real isatty, so
+    FORCE_COLOR, which makes Rich draw in a log file, does not)."""
+    from auto_dream.progress import NO_PROGRESS
+
+    if as_json or not stderr_file.isatty():
+        return NO_PROGRESS
+    console = Console(file=cast(IO[str], stderr_file), highlight=False, emoji=False)
+    return TerminalProgress(console, PROGRESS_DELAY) if console.is_interactive else NO_PROGRESS
+
+
+class TerminalProgress:
+    """A run's stages (auto_dream.progress) as a Rich progress display on `console`: one line per
+    stage with its count and time, drawn once the run has taken `delay` seconds and erased when
+    it finishes (`transient`), so the report printed next starts on a clean line.
+
+    A Rich Progress is made when a run starts and stopped when it finishes (the API as read in Rich
+    15's rich/progress.py and rich/live.py, and https://rich.readthedocs.io/en/stable/progress.html:
+    `start()` begins the Live display with its refresh thread, `stop()` ends it, `transient=True`
+    erases it and shows the cursor again). It redirects neither stdout nor stderr: Live would swap
+    sys.stdout for a proxy that prints through this stderr console, and console.py's streams write
+    to whatever sys.stdout is. A timer draws it when no step comes within `delay` (orient on a large
+    store, a call to Claude)."""
+
+    def __init__(self, console: Console, delay: float):
+        self.console, self.delay = console, delay
+        self._lock = threading.Lock()  # the timer's thread and the dream's
+        self._bar: "RichProgress | None" = None
+        self._task: "TaskID | None" = None
+        self._timer: threading.Timer | None = None
+        self._shown = False
+        self._show_at = self._next_update = 0.0
+        self._total: int | None = None
+        self._done = 0
+
+    def start(self, stage: str, total: int | None) -> None:
+        with self._lock:
+            if self._bar is None:  # a run begins: its clock starts
+                from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
+                from rich.progress import Progress as RichProgress
+
+                self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(),
+                                         TextColumn("{task.fields[count]}"), TimeElapsedColumn(),
+                                         console=self.console, transient=True,
+                                         redirect_stdout=False, redirect_stderr=False)
+                self._show_at = time.monotonic() + self.delay
+                if self.delay > 0:
+                    self._timer = threading.Timer(self.delay, self._show)
+                    self._timer.daemon = True
+                    self._timer.start()
+            self._end_stage()
+            self._total, self._done = total, 0
+            self._task = self._bar.add_task(stage, total=total, count=self._count())
+        self._update()
+
+    def advance(self, done: int = 1) -> None:
+        self._done += done
+        if time.monotonic() >= self._next_update:  # cheap between two updates: a dream counts thousands
+            self._update()
+
+    def finish(self) -> None:
+        with self._lock:
+            timer = self._timer
+            if self._bar is not None and self._shown:
+                self._end_stage()
+                self._bar.stop()
+            self._bar, self._task, self._timer, self._shown = None, None, None, False
+        if timer is not None:  # outside the lock, which a timer that has just fired waits for
+            timer.cancel()
+            timer.join()  # no thread outlives the run
+
+    def _count(self) -> str:
+        return "" if self._total is None else f"{self._done}/{self._total}"
+
+    def _end_stage(self) -> None:
+        """The stage under way is over: its line shows what it did (one of unknown length, full)."""
+        if self._bar is not None and self._task is not None:
+            if self._total is None:
+                self._bar.update(self._task, total=1, completed=1)
+            else:
+                self._bar.update(self._task, completed=self._done, count=self._count())
+
+    def _update(self) -> None:
+        now = time.monotonic()
+        self._next_update = now + PROGRESS_UPDATE
+        with self._lock:
+            if self._bar is None or self._task is None:
+                return
+            if self._total is not None:
+                self._bar.update(self._task, completed=self._done, count=self._count())
+            if not self._shown and now >= self._show_at:
+                self._bar.start()
+                self._shown = True
+
+    def _show(self) -> None:
+        """The timer: the run has taken `delay` and no step came to draw the bar."""
+        with self._lock:
+            if self._bar is not None and not self._shown:
+                self._bar.start()
+                self._shown = True
 
 
 def _crash_hook() -> "StepHook | None":

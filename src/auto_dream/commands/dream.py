@@ -15,6 +15,7 @@ from auto_dream.dream.runner import undo as undo_run
 from auto_dream.dream.runs import Restored
 from auto_dream.dream.state import DreamOptions
 from auto_dream.errors import InputError, failure_line
+from auto_dream.progress import NO_PROGRESS, Progress
 from auto_dream.store.config import Config
 from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.discovery import Found
@@ -52,11 +53,12 @@ def choose_distiller(context: StoreContext, llm: bool | None, api_key: str | Non
 def dream(context: StoreContext, now: datetime, *, dry_run: bool = False, propose: bool = False,
           full: bool = False, budget: int | None = None, llm: bool | None = None, if_due: bool = False,
           api_key: str | None = None, base_url: str | None = None,
-          step_hook: StepHook | None = None) -> DreamOutcome:
-    """Distil, tidy and report (dream/runner.py); with `dry_run`, only plan and report."""
+          step_hook: StepHook | None = None, progress: Progress = NO_PROGRESS) -> DreamOutcome:
+    """Distil, tidy and report (dream/runner.py); with `dry_run`, only plan and report. `progress`
+    hears how far the run has got (auto_dream.progress)."""
     options = resolve_options(context.config, dry_run, propose, full, budget)
     distiller = choose_distiller(context, llm, api_key, base_url)
-    return run_dream(context, now, options, distiller, if_due=if_due, step_hook=step_hook)
+    return run_dream(context, now, options, distiller, if_due=if_due, step_hook=step_hook, progress=progress)
 
 
 def undo(context: StoreContext, now: datetime, run_id: str | None = None, force: bool = False) -> Restored:
@@ -76,14 +78,16 @@ class FolderDream:
 
 def dream_all(path: Path, home: Path | None, claude_config_dir: Path | None, now: datetime, *,
               llm: bool | None = None, api_key: str | None = None, base_url: str | None = None,
-              **flags: bool | int | None) -> Iterator[FolderDream]:
+              progress: Progress = NO_PROGRESS, **flags: bool | int | None) -> Iterator[FolderDream]:
     """Dream each memory folder `discover` finds under `path` and in `home`, one at a time, each
     on its own: the memories of two agents or projects are never compared with each other. A
-    folder that fails (its lock held, a bad config) is reported and the next one dreamed."""
+    folder that fails (its lock held, a bad config) is reported and the next one dreamed.
+    `progress` hears of each folder's dream, finished before the folder is yielded."""
     for found in discover_folders(path, home):
         try:
             context = open_context(found.path, home=home, claude_config_dir=claude_config_dir)
-            outcome = dream(context, now, llm=llm, api_key=api_key, base_url=base_url, **flags)  # type: ignore[arg-type]
+            outcome = dream(context, now, llm=llm, api_key=api_key, base_url=base_url, progress=progress,
+                            **flags)  # type: ignore[arg-type]
         except Exception as error:
             failure = failure_line(error)
             if failure is None:

@@ -16,6 +16,7 @@ from typing import Protocol, runtime_checkable
 
 from auto_dream.distill.neighbours import ProfileNeighbours
 from auto_dream.judge.similarity import Profile
+from auto_dream.progress import NO_PROGRESS, Progress
 from auto_dream.store.daylog import Entry, aware
 from auto_dream.store.memory import Memory
 
@@ -142,6 +143,8 @@ class DistillRequest:
     # The dream's time: no entry is later than when it was read, and a memory dated after it
     # has no known order (a back-dated entry or a skewed clock must not outrank every correction).
     now: datetime | None = None
+    # told of each entry distilled (the caller has started the stage with the entries' count)
+    progress: Progress = NO_PROGRESS
 
     def entry_time(self, entry: Entry) -> datetime:
         at = aware(entry.at, self.tz)

@@ -34,6 +34,7 @@ from auto_dream.distill.base import (
 )
 from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.judge.similarity import Profile, overlap
+from auto_dream.progress import NO_PROGRESS
 from auto_dream.store.daylog import Entry
 from auto_dream.store.memory import Memory
 from auto_dream.store.paths import MEMORY_TYPES
@@ -379,8 +380,9 @@ class AnthropicDistiller:
                 result.notes.append(f"LLM batch {number} ({len(entries)} entries) fell back to the deterministic "
                                     f"distiller: {problem}")
                 # the same neighbours and the same now: a batch falls back to what a deterministic dream does
-                operations = self.fallback.distill(replace(request, entries=entries)).operations
+                operations = self.fallback.distill(replace(request, entries=entries, progress=NO_PROGRESS)).operations
             result.operations.extend(operations)
+            request.progress.advance(len(entries))
         result.usage.estimated_cost_usd = estimated_cost(self.settings.model, result.usage)
         result.notes.extend(self._usage_notes())
         return result

@@ -111,6 +111,7 @@ class DeterministicDistiller:
             entry_side = Side(entry.text, profile, entry_time)
             target = self._closest(entry_side, entry_type, memories, profile_of, retired, pending, thresholds, near,
                                    request.now)
+            request.progress.advance()
             if target is None:
                 pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, time=entry_time,
                                         reason=f"new fact from entry {entry.id}"))

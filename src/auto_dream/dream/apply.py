@@ -33,6 +33,7 @@ from auto_dream.dream.runs import (
 )
 from auto_dream.dream.state import Snapshot
 from auto_dream.errors import StoreError
+from auto_dream.progress import NO_PROGRESS, WRITING, Progress
 from auto_dream.store.cache import Fingerprint
 from auto_dream.store.index import IndexResult
 from auto_dream.store.scan import fingerprint
@@ -143,8 +144,10 @@ class _Writer:
             self.selected.actions = [a for a in self.selected.actions if not isinstance(a, RebuildIndex)]
 
 
-def apply(plan: Plan, snapshot: Snapshot, step_hook: StepHook | None = None) -> Applied:
-    """Carry out the plan: journal every pre-image, then write, then mark the run done."""
+def apply(plan: Plan, snapshot: Snapshot, step_hook: StepHook | None = None,
+          progress: Progress = NO_PROGRESS) -> Applied:
+    """Carry out the plan: journal every pre-image, then write, then mark the run done
+    (`progress` hears of each file written)."""
     paths = snapshot.context.paths
     kept, skipped = select_actions(plan.actions, snapshot, races=True)
     index_changed = [path for path, seen in plan.index.read_from if fingerprint(paths.root / path) != seen]
@@ -170,6 +173,7 @@ def apply(plan: Plan, snapshot: Snapshot, step_hook: StepHook | None = None) -> 
         if step_hook is not None:
             step_hook(step)
 
+    progress.start(WRITING, len(steps))
     reached()
     seen = write_journal(paths, plan.run_id, selected.changes, snapshot.now)
     writer = _Writer(selected, snapshot, plan.run_id, steps, seen)
@@ -184,6 +188,7 @@ def apply(plan: Plan, snapshot: Snapshot, step_hook: StepHook | None = None) -> 
             if number == memory_steps and writer.left:
                 writer.redo_derived(number)
             writer.write(number)
+            progress.advance()
     except OSError as error:
         raise _rolled_back(snapshot, plan.run_id, steps[number].change.path, error) from None
     reached()

@@ -25,21 +25,25 @@ from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.judge.kinds import guess_type
 from auto_dream.judge.similarity import Profile, overlap, significant_words
 from auto_dream.judge.statements import ABSORB_LIMIT, Side, judge
+from auto_dream.progress import CHECKING, DISTILLING, NO_PROGRESS, REVIEWING, Progress
 from auto_dream.store.daylog import aware
 from auto_dream.store.memory import Memory, TakenNames, memory_file_name
 
 
-def consolidate(snapshot: Snapshot, decisions: Decisions, distiller: Distiller) -> None:
+def consolidate(snapshot: Snapshot, decisions: Decisions, distiller: Distiller,
+                progress: Progress = NO_PROGRESS) -> None:
     """Into `decisions`: the memories the new entries make or change, then what is retired or
-    left for review among the memories this run changed and the rest."""
-    run = _Run(snapshot, decisions)
+    left for review among the memories this run changed and the rest. `progress` hears of
+    each entry distilled and each pair checked."""
+    run = _Run(snapshot, decisions, progress)
     if snapshot.new_entries:
         config = snapshot.context.config
         thresholds = Thresholds(config.duplicate_overlap, config.contradiction_overlap)
         entries = list(snapshot.new_entries)
+        progress.start(DISTILLING, len(entries))
         result = distiller.distill(DistillRequest(
             entries, decisions.live.copy(), decisions.profiles, thresholds, snapshot.context.tz,
-            StoreNeighbours(snapshot, decisions, entries), now=snapshot.now))
+            StoreNeighbours(snapshot, decisions, entries), now=snapshot.now, progress=progress))
         decisions.usage = result.usage
         decisions.warnings.extend(result.notes)
         for operation in result.operations:
@@ -52,8 +56,8 @@ def consolidate(snapshot: Snapshot, decisions: Decisions, distiller: Distiller) 
 class _Run:
     """consolidate's bookkeeping while it plans: what it created and updated so far."""
 
-    def __init__(self, snapshot: Snapshot, decisions: Decisions):
-        self.snapshot, self.decisions = snapshot, decisions
+    def __init__(self, snapshot: Snapshot, decisions: Decisions, progress: Progress):
+        self.snapshot, self.decisions, self.progress = snapshot, decisions, progress
         self.entries = {e.id: e for e in snapshot.new_entries}
         self.created: dict[str, CreateMemory] = {}
         self.updates: dict[str, dict] = {}  # path -> {"before", "entry_ids", "merged_paths", "reasons"}
@@ -146,11 +150,14 @@ class _Run:
         thresholds = Thresholds(config.duplicate_overlap, config.contradiction_overlap)
         rarity = word_rarity(snapshot, decisions)
         judged = []
-        for a, b in sorted(memory_pairs(snapshot, decisions, changed, thresholds)):
+        pairs = sorted(memory_pairs(snapshot, decisions, changed, thresholds))
+        self.progress.start(CHECKING, len(pairs))
+        for a, b in pairs:
             verdict = judge(self._side(a), self._side(b), config.duplicate_overlap, config.contradiction_overlap,
                             rarity)
             if verdict.outcome != "none":
                 judged.append((overlap(decisions.profiles[a].words, decisions.profiles[b].words), verdict, a, b))
+            self.progress.advance()
         for _, verdict, a, b in sorted(judged, key=lambda p: (-p[0], p[2], p[3])):
             if a not in decisions.live or b not in decisions.live:
                 continue
@@ -181,7 +188,9 @@ class _Run:
             return
         cases = [ReviewCase(decisions.live[item.path], decisions.live[item.target], item.kind, item.evidence)
                  for item in pending]
+        self.progress.start(REVIEWING, len(cases))
         result = distiller.review(cases, decisions.usage.calls)
+        self.progress.advance(len(cases))
         decisions.usage.add(result.usage)
         decisions.warnings.extend(result.notes)
         for decision in result.decisions:

@@ -35,6 +35,7 @@ from auto_dream.dream.runs import (
 )
 from auto_dream.dream.state import Decisions, DreamOptions, Snapshot
 from auto_dream.errors import InputError, StoreError
+from auto_dream.progress import NO_PROGRESS, PLANNING, READING, RECORDING, Progress
 from auto_dream.store.cache import Parsed
 from auto_dream.store.context import StoreContext
 from auto_dream.store.memory import Memory, read_memory, write_atomic
@@ -61,11 +62,13 @@ def new_run_id(paths: StoreLayout, now: datetime) -> str:
     return f"{(run_number(ids[-1]) if ids else 0) + 1:04d}-{now:%Y%m%dT%H%M%S}"
 
 
-def plan_dream(snapshot: Snapshot, distiller: Distiller, decisions: Decisions | None = None) -> Plan:
+def plan_dream(snapshot: Snapshot, distiller: Distiller, decisions: Decisions | None = None,
+               progress: Progress = NO_PROGRESS) -> Plan:
     """orient and gather have read `snapshot`; consolidate → prune decide (into `decisions`, or
     a new Decisions), then the plan of every change."""
     decisions = Decisions.start(snapshot) if decisions is None else decisions
-    consolidate(snapshot, decisions, distiller)
+    consolidate(snapshot, decisions, distiller, progress)
+    progress.start(PLANNING, None)
     prune(snapshot, decisions)
     return make_plan(snapshot, decisions)
 
@@ -81,9 +84,11 @@ def _not_due(snapshot: Snapshot) -> str | None:
 
 
 def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
-          if_due: bool = False, step_hook: StepHook | None = None) -> DreamOutcome:
+          if_due: bool = False, step_hook: StepHook | None = None,
+          progress: Progress = NO_PROGRESS) -> DreamOutcome:
     """Plan, then apply. A dry run plans the same way and stops before the lock: no
-    roll-back, no journal, not a byte written.
+    roll-back, no journal, not a byte written. `progress` hears of each stage (progress.py) and
+    is finished when the run ends, however it ends.
 
     In a Claude Code folder a real run also holds Claude Code's own `.consolidate-lock`, as
     its Auto Dream does (claude_lock): busy is exit 3; after a run its mtime says when the
@@ -96,9 +101,11 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
         with consolidate_lock(context.paths.root, time.time) if claude and not dry_run else nullcontext():
             if not dry_run:
                 _writable_store(context)  # a folder Claude Code is consolidating gains nothing
-            return _dream(context, now, options, distiller, if_due, step_hook)
+            return _dream(context, now, options, distiller, if_due, step_hook, progress)
     except _NotDue as not_due:
         return not_due.outcome
+    finally:
+        progress.finish()  # before the caller prints the report, or the line that says what stopped it
 
 
 class _NotDue(Exception):
@@ -110,9 +117,10 @@ class _NotDue(Exception):
 
 
 def _dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
-           if_due: bool, step_hook: StepHook | None) -> DreamOutcome:
+           if_due: bool, step_hook: StepHook | None, progress: Progress) -> DreamOutcome:
     dry_run = options.dry_run
     with nullcontext() if dry_run else dream_lock(context.paths, now):
+        progress.start(READING, None)
         recovered = _interrupted_warning(context.paths) if dry_run else _recover(context.paths)
         run_id = new_run_id(context.paths, now)  # under the lock: no other dream takes the same number
         snapshot = gather(orient(context, now, run_id, options))
@@ -121,12 +129,13 @@ def _dream(context: StoreContext, now: datetime, options: DreamOptions, distille
             raise _NotDue(DreamOutcome(None, ("[DRY RUN] " if dry_run else "") + reason + "\n", not_due=reason,
                                        working_set=snapshot))
         decisions = Decisions.start(snapshot)
-        plan = plan_dream(snapshot, distiller, decisions)
+        plan = plan_dream(snapshot, distiller, decisions, progress)
         working_set = (snapshot, decisions)
         if dry_run:
             report = build_report(plan)
             return DreamOutcome(report, render_markdown(report), working_set=working_set)
-        applied = apply(plan, snapshot, step_hook)
+        applied = apply(plan, snapshot, step_hook, progress)
+        progress.start(RECORDING, None)
         report = build_report(plan, applied)
         markdown = render_markdown(report)
         if applied.changes:
