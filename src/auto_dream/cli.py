@@ -24,10 +24,13 @@ from auto_dream.commands.append import append_text
 from auto_dream.console import OutputLost, stderr_file, stdout_file, tell, tell_failure, write_out
 from auto_dream.errors import InputError
 from auto_dream.shell import (
+    auto_dream_command,
     claude_config_dir,
     entry_text,
+    given_folder,
     home_folder,
     local_time,
+    openclaw_state_dir,
     openclaw_workspace,
     run_owed_checks,
     store_root,
@@ -40,7 +43,10 @@ if TYPE_CHECKING:
     from rich.progress import TaskID
 
     from auto_dream.commands.dream import FolderDream
-    from auto_dream.commands.schedule import Installed, Plan
+    from auto_dream.commands.install import Places
+    from auto_dream.commands.install import Plan as InstallPlan
+    from auto_dream.commands.schedule import Installed
+    from auto_dream.commands.schedule import Plan as SchedulePlan
     from auto_dream.dream.apply import StepHook
     from auto_dream.progress import Progress
 
@@ -652,7 +658,7 @@ def _describe_schedule(schedule: "Installed") -> str:
     return f"{frequency}{schedule.scheduler} schedule"
 
 
-def _print_plan(plan: "Plan", dry_run: bool) -> None:
+def _print_plan(plan: "SchedulePlan", dry_run: bool) -> None:
     from auto_dream.commands.schedule import describe_step
 
     for warning in plan.warnings:
@@ -758,6 +764,144 @@ def schedule_status_command(
         _print_schedule(schedule)
     for scheduler, reason in status.not_checked:
         stdout.print(f"{scheduler}: not looked at: {reason}", markup=False)
+
+
+@app.command("context")
+def context_command(ctx: typer.Context) -> None:
+    """Print the store's MEMORY.md as a session should start with it: one line naming the store
+    (MEMORY.md's links are relative to it), then MEMORY.md within Claude Code's caps — 10,000
+    characters of a hook's output, 200 lines, 25,000 bytes — and a last line saying where it was
+    cut, when it was. No store or no MEMORY.md: nothing, exit 0. The SessionStart hook that
+    `auto-dream install claude-code` adds runs it."""
+    from auto_dream.commands.context import session_context
+
+    found = session_context(_root(ctx))
+    if found is not None:
+        write_out(found.text)
+
+
+ScopeOption = Annotated[str, typer.Option(
+    "--scope", metavar="project|user",
+    help="project: the project's .mcp.json, .claude/settings.json and .claude/skills/ (store: "
+    "<project>/.auto-dream); user: ~/.claude.json, ~/.claude/settings.json and ~/.claude/skills/ "
+    "($CLAUDE_CONFIG_DIR when set; store: ~/.auto-dream). `auto-dream --root PATH install …` names another "
+    "store.")]
+ProjectOption = Annotated[Optional[str], typer.Option(
+    "--project", metavar="DIR", help="With --scope project: the project's folder (default: the current folder).")]
+DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Print the change (and each JSON file's diff); "
+                                            "write nothing.")]
+
+install_app = typer.Typer(help="Wire auto-dream into an agent: its MCP server, hooks and skill. Every other "
+                          "setting, server, hook and skill is kept as it was; installing twice changes nothing.",
+                          no_args_is_help=True, rich_markup_mode=None,
+                          context_settings={"help_option_names": ["-h", "--help"]})
+uninstall_app = typer.Typer(help="Remove exactly what `auto-dream install` added, and nothing else.",
+                            no_args_is_help=True, rich_markup_mode=None,
+                            context_settings={"help_option_names": ["-h", "--help"]})
+app.add_typer(install_app, name="install")
+app.add_typer(uninstall_app, name="uninstall")
+
+
+def _claude_code_places(scope: str, project: Optional[str]) -> "tuple[Places, Path]":
+    from auto_dream.commands.install import claude_code_places
+
+    folder = given_folder(project, "--project") or Path.cwd()
+    if scope == "project" and not folder.is_dir():
+        raise InputError(f"no project folder {folder}")
+    return claude_code_places(scope, folder, home_folder(), claude_config_dir()), folder
+
+
+@install_app.command("claude-code")
+def install_claude_code(
+    ctx: typer.Context,
+    scope: ScopeOption = "project",
+    project: ProjectOption = None,
+    dry_run: DryRunOption = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace an MCP server named auto-dream that runs something else, or a skill "
+        "named auto-dream that is not ours.")] = False,
+) -> None:
+    """Register auto-dream's MCP server where Claude Code reads it for the scope, add a SessionStart
+    hook (MEMORY.md as context, by `auto-dream context`) and a SessionEnd hook (`dream --if-due`, in
+    the background), and install the skill. The commands written name the store (--root) and this
+    auto-dream by its absolute path."""
+    places, folder = _claude_code_places(scope, project)
+    _install(ctx, places, folder, dry_run, force)
+
+
+@install_app.command("openclaw")
+def install_openclaw(
+    ctx: typer.Context,
+    dry_run: DryRunOption = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace a skill named auto-dream that is not ours.")] = False,
+) -> None:
+    """Install the skill where OpenClaw loads skills for every local agent:
+    ~/.openclaw/skills/auto-dream/ ($OPENCLAW_STATE_DIR/skills/ when set). Its commands name the
+    store (--root; default ~/.openclaw/workspace/.auto-dream) and this auto-dream by its absolute path."""
+    from auto_dream.commands.install import openclaw_places
+
+    _install(ctx, openclaw_places(home_folder(), openclaw_state_dir()), Path.cwd(), dry_run, force)
+
+
+@uninstall_app.command("claude-code")
+def uninstall_claude_code(ctx: typer.Context, scope: ScopeOption = "project", project: ProjectOption = None,
+                          dry_run: DryRunOption = False) -> None:
+    """Remove the MCP server, the hooks and the skill `install claude-code` added for the scope. A file
+    or folder install created goes when nothing else is in it; a file nobody changed since is back
+    byte for byte. The store and its memories are not touched."""
+    from auto_dream.commands.install import plan_uninstall, read_snapshot
+
+    places, _ = _claude_code_places(scope, project)
+    _show_plan(ctx, plan_uninstall(places, read_snapshot(places)), dry_run)
+
+
+@uninstall_app.command("openclaw")
+def uninstall_openclaw(ctx: typer.Context, dry_run: DryRunOption = False) -> None:
+    """Remove the skill `install openclaw` added. The store and its memories are not touched."""
+    from auto_dream.commands.install import openclaw_places, plan_uninstall, read_snapshot
+
+    places = openclaw_places(home_folder(), openclaw_state_dir())
+    _show_plan(ctx, plan_uninstall(places, read_snapshot(places)), dry_run)
+
+
+def _install(ctx: typer.Context, places: "Places", project: Path, dry_run: bool, force: bool) -> None:
+    from auto_dream.commands.install import default_store, plan_install, read_snapshot
+    from auto_dream.store.templates import load_template
+
+    root = given_folder(ctx.obj.get("root"), "--root") or default_store(places, project, home_folder())
+    if root.exists() and not root.is_dir():
+        raise InputError(f"the store {root} is a file, not a folder")
+    plan = plan_install(places, read_snapshot(places), auto_dream_command(), root, load_template("SKILL.md"), force)
+    _show_plan(ctx, plan, dry_run)
+
+
+_DONE = {"create": "created", "update": "updated", "remove": "removed"}
+
+
+def _show_plan(ctx: typer.Context, plan: "InstallPlan", dry_run: bool) -> None:
+    """Apply the plan (unless a dry run) and say what changed, one line a file."""
+    from auto_dream.commands.install import RECORD_NAME, apply_plan
+
+    verb = "uninstall" if plan.uninstall else "install"
+    title = plan.places.label + (f", store {plan.root}" if plan.root is not None else "")
+    if plan.empty:
+        state = "not installed" if plan.uninstall else "already installed"
+        stdout.print(f"{'[DRY RUN] ' if dry_run else ''}auto-dream is {state} for {title}: nothing to change",
+                     markup=False)
+    else:
+        if not dry_run:
+            apply_plan(plan)
+            _store_changed(ctx)
+        lines = [f"{'[DRY RUN] ' if dry_run else ''}{verb} for {title}:"]
+        lines += [f"  {'would create' if dry_run else 'created'} folder {folder}" for folder in plan.make_folders]
+        for change in plan.changes:
+            lines.append(f"  {'would ' + change.verb if dry_run else _DONE[change.verb]} {change.path}: {change.what}")
+            if dry_run and change.path.suffix == ".json" and change.path.name != RECORD_NAME:
+                lines += ["    " + line for line in change.diff().splitlines()]
+        lines += [f"  {'would remove' if dry_run else 'removed'} folder {folder}" for folder in plan.remove_folders]
+        write_out("\n".join(lines) + "\n")
+    for note in plan.notes:
+        _warn(note)
 
 
 @app.command()

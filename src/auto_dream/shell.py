@@ -46,6 +46,38 @@ def claude_config_dir() -> Path | None:
     return Path(given).expanduser().absolute() if given else None
 
 
+def openclaw_state_dir() -> Path | None:
+    """OpenClaw's state folder when OPENCLAW_STATE_DIR moves it from ~/.openclaw, else None
+    (OpenClaw's uninstall guide removes "${OPENCLAW_STATE_DIR:-$HOME/.openclaw}")."""
+    given = os.environ.get("OPENCLAW_STATE_DIR", "").strip()
+    return Path(given).expanduser().absolute() if given else None
+
+
+def auto_dream_command() -> tuple[str, ...]:
+    """How another program (an agent's hook, its MCP client, its shell) starts this auto-dream: by
+    absolute path, since its PATH need not be the user's (Claude Code started from an IDE, a
+    gateway run by launchd). The `auto-dream` script that is running, else the one installed beside
+    this Python, else this Python with `-m auto_dream`. No link is resolved: a venv's `python` is a
+    link whose target does not know the venv."""
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if script is not None and script.name in ("auto-dream", "auto-dream.exe") and script.is_file():
+        return (os.path.abspath(script),)
+    beside = Path(os.path.abspath(sys.executable)).parent / "auto-dream"
+    if beside.is_file():
+        return (str(beside),)
+    return (os.path.abspath(sys.executable), "-m", "auto_dream")
+
+
+def given_folder(given: str | None, what: str) -> Path | None:
+    """A folder named on the command line, absolute (`~` expanded), or None when not given."""
+    if not given:
+        return None
+    try:
+        return Path(given).expanduser().absolute()
+    except RuntimeError:  # `~` and no home folder to expand it to
+        raise InputError(f"cannot expand '~' in {what} {given!r}: there is no home folder (HOME is not set)") from None
+
+
 def store_root(flag: str | None) -> Path:
     """The store a command line names: --root, $AUTO_DREAM_ROOT, the nearest .auto-dream/ upwards,
     ~/.openclaw/workspace/.auto-dream when it exists, ~/.auto-dream (paths.resolve_root). The home

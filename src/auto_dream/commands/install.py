@@ -1,0 +1,594 @@
+"""`install` and `uninstall`: wire auto-dream into Claude Code or OpenClaw, touching nothing else.
+
+Planning is pure (a snapshot of the files' bytes in, their new bytes out, as a `Plan`); only
+`apply_plan` writes, so `--dry-run` renders the very plan a real run applies. What each agent
+reads, and where (the sources are cited in the README, "Use it from your agent"):
+
+- Claude Code (https://code.claude.com/docs/en/mcp, "MCP installation scopes"): a project's MCP
+  servers in `<project>/.mcp.json`, the user's at the top of `~/.claude.json`, both under
+  `mcpServers`; hooks (https://code.claude.com/docs/en/hooks, "Hook locations") in
+  `<project>/.claude/settings.json` or `~/.claude/settings.json`; skills
+  (https://code.claude.com/docs/en/skills, "Where skills live") in `.claude/skills/<name>/SKILL.md`
+  or `~/.claude/skills/<name>/SKILL.md`. CLAUDE_CONFIG_DIR moves every `~/.claude` path, and
+  `.claude.json` with them (store.claude_home).
+- OpenClaw (docs/tools/skills.md of openclaw/openclaw, "Loading order"): managed skills in
+  `<state-dir>/skills/<name>/SKILL.md`, the state dir being `$OPENCLAW_STATE_DIR` or `~/.openclaw`.
+
+Edits are spliced into the JSON text (store.json_text): every other key, the indentation and the
+final newline stay as they were. What install adds is marked — the server is named "auto-dream"
+and runs `auto-dream … mcp`, each hook command ends with HOOK_MARKER, the skill carries
+SKILL_MARKER — and a record beside the skill (RECORD_NAME) notes which files, JSON containers and
+folders install created, so that uninstall removes exactly those and a file nobody else changed
+comes back byte for byte.
+"""
+
+import difflib
+import hashlib
+import json
+import os
+import shlex
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from auto_dream.errors import InputError, StoreError
+from auto_dream.store.claude_home import claude_homes
+from auto_dream.store.json_text import (
+    JsonTextError,
+    append_item,
+    load,
+    new_document,
+    remove_item,
+    remove_member,
+    set_member,
+)
+from auto_dream.store.memory import fsync_dir, remove_temporary, write_temporary
+from auto_dream.store.paths import STORE_DIR_NAME
+
+SERVER_NAME = "auto-dream"
+SKILL_NAME = "auto-dream"
+RECORD_NAME = ".auto-dream-install.json"
+HOOK_MARKER = "# added by auto-dream install claude-code"
+SKILL_MARKER = "<!-- Installed by `auto-dream install"
+SCOPES = ("project", "user")
+# A resumed or forked conversation already holds the memory it was given; a cleared or compacted
+# one has lost it. (SessionStart matchers: https://code.claude.com/docs/en/hooks, "SessionStart".)
+SESSION_START_MATCHER = "startup|clear|compact"
+OPENCLAW_STORE = Path(".openclaw") / "workspace" / STORE_DIR_NAME  # seed 004's store, where resolve_root looks
+NEW_FILE_MODE = 0o644
+PRIVATE_FILE_MODE = 0o600  # ~/.claude.json: Claude Code keeps its sign-in state there
+FOLDER_MODE = 0o755
+
+
+# ---------------------------------------------------------------- where each agent looks
+
+
+@dataclass(frozen=True)
+class Places:
+    """The files and folders one agent (at one scope) reads auto-dream from."""
+
+    agent: str  # "claude-code" or "openclaw"
+    scope: str | None  # Claude Code's: "project" or "user"
+    skill_dir: Path
+    mcp_file: Path | None = None  # Claude Code only
+    settings: Path | None = None
+
+    @property
+    def label(self) -> str:
+        """For people: "Claude Code (project scope)", "OpenClaw"."""
+        return f"Claude Code ({self.scope} scope)" if self.agent == "claude-code" else "OpenClaw"
+
+    @property
+    def install_line(self) -> str:
+        return f"auto-dream install {self.agent}" + (f" --scope {self.scope}" if self.scope else "")
+
+    @property
+    def skill(self) -> Path:
+        return self.skill_dir / "SKILL.md"
+
+    @property
+    def record(self) -> Path:
+        return self.skill_dir / RECORD_NAME
+
+    def files(self) -> list[Path]:
+        return [path for path in (self.mcp_file, self.settings, self.skill, self.record) if path is not None]
+
+
+def claude_code_places(scope: str, project: Path, home: Path | None, config_dir: Path | None) -> Places:
+    """Where Claude Code reads a project's (or the user's) servers, hooks and skills."""
+    if scope not in SCOPES:
+        raise InputError(f"unknown scope {scope!r}: use project or user")
+    if scope == "project":
+        return Places("claude-code", "project", project / ".claude" / "skills" / SKILL_NAME,
+                      mcp_file=project / ".mcp.json", settings=project / ".claude" / "settings.json")
+    if home is None:
+        raise InputError("no home folder for Claude Code's user settings (HOME is not set)")
+    config_home, claude_json = claude_homes(home, config_dir)[0]
+    return Places("claude-code", "user", config_home / "skills" / SKILL_NAME,
+                  mcp_file=claude_json, settings=config_home / "settings.json")
+
+
+def openclaw_places(home: Path | None, state_dir: Path | None) -> Places:
+    """Where OpenClaw loads managed skills: `<state-dir>/skills`, shared by every local agent."""
+    if state_dir is None:
+        if home is None:
+            raise InputError("no home folder for ~/.openclaw (HOME is not set): set OPENCLAW_STATE_DIR")
+        state_dir = home / ".openclaw"
+    return Places("openclaw", None, state_dir / "skills" / SKILL_NAME)
+
+
+def default_store(places: Places, project: Path, home: Path | None) -> Path:
+    """The store an install names when --root does not: the project's own `.auto-dream` (project
+    scope); for the user, `~/.auto-dream`; for OpenClaw, the workspace store seed 004 used."""
+    if places.scope == "project":
+        return project / STORE_DIR_NAME
+    if home is None:
+        raise InputError("no home folder for the store (HOME is not set): give it with --root")
+    return home / (OPENCLAW_STORE if places.agent == "openclaw" else STORE_DIR_NAME)
+
+
+# ---------------------------------------------------------------- what is installed
+
+
+def server_entry(command: tuple[str, ...], root: Path) -> dict:
+    """The MCP server as `claude mcp add` writes a stdio one."""
+    return {"type": "stdio", "command": command[0], "args": [*command[1:], "--root", str(root), "mcp"], "env": {}}
+
+
+def hook_groups(command: tuple[str, ...], root: Path) -> dict[str, dict]:
+    """The SessionStart hook (MEMORY.md as context: Claude Code adds a SessionStart hook's plain
+    stdout to the context) and the SessionEnd one (a dream when one is due). SessionEnd hooks
+    share a 1.5-second budget (https://code.claude.com/docs/en/hooks, "SessionEnd"), so the
+    dream is started in the background: `&` lets the shell return at once, the redirections
+    leave it none of the hook's pipes (a process holding them keeps whoever reads the hook's
+    output waiting for it), and nohup keeps it from the hangup of a terminal closing.
+    `--if-due` makes it a no-op unless 24 hours passed and 5 entries wait; a dream already
+    running holds the lock and this one exits."""
+    base = shlex.join([*command, "--root", str(root)])
+    start = {"type": "command", "command": f"{base} context {HOOK_MARKER}"}
+    end = {"type": "command",
+           "command": f"nohup {base} dream --if-due </dev/null >/dev/null 2>&1 & {HOOK_MARKER}"}
+    return {"SessionStart": {"matcher": SESSION_START_MATCHER, "hooks": [start]}, "SessionEnd": {"hooks": [end]}}
+
+
+def render_skill(template: str, agent: str, command: tuple[str, ...], root: Path) -> str:
+    """templates/SKILL.md for one installation: the marker, where its store is, and every command
+    line of its examples written with this machine's executable and store (an agent's shell need
+    not have `auto-dream` on its PATH). OpenClaw's copy adds its `metadata` line."""
+    if not template.startswith("---\n") or "\n---\n" not in template[4:]:
+        raise StoreError("templates/SKILL.md has no frontmatter (--- … ---)")
+    head, body = template[4:].split("\n---\n", 1)
+    if agent == "openclaw":
+        # OpenClaw reads `metadata.openclaw` as one JSON object (docs/tools/skills.md, "Gating").
+        # No `requires.bins`: it checks names on the gateway's PATH, and the commands here name
+        # the executable by its absolute path, so a venv off that PATH still works.
+        head += '\nmetadata: {"openclaw": {"emoji": "🌙"}}'
+    full = shlex.join([*command, "--root", str(root)])
+    here = (f"{SKILL_MARKER} {agent}`; `auto-dream uninstall {agent}` removes it. -->\n\n"
+            f"On this machine the store is `{root}` and `auto-dream` is `{full}`: the commands below "
+            "are written out with it; use it the same way wherever this page says `auto-dream`.\n")
+    lines = body.split("\n")
+    out, in_code, placed = [], False, False
+    for line in lines:
+        if line.startswith("```"):
+            in_code = not in_code
+        elif in_code and line.startswith("auto-dream "):
+            line = full + line[len("auto-dream"):]
+        out.append(line)
+        if not placed and line.startswith("# "):
+            out.extend(["", here.rstrip("\n")])
+            placed = True
+    if not placed:
+        out[:0] = [here]
+    return "---\n" + head + "\n---\n" + "\n".join(out)
+
+
+def _is_our_handler(handler: Any) -> bool:
+    return (isinstance(handler, dict) and handler.get("type") == "command"
+            and isinstance(handler.get("command"), str) and handler["command"].rstrip().endswith(HOOK_MARKER))
+
+
+def _is_our_server(entry: Any) -> bool:
+    """A server entry that runs auto-dream's MCP server (`auto-dream … mcp`, or `python -m auto_dream … mcp`)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        return False
+    args = entry.get("args", [])
+    if not isinstance(args, list) or "mcp" not in args:
+        return False
+    return (Path(entry["command"]).name in ("auto-dream", "auto-dream.exe")
+            or args[:2] == ["-m", "auto_dream"])
+
+
+def _same_server(entry: Any, wanted: dict) -> bool:
+    """Equal in what Claude Code uses: it may add an empty `env` or the `type` when it rewrites the file."""
+    return (isinstance(entry, dict) and set(entry) <= {"type", "command", "args", "env"}
+            and entry.get("type", "stdio") == "stdio" and entry.get("env", {}) == {}
+            and entry.get("command") == wanted["command"] and entry.get("args") == wanted["args"])
+
+
+# ---------------------------------------------------------------- the plan
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The bytes of every file a plan may touch (None: missing), and the names in each folder it
+    may create or remove (None: missing)."""
+
+    files: Mapping[Path, bytes | None]
+    folders: Mapping[Path, frozenset[str] | None]
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: Path
+    before: bytes | None  # None: the file did not exist
+    after: bytes | None  # None: the file is removed
+    what: str
+    new_mode: int = NEW_FILE_MODE
+
+    @property
+    def verb(self) -> str:
+        return "create" if self.before is None else "remove" if self.after is None else "update"
+
+    def diff(self) -> str:
+        """The change as a unified diff without context lines (a big settings file is not echoed)."""
+        old = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        new = (self.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        lines = difflib.unified_diff(old, new, str(self.path), str(self.path), n=0)
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+@dataclass(frozen=True)
+class Plan:
+    places: Places
+    uninstall: bool
+    root: Path | None  # the store the installed commands name
+    changes: tuple[FileChange, ...] = ()
+    make_folders: tuple[Path, ...] = ()  # created in this order
+    remove_folders: tuple[Path, ...] = ()  # removed in this order when empty
+    notes: tuple[str, ...] = ()  # what was left as it was, and why
+
+    @property
+    def empty(self) -> bool:
+        return not (self.changes or self.make_folders or self.remove_folders)
+
+
+@dataclass
+class _FileRecord:
+    created: bool = False  # install created the file
+    containers: set[tuple[str, ...]] = field(default_factory=set)  # JSON members install created
+
+
+@dataclass(frozen=True)
+class _Record:
+    """What an install created, kept beside the skill (RECORD_NAME)."""
+
+    skill_sha256: str | None
+    files: dict[str, _FileRecord]
+    folders: tuple[str, ...]  # relative to the skill folder: ".", "..", "../.."
+
+    @classmethod
+    def parse(cls, data: bytes | None) -> "_Record | None":
+        if data is None:
+            return None
+        try:
+            value = json.loads(data)
+            files = {role: _FileRecord(bool(entry["created"]), {tuple(path) for path in entry["containers"]})
+                     for role, entry in value["files"].items()}
+            folders = tuple(str(folder) for folder in value["folders"] if folder in _LEVELS)
+            skill = value["skill_sha256"]
+            return cls(skill if isinstance(skill, str) else None, files, folders)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None  # not ours to read: uninstall falls back to the markers alone
+
+    def render(self, command_line: str, root: Path) -> bytes:
+        return new_document({
+            "installed_with": command_line,
+            "store": str(root),
+            "skill_sha256": self.skill_sha256,
+            "files": {role: {"created": entry.created, "containers": sorted(list(path) for path in entry.containers)}
+                      for role, entry in sorted(self.files.items())},
+            "folders": list(self.folders),
+        }).encode("utf-8")
+
+
+_LEVELS = (".", "..", "../..", "../../..", "../../../..")
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _folder_chain(skill_dir: Path) -> list[Path]:
+    """The skill folder and its parents, as far as _LEVELS reaches."""
+    return [skill_dir, *list(skill_dir.parents)[:len(_LEVELS) - 1]]
+
+
+def _text(path: Path, data: bytes) -> str:
+    try:
+        text = data.decode("utf-8")
+        load(text)
+        return text
+    except UnicodeDecodeError:
+        raise StoreError(f"{path} is not UTF-8 text: nothing was written") from None
+    except JsonTextError as error:
+        raise StoreError(f"{path} is {error}: fix it or move it away; nothing was written") from None
+
+
+def _member(value: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def _object_at(path: Path, value: dict, key: str) -> dict | None:
+    """value[key] when it is an object, None when absent; a StoreError for anything else."""
+    found = value.get(key)
+    if found is None and key not in value:
+        return None
+    if not isinstance(found, dict):
+        raise StoreError(f"{path}: {key!r} is not a JSON object: fix it or move it away; nothing was written")
+    return found
+
+
+def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], root: Path, template: str,
+                 force: bool = False) -> Plan:
+    """Everything `install` would change: the MCP server and hooks (Claude Code), the skill, the
+    record. Run twice, the second plan is empty. A server named auto-dream that is not ours, or a
+    SKILL.md that is not the one we installed, stops it (StoreError) unless `force`."""
+    record = _Record.parse(snapshot.files.get(places.record))
+    files: dict[str, _FileRecord] = {}
+    changes: list[FileChange] = []
+    if places.mcp_file is not None and places.settings is not None:
+        server, groups = server_entry(command, root), hook_groups(command, root)
+        for role, path, what in (("mcp", places.mcp_file, f'the MCP server "{SERVER_NAME}"'),
+                                 ("settings", places.settings, "the SessionStart and SessionEnd hooks")):
+            before = snapshot.files[path]
+            previous = record.files.get(role) if record else None
+            entry = _FileRecord(created=before is None or bool(previous and previous.created))
+            text = new_document({}) if before is None else _text(path, before)
+            value = load(text)
+            # the containers an earlier install made, while they are still there
+            entry.containers = {c for c in (previous.containers if previous else ()) if _member(value, c) is not None}
+            if role == "mcp":
+                text = _put_server(path, text, entry.containers, server, force)
+            else:
+                text = _put_hooks(path, text, entry.containers, groups)
+            files[role] = entry
+            after = text.encode("utf-8")
+            if after != before:
+                mode = PRIVATE_FILE_MODE if path.name == ".claude.json" else NEW_FILE_MODE
+                changes.append(FileChange(path, before, after, what, mode))
+
+    skill = render_skill(template, places.agent, command, root).encode("utf-8")
+    current = snapshot.files[places.skill]
+    if current != skill:
+        ours = current is None or (record is not None and _sha256(current) == record.skill_sha256) \
+            or (record is None and SKILL_MARKER.encode() in current)
+        if not ours and not force:
+            raise StoreError(f"{places.skill} is not the skill auto-dream installed (another skill named "
+                             f"{SKILL_NAME}, or changed since): nothing was written; give --force to replace it")
+        changes.append(FileChange(places.skill, current, skill, "the skill"))
+
+    chain = _folder_chain(places.skill_dir)
+    missing = [folder for folder in chain if snapshot.folders.get(folder) is None]
+    made = {level for level, folder in zip(_LEVELS, chain) if folder in missing}
+    kept = {level for level in (record.folders if record else ()) if snapshot.folders.get(_at_level(places, level))}
+    new_record = _Record(_sha256(skill), files, tuple(level for level in _LEVELS if level in made | kept))
+    record_bytes = new_record.render(places.install_line, root)
+    if snapshot.files.get(places.record) != record_bytes:
+        changes.append(FileChange(places.record, snapshot.files.get(places.record), record_bytes,
+                                  "what uninstall removes"))
+    return Plan(places, False, root, tuple(changes), tuple(reversed(missing)))
+
+
+def _at_level(places: Places, level: str) -> Path:
+    return _folder_chain(places.skill_dir)[_LEVELS.index(level)]
+
+
+def _put_server(path: Path, text: str, made: set[tuple[str, ...]], wanted: dict, force: bool) -> str:
+    value = load(text)
+    servers = _object_at(path, value, "mcpServers")
+    if servers is None:
+        made.add(("mcpServers",))
+        return set_member(text, (), "mcpServers", {SERVER_NAME: wanted})
+    existing = servers.get(SERVER_NAME)
+    if SERVER_NAME in servers and _same_server(existing, wanted):
+        return text
+    if SERVER_NAME in servers and not _is_our_server(existing) and not force:
+        raise StoreError(f"{path} already has an MCP server named {SERVER_NAME!r} that does not run auto-dream "
+                         f"({json.dumps(existing, ensure_ascii=False)[:120]}): nothing was written; "
+                         "give --force to replace it")
+    return set_member(text, ("mcpServers",), SERVER_NAME, wanted)
+
+
+def _put_hooks(path: Path, text: str, made: set[tuple[str, ...]], groups: dict[str, dict]) -> str:
+    for event, group in groups.items():
+        hooks = _object_at(path, load(text), "hooks")
+        if hooks is None:
+            made.add(("hooks",))
+            text = set_member(text, (), "hooks", {})
+            hooks = {}
+        if event not in hooks:
+            made.add(("hooks", event))
+            text = set_member(text, ("hooks",), event, [group])
+            continue
+        matchers = hooks[event]
+        if not isinstance(matchers, list):
+            raise StoreError(f"{path}: 'hooks' → {event!r} is not a JSON array: fix it or move it away; "
+                             "nothing was written")
+        if [found for found in matchers if _holds_ours(found)] == [group]:
+            continue  # installed as it is
+        text = append_item(_remove_handlers(text, event, matchers), ("hooks", event), group)
+    return text
+
+
+def _holds_ours(group: Any) -> bool:
+    return isinstance(group, dict) and isinstance(group.get("hooks"), list) \
+        and any(_is_our_handler(handler) for handler in group["hooks"])
+
+
+def _remove_handlers(text: str, event: str, matchers: list) -> str:
+    """`text` without our handlers under hooks → event: a matcher group holding only ours goes whole."""
+    for index in reversed(range(len(matchers))):
+        group = matchers[index]
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(handlers, list):
+            continue
+        mine = [at for at, handler in enumerate(handlers) if _is_our_handler(handler)]
+        if mine and len(mine) == len(handlers):
+            text = remove_item(text, ("hooks", event), index)
+        else:
+            for at in reversed(mine):
+                text = remove_item(text, ("hooks", event, index, "hooks"), at)
+    return text
+
+
+def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
+    """Everything `uninstall` would change: our server, hooks, skill and record removed; a file or
+    JSON member install created removed once nothing else is in it; the folders it created
+    removed when empty. What is not ours is left, and a note says so."""
+    record = _Record.parse(snapshot.files.get(places.record))
+    changes: list[FileChange] = []
+    notes: list[str] = []
+    if places.mcp_file is not None and places.settings is not None:
+        for role, path, what in (("mcp", places.mcp_file, f'the MCP server "{SERVER_NAME}"'),
+                                 ("settings", places.settings, "the SessionStart and SessionEnd hooks")):
+            before = snapshot.files[path]
+            if before is None:
+                continue
+            text = _text(path, before)
+            value = load(text)
+            if role == "mcp":
+                servers = value.get("mcpServers")
+                if isinstance(servers, dict) and SERVER_NAME in servers:
+                    if _is_our_server(servers[SERVER_NAME]):
+                        text = remove_member(text, ("mcpServers",), SERVER_NAME)
+                    else:
+                        notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: it does not run auto-dream")
+            else:
+                hooks = value.get("hooks")
+                for event in ("SessionStart", "SessionEnd"):
+                    if isinstance(hooks, dict) and isinstance(hooks.get(event), list):
+                        text = _remove_handlers(text, event, hooks[event])
+            entry = record.files.get(role) if record else None
+            if entry is not None:
+                for container in sorted(entry.containers, key=len, reverse=True):
+                    if _member(load(text), container) in ({}, []):
+                        text = remove_member(text, container[:-1], container[-1])
+            after: bytes | None = text.encode("utf-8")
+            if entry is not None and entry.created and load(text) == {}:
+                after = None  # the file install created, with nothing in it but ours
+            if after != before:
+                changes.append(FileChange(path, before, after, what))
+
+    removed = {change.path for change in changes if change.after is None}
+    skill = snapshot.files.get(places.skill)
+    if skill is not None:
+        ours = _sha256(skill) == record.skill_sha256 if record else SKILL_MARKER.encode() in skill
+        if ours:
+            changes.append(FileChange(places.skill, skill, None, "the skill"))
+            removed.add(places.skill)
+        else:
+            notes.append(f"kept {places.skill}: it is not the skill auto-dream installed, or it changed since")
+    if snapshot.files.get(places.record) is not None:
+        changes.append(FileChange(places.record, snapshot.files[places.record], None, "the install record"))
+        removed.add(places.record)
+
+    created = set(record.folders) if record else {"."}  # the skill's own folder is named for us
+    remove_folders = []
+    for level, folder in zip(_LEVELS, _folder_chain(places.skill_dir)):
+        names = snapshot.folders.get(folder)
+        if names is None or level not in created:
+            break
+        if any(folder / name not in removed for name in names):
+            break
+        remove_folders.append(folder)
+        removed.add(folder)
+    return Plan(places, True, None, tuple(changes), (), tuple(remove_folders), tuple(notes))
+
+
+# ---------------------------------------------------------------- files
+
+
+def read_snapshot(places: Places) -> Snapshot:
+    """The bytes of the files `places` names and the names in the skill folder and its parents."""
+    files = {path: read_file(path) for path in places.files()}
+    folders: dict[Path, frozenset[str] | None] = {}
+    for folder in _folder_chain(places.skill_dir):
+        try:
+            with os.scandir(folder) as listing:
+                folders[folder] = frozenset(entry.name for entry in listing)
+        except (FileNotFoundError, NotADirectoryError):
+            folders[folder] = None
+        except OSError as error:
+            raise StoreError(f"cannot look at {folder}: {error.strerror}") from None
+    return Snapshot(files, folders)
+
+
+def read_file(path: Path) -> bytes | None:
+    """A settings file's bytes (through a symlink: dotfiles keep them in a repository), None when
+    there is none; a FIFO or a folder in its place is refused, never waited on."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:
+        raise StoreError(f"cannot read {path}: {error.strerror}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(f"{path} is not a regular file: move it away")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
+def apply_plan(plan: Plan) -> None:
+    """Write the plan: each file replaced whole (a temporary file renamed into place, its mode kept;
+    through a symlink, the file it names), after checking that no file changed since the plan
+    was made (Claude Code rewrites ~/.claude.json while it runs)."""
+    for change in plan.changes:
+        if read_file(change.path) != change.before:
+            raise StoreError(f"{change.path} changed while auto-dream was planning: nothing was written; "
+                             "run the command again")
+    for folder in plan.make_folders:
+        try:
+            os.mkdir(folder, FOLDER_MODE)
+        except FileExistsError:
+            pass
+        except OSError as error:
+            raise StoreError(f"cannot create {folder}: {error.strerror}") from None
+    for change in plan.changes:
+        try:
+            if change.after is None:
+                os.unlink(change.path)
+            else:
+                _replace(change.path, change.after, change.new_mode)
+        except OSError as error:
+            raise StoreError(f"cannot write {change.path}: {error.strerror}") from None
+    for folder in plan.remove_folders:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass  # something appeared in it since: it stays
+
+
+def _replace(path: Path, content: bytes, new_mode: int) -> None:
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else path
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = new_mode
+    temporary = write_temporary(target, content)
+    try:
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        remove_temporary(temporary)
+        raise
+    fsync_dir(target.parent)

@@ -1,0 +1,499 @@
+"""`install` / `uninstall` claude-code and openclaw: ours added, everything else kept byte for byte.
+
+Every test has HOME and the project in tmp_path, and settings files that already hold other
+servers, hooks and keys, written the way people write them (4-space indents, no final newline,
+one-line objects)."""
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from auto_dream.commands.install import (
+    HOOK_MARKER,
+    RECORD_NAME,
+    Snapshot,
+    claude_code_places,
+    plan_install,
+    render_skill,
+)
+from auto_dream.shell import auto_dream_command
+from auto_dream.store.templates import load_template
+from conftest import installed_command, tree_hash
+
+SETTINGS = """{
+    "permissions": {
+        "allow": ["Bash(npm test)", "Read(~/.zshrc)"],
+        "deny": ["Read(./.env)"]
+    },
+    "env": {"FOO": "1"},
+    "hooks": {
+        "SessionStart": [
+            {
+                "matcher": "startup",
+                "hooks": [{"type": "command", "command": "echo 'branch: main'"}]
+            }
+        ],
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 5}]}
+        ]
+    },
+    "model": "opus"
+}"""  # 4-space indents, one-line objects, no final newline
+
+MCP_JSON = """{
+  "mcpServers": {
+    "github": {
+      "type": "http",
+      "url": "https://api.githubcopilot.com/mcp/"
+    },
+    "db": {"command": "npx", "args": ["-y", "@bytebase/dbhub", "--dsn", "${DB_URL:-postgres://localhost}"]}
+  }
+}
+"""
+
+CLAUDE_JSON = """{
+  "numStartups": 42,
+  "theme": "dark",
+  "oauthAccount": {"emailAddress": "someone@example.com"},
+  "projects": {
+    "/work/app": {
+      "allowedTools": [],
+      "mcpServers": {"local-one": {"type": "stdio", "command": "local-server", "args": [], "env": {}}},
+      "hasTrustDialogAccepted": true
+    }
+  },
+  "mcpServers": {
+    "notes": {
+      "type": "stdio",
+      "command": "notes-mcp",
+      "args": [],
+      "env": {}
+    }
+  },
+  "cachedChangelog": "# 2.1.0\\n\\u00e9t\\u00e9 1e3"
+}
+"""
+
+USER_SETTINGS = ('{\n  "hooks": {\n    "SessionEnd": [\n      {"hooks": [{"type": "command", "command": "say bye"}]}\n'
+                 '    ]\n  }\n}\n')
+
+
+@pytest.fixture(autouse=True)
+def no_agent_env(monkeypatch):
+    for name in ("CLAUDE_CONFIG_DIR", "OPENCLAW_STATE_DIR"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """A project whose .claude/settings.json and .mcp.json hold other keys, hooks and servers."""
+    folder = tmp_path / "project"
+    (folder / ".claude").mkdir(parents=True)
+    (folder / ".claude" / "settings.json").write_text(SETTINGS)
+    (folder / ".mcp.json").write_text(MCP_JSON)
+    (folder / "src").mkdir()
+    return folder
+
+
+@pytest.fixture
+def user_home(isolated_env) -> Path:
+    """A home whose ~/.claude.json and ~/.claude/settings.json hold Claude Code's own state and other hooks."""
+    (isolated_env / ".claude").mkdir()
+    (isolated_env / ".claude.json").write_text(CLAUDE_JSON)
+    (isolated_env / ".claude.json").chmod(0o600)
+    (isolated_env / ".claude" / "settings.json").write_text(USER_SETTINGS)
+    return isolated_env
+
+
+def files_under(*folders: Path) -> dict[str, bytes]:
+    return {str(path): path.read_bytes() for folder in folders for path in sorted(folder.rglob("*"))
+            if path.is_file()}
+
+
+def without_ours(settings: dict) -> dict:
+    """settings.json's value with the hooks install adds taken out (and containers left empty)."""
+    hooks = {event: [group for group in groups
+                     if not any(HOOK_MARKER in handler.get("command", "") for handler in group["hooks"])]
+             for event, groups in settings.get("hooks", {}).items()}
+    return {**settings, "hooks": {event: groups for event, groups in hooks.items() if groups}}
+
+
+def ours(settings: dict, event: str) -> list[dict]:
+    return [group for group in settings["hooks"].get(event, [])
+            if any(HOOK_MARKER in handler["command"] for handler in group["hooks"])]
+
+
+# ---------------------------------------------------------------- Claude Code, project scope
+
+
+def test_install_adds_the_server_hooks_and_skill_and_keeps_everything_else(cli, project, isolated_env):
+    done = cli("install", "claude-code", "--project", project)
+    assert done.code == 0, done.err
+    exe = auto_dream_command()
+    store = project / ".auto-dream"
+
+    mcp = json.loads((project / ".mcp.json").read_text())
+    assert mcp["mcpServers"]["auto-dream"] == {"type": "stdio", "command": exe[0], "args": [
+        *exe[1:], "--root", str(store), "mcp"], "env": {}}
+    assert {k: v for k, v in mcp["mcpServers"].items() if k != "auto-dream"} == json.loads(MCP_JSON)["mcpServers"]
+    assert (project / ".mcp.json").read_text().startswith(MCP_JSON.rstrip("\n}").rstrip() + ",")
+
+    text = (project / ".claude" / "settings.json").read_text()
+    settings = json.loads(text)
+    assert without_ours(settings) == json.loads(SETTINGS)  # their keys, hooks and order untouched
+    assert list(settings) == ["permissions", "env", "hooks", "model"]
+    assert settings["hooks"]["SessionStart"][0]["hooks"][0]["command"] == "echo 'branch: main'"  # theirs first
+    [start] = ours(settings, "SessionStart")
+    [end] = ours(settings, "SessionEnd")
+    assert start["matcher"] == "startup|clear|compact"
+    assert start["hooks"][0]["command"].startswith(shlex.join([*exe, "--root", str(store), "context"]))
+    assert " dream --if-due </dev/null >/dev/null 2>&1 & " in end["hooks"][0]["command"]
+    their_group_end = SETTINGS.index('\n        ],\n        "PreToolUse"')
+    assert text.startswith(SETTINGS[:their_group_end] + ",\n")  # every byte before ours as it was
+    assert text.endswith(SETTINGS[SETTINGS.index('\n    },\n    "model"'):])  # and after
+    assert '\n            {\n                "matcher": "startup|clear|compact",' in text  # their 4-space indents
+    assert not text.endswith("\n")  # no final newline before, none after
+
+    skill = (project / ".claude" / "skills" / "auto-dream" / "SKILL.md").read_text()
+    front = yaml.safe_load(skill.split("---\n")[1])
+    assert front["name"] == "auto-dream" and "recall" in front["description"]
+    assert f"{shlex.join([*exe, '--root', str(store)])} recall deploy schedule --json" in skill
+    assert "`remember`" in skill and "`list_memories`" in skill
+    assert "created" in done.out and str(project / ".mcp.json") in done.out
+    assert not store.exists()  # the store is made by the first append, not by install
+    assert not (isolated_env / ".claude").exists()  # the user's scope is not touched
+
+
+def test_installing_twice_changes_no_byte(cli, project, isolated_env):
+    assert cli("install", "claude-code", "--project", project).code == 0
+    before = files_under(project, isolated_env)
+    mtimes = {path: os.stat(path).st_mtime_ns for path in before}
+    again = cli("install", "claude-code", "--project", project)
+    assert again.code == 0, again.err
+    assert "already installed" in again.out
+    assert files_under(project, isolated_env) == before
+    assert {path: os.stat(path).st_mtime_ns for path in before} == mtimes  # not even rewritten
+
+
+def test_uninstall_gives_back_every_file_byte_for_byte(cli, project, isolated_env, tmp_path):
+    before = tree_hash(tmp_path)
+    assert cli("install", "claude-code", "--project", project).code == 0
+    assert tree_hash(tmp_path) != before
+    done = cli("uninstall", "claude-code", "--project", project)
+    assert done.code == 0, done.err
+    assert tree_hash(tmp_path) == before  # bytes, modes, and the folders install made gone again
+    assert "removed" in done.out
+    assert "not installed" in cli("uninstall", "claude-code", "--project", project).out
+
+
+def test_uninstall_removes_only_ours_from_files_changed_since(cli, project):
+    assert cli("install", "claude-code", "--project", project).code == 0
+    settings_file, mcp_file = project / ".claude" / "settings.json", project / ".mcp.json"
+    settings = json.loads(settings_file.read_text())
+    settings["hooks"]["SessionEnd"].append({"hooks": [{"type": "command", "command": "notify-send done"}]})
+    settings["permissions"]["allow"].append("Bash(make)")
+    settings_file.write_text(json.dumps(settings, indent=2))  # as an editor or Claude Code would rewrite it
+    mcp = json.loads(mcp_file.read_text())
+    mcp["mcpServers"]["later"] = {"command": "later-mcp"}
+    mcp_file.write_text(json.dumps(mcp, indent=2) + "\n")
+
+    assert cli("uninstall", "claude-code", "--project", project).code == 0
+    settings = json.loads(settings_file.read_text())
+    assert not ours(settings, "SessionStart") and not ours(settings, "SessionEnd")
+    assert settings["hooks"]["SessionEnd"] == [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
+    assert settings["permissions"]["allow"][-1] == "Bash(make)"
+    assert "SessionStart" in settings["hooks"]  # theirs is still there
+    assert set(json.loads(mcp_file.read_text())["mcpServers"]) == {"github", "db", "later"}
+    assert not (project / ".claude" / "skills").exists()
+
+
+def test_a_project_without_claude_files_gets_them_and_loses_them_again(cli, tmp_path, monkeypatch):
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    monkeypatch.chdir(bare)  # the current folder is the default project
+    assert cli("install", "claude-code").code == 0
+    assert json.loads((bare / ".mcp.json").read_text())["mcpServers"]["auto-dream"]["args"][-2:] == [
+        str(bare / ".auto-dream"), "mcp"]
+    assert set(json.loads((bare / ".claude" / "settings.json").read_text())["hooks"]) == {"SessionStart", "SessionEnd"}
+    assert (bare / ".mcp.json").read_text().endswith("}\n")
+    assert cli("uninstall", "claude-code").code == 0
+    assert list(bare.iterdir()) == []  # the files and the .claude folder install created are gone
+
+
+def test_root_names_another_store_in_every_command(cli, project, tmp_path):
+    store = tmp_path / "shared store"
+    assert cli("--root", store, "install", "claude-code", "--project", project).code == 0
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    [start] = ours(settings, "SessionStart")
+    assert shlex.split(start["hooks"][0]["command"], comments=True)[-3:] == ["--root", str(store), "context"]
+    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["auto-dream"]["args"][-3:] == [
+        "--root", str(store), "mcp"]
+    # installing again for another store replaces ours, and only ours
+    assert cli("install", "claude-code", "--project", project).code == 0
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    assert len(ours(settings, "SessionStart")) == 1 and len(ours(settings, "SessionEnd")) == 1
+    assert str(project / ".auto-dream") in ours(settings, "SessionStart")[0]["hooks"][0]["command"]
+
+
+# ---------------------------------------------------------------- Claude Code, user scope
+
+
+def test_user_scope_edits_only_our_key_of_claude_json(cli, user_home, tmp_path):
+    before = tree_hash(tmp_path)
+    done = cli("install", "claude-code", "--scope", "user")
+    assert done.code == 0, done.err
+    text = (user_home / ".claude.json").read_text()
+    value = json.loads(text)
+    original = json.loads(CLAUDE_JSON)
+    assert value["mcpServers"]["notes"] == original["mcpServers"]["notes"]
+    assert value["mcpServers"]["auto-dream"]["args"][-3:] == ["--root", str(user_home / ".auto-dream"), "mcp"]
+    assert value["projects"] == original["projects"]  # the local scope's servers are not ours to touch
+    assert {k: v for k, v in value.items() if k != "mcpServers"} == {
+        k: v for k, v in original.items() if k != "mcpServers"}
+    assert '"cachedChangelog": "# 2.1.0\\n\\u00e9t\\u00e9 1e3"' in text  # escapes left as written
+    assert oct((user_home / ".claude.json").stat().st_mode & 0o777) == "0o600"
+    settings = json.loads((user_home / ".claude" / "settings.json").read_text())
+    assert settings["hooks"]["SessionEnd"][0] == {"hooks": [{"type": "command", "command": "say bye"}]}
+    assert (user_home / ".claude" / "skills" / "auto-dream" / "SKILL.md").is_file()
+
+    assert cli("install", "claude-code", "--scope", "user").out.startswith("auto-dream is already installed")
+    assert cli("uninstall", "claude-code", "--scope", "user").code == 0
+    assert tree_hash(tmp_path) == before
+
+
+def test_claude_config_dir_moves_the_user_scope(cli, isolated_env, tmp_path, monkeypatch):
+    config = tmp_path / "claude-work"
+    config.mkdir()
+    (config / ".claude.json").write_text(CLAUDE_JSON)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    before = tree_hash(tmp_path)
+    assert cli("install", "claude-code", "--scope", "user").code == 0
+    assert "auto-dream" in json.loads((config / ".claude.json").read_text())["mcpServers"]
+    assert "SessionStart" in json.loads((config / "settings.json").read_text())["hooks"]
+    assert (config / "skills" / "auto-dream" / "SKILL.md").is_file()
+    assert list(isolated_env.iterdir()) == []  # ~/.claude and ~/.claude.json are another account's
+    assert cli("uninstall", "claude-code", "--scope", "user").code == 0
+    assert tree_hash(tmp_path) == before
+
+
+# ---------------------------------------------------------------- dry runs and refusals
+
+
+def test_dry_run_prints_the_change_and_writes_nothing(cli, project, tmp_path):
+    before = tree_hash(tmp_path)
+    done = cli("install", "claude-code", "--project", project, "--dry-run")
+    assert done.code == 0, done.err
+    assert tree_hash(tmp_path) == before
+    assert done.out.startswith("[DRY RUN] install for Claude Code (project scope)")
+    assert f"would update {project / '.mcp.json'}" in done.out
+    assert f"would create {project / '.claude' / 'skills' / 'auto-dream' / 'SKILL.md'}" in done.out
+    assert '+    "auto-dream": {' in done.out  # the diff of each JSON file
+    assert "+                \"matcher\": \"startup|clear|compact\"," in done.out
+    assert '"permissions"' not in done.out  # no context lines: the rest of the file is not echoed
+
+    assert cli("install", "claude-code", "--project", project).code == 0
+    installed = tree_hash(tmp_path)
+    undo = cli("uninstall", "claude-code", "--project", project, "--dry-run")
+    assert undo.code == 0 and "would remove" in undo.out
+    assert tree_hash(tmp_path) == installed
+
+
+@pytest.mark.parametrize("broken, says", [
+    ('{\n    "hooks": {"SessionStart": [\n}', "is not valid JSON (line 3, column 1"),
+    ('{"hooks": []}', "'hooks' is not a JSON object"),
+    ('["not", "an", "object"]', "is not a JSON object at its top level"),
+    (b"\xff\xfe{}", "is not UTF-8 text"),
+])
+def test_a_settings_file_that_is_not_a_json_object_stops_with_one_line(cli, project, tmp_path, broken, says):
+    settings = project / ".claude" / "settings.json"
+    settings.write_bytes(broken if isinstance(broken, bytes) else broken.encode())
+    before = tree_hash(tmp_path)
+    done = cli("install", "claude-code", "--project", project)
+    assert done.code == 1
+    assert done.err.count("\n") == 1 and done.err.startswith("auto-dream: error: ")
+    assert str(settings) in done.err and says in done.err
+    assert "nothing was written" in done.err
+    assert tree_hash(tmp_path) == before  # .mcp.json, the skill: nothing
+
+
+def test_another_server_named_auto_dream_is_kept_unless_forced(cli, project, tmp_path):
+    mcp_file = project / ".mcp.json"
+    mcp_file.write_text('{"mcpServers": {"auto-dream": {"command": "npx", "args": ["dream-server"]}}}')
+    before = tree_hash(tmp_path)
+    done = cli("install", "claude-code", "--project", project)
+    assert done.code == 1 and done.err.count("\n") == 1
+    assert "already has an MCP server named 'auto-dream'" in done.err and "--force" in done.err
+    assert tree_hash(tmp_path) == before
+    assert cli("uninstall", "claude-code", "--project", project).code == 0
+    assert mcp_file.read_text() == '{"mcpServers": {"auto-dream": {"command": "npx", "args": ["dream-server"]}}}'
+
+    assert cli("install", "claude-code", "--project", project, "--force").code == 0
+    assert json.loads(mcp_file.read_text())["mcpServers"]["auto-dream"]["args"][-1] == "mcp"
+
+
+def test_someone_elses_skill_named_auto_dream_is_kept(cli, project, tmp_path):
+    theirs = project / ".claude" / "skills" / "auto-dream" / "SKILL.md"
+    theirs.parent.mkdir(parents=True)
+    theirs.write_text("---\nname: auto-dream\ndescription: my own\n---\nMine.\n")
+    before = tree_hash(tmp_path)
+    done = cli("install", "claude-code", "--project", project)
+    assert done.code == 1 and "is not the skill auto-dream installed" in done.err
+    assert tree_hash(tmp_path) == before
+    done = cli("uninstall", "claude-code", "--project", project)
+    assert done.code == 0 and "kept" in done.err
+    assert theirs.read_text().endswith("Mine.\n")
+
+
+def test_a_skill_edited_since_install_is_kept_by_uninstall(cli, project):
+    assert cli("install", "claude-code", "--project", project).code == 0
+    skill = project / ".claude" / "skills" / "auto-dream" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nMy own note.\n")
+    assert cli("install", "claude-code", "--project", project).code == 1  # not overwritten either
+    done = cli("uninstall", "claude-code", "--project", project)
+    assert done.code == 0
+    assert skill.read_text().endswith("My own note.\n") and f"kept {skill}" in done.err
+    assert not (skill.parent / RECORD_NAME).exists()
+
+
+def test_bad_usage_is_exit_2(cli, tmp_path):
+    assert cli("install", "claude-code", "--scope", "global").code == 2
+    done = cli("install", "claude-code", "--project", tmp_path / "missing")
+    assert done.code == 2 and "no project folder" in done.err
+
+
+def test_a_symlinked_settings_file_is_edited_where_it_lives(cli, project, tmp_path):
+    dotfiles = tmp_path / "dotfiles" / "settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(SETTINGS)
+    link = project / ".claude" / "settings.json"
+    link.unlink()
+    link.symlink_to(dotfiles)
+    assert cli("install", "claude-code", "--project", project).code == 0
+    assert link.is_symlink() and ours(json.loads(dotfiles.read_text()), "SessionStart")
+    assert cli("uninstall", "claude-code", "--project", project).code == 0
+    assert link.is_symlink() and dotfiles.read_text() == SETTINGS
+
+
+# ---------------------------------------------------------------- OpenClaw
+
+
+def test_openclaw_skill_in_openclaws_format_installed_and_removed(cli, isolated_env, tmp_path):
+    other = isolated_env / ".openclaw" / "skills" / "weather" / "SKILL.md"
+    other.parent.mkdir(parents=True)
+    other.write_text("---\nname: weather\ndescription: Weather\n---\n")
+    before = tree_hash(tmp_path)
+    done = cli("install", "openclaw")
+    assert done.code == 0, done.err
+    skill = (isolated_env / ".openclaw" / "skills" / "auto-dream" / "SKILL.md").read_text()
+    front = yaml.safe_load(skill.split("---\n")[1])
+    assert front["name"] == "auto-dream" and front["description"]
+    assert front["metadata"] == {"openclaw": {"emoji": "🌙"}}
+    assert [line for line in skill.split("---\n")[1].splitlines() if line.startswith("metadata:")] == [
+        'metadata: {"openclaw": {"emoji": "🌙"}}']  # one line: OpenClaw's single-line parser reads it too
+    store = isolated_env / ".openclaw" / "workspace" / ".auto-dream"
+    assert f"{shlex.join([*auto_dream_command(), '--root', str(store)])} append --type user" in skill
+    assert "整理记忆" in skill
+
+    installed = tree_hash(tmp_path)
+    assert "already installed" in cli("install", "openclaw").out
+    assert tree_hash(tmp_path) == installed
+    assert cli("uninstall", "openclaw").code == 0
+    assert tree_hash(tmp_path) == before  # the weather skill and its folders as they were
+
+
+def test_openclaw_state_dir_moves_the_skill(cli, isolated_env, tmp_path, monkeypatch):
+    state = tmp_path / "openclaw-work"
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(state))
+    assert cli("install", "openclaw", "--dry-run").code == 0
+    assert not state.exists()
+    assert cli("install", "openclaw").code == 0
+    assert (state / "skills" / "auto-dream" / "SKILL.md").is_file()
+    assert not (isolated_env / ".openclaw").exists()
+    assert cli("uninstall", "openclaw").code == 0
+    assert not state.exists()  # install made it, and it is empty again
+
+
+# ---------------------------------------------------------------- the plan, without the file system
+
+
+def test_the_plan_is_pure_and_a_second_plan_after_it_is_empty(tmp_path):
+    places = claude_code_places("project", tmp_path / "p", None, None)
+    empty = Snapshot({path: None for path in places.files()},
+                     {places.skill_dir: None, places.skill_dir.parent: None, places.skill_dir.parent.parent: None,
+                      tmp_path / "p": frozenset(), tmp_path: frozenset({"p"})})
+    command = ("/opt/auto-dream/bin/auto-dream",)
+    plan = plan_install(places, empty, command, tmp_path / "p" / ".auto-dream", load_template("SKILL.md"))
+    assert [change.verb for change in plan.changes] == ["create"] * 4
+    assert plan.make_folders == (places.skill_dir.parent.parent, places.skill_dir.parent, places.skill_dir)
+    after = Snapshot({change.path: change.after for change in plan.changes},
+                     {**empty.folders, places.skill_dir: frozenset({"SKILL.md", RECORD_NAME}),
+                      places.skill_dir.parent: frozenset({"auto-dream"}),
+                      places.skill_dir.parent.parent: frozenset({"skills", "settings.json"})})
+    assert plan_install(places, after, command, tmp_path / "p" / ".auto-dream", load_template("SKILL.md")).empty
+
+
+def test_the_template_is_a_skill_for_both_agents():
+    template = load_template("SKILL.md")
+    front = yaml.safe_load(template.split("---\n")[1])
+    assert front["name"] == "auto-dream" and len(front["description"]) <= 1024  # the Agent Skills limit
+    rendered = render_skill(template, "claude-code", ("/x y/auto-dream",), Path("/s"))
+    assert "'/x y/auto-dream' --root /s recall deploy schedule --json" in rendered
+    assert rendered.count("'/x y/auto-dream' --root /s ") >= 8  # every command line of the examples
+
+
+def test_the_command_written_is_this_auto_dream_by_absolute_path():
+    command = auto_dream_command()
+    assert os.path.isabs(command[0]) and os.path.isfile(command[0])
+    assert Path(command[0]).name == "auto-dream" or command[1:] == ("-m", "auto_dream")
+
+
+# ---------------------------------------------------------------- the hooks, run as Claude Code runs them
+
+
+def run_hook(command: str, home: Path, cwd: Path) -> tuple[subprocess.CompletedProcess, float]:
+    """A hook's command through bash, as Claude Code runs shell-form hooks, with its stdout and stderr
+    on pipes (Claude Code waits until they close)."""
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}  # not the venv's: the command must name it
+    started = time.monotonic()
+    done = subprocess.run(["bash", "-c", command], input='{"hook_event_name": "SessionEnd", "reason": "other"}',
+                          capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
+    return done, time.monotonic() - started
+
+
+def test_the_hook_commands_give_memory_at_start_and_dream_in_the_background_at_end(cli, project, isolated_env,
+                                                                                      tmp_path):
+    assert auto_dream_command()[0] == installed_command() or sys.executable in auto_dream_command()
+    store = project / ".auto-dream"
+    assert cli("init", project).code == 0
+    for n in range(6):
+        fact = f"fact {n} about subsystem{n} owned by team{n}"
+        assert cli("--root", store, "append", "-t", "project", fact).code == 0
+    assert cli("install", "claude-code", "--project", project).code == 0
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    [start], [end] = ours(settings, "SessionStart"), ours(settings, "SessionEnd")
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+
+    done, _ = run_hook(start["hooks"][0]["command"], isolated_env, elsewhere)
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout == cli("--root", store, "context").out
+    assert done.stdout.startswith(f"auto-dream memory: MEMORY.md of the store at {store}")
+
+    done, took = run_hook(end["hooks"][0]["command"], isolated_env, elsewhere)
+    assert done.returncode == 0 and done.stdout == done.stderr == ""
+    assert took < 1.0  # within Claude Code's 1.5-second SessionEnd budget, whatever the dream takes
+    deadline = time.monotonic() + 60
+    while not list((store / "memories" / "project").glob("*.md")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(list((store / "memories" / "project").glob("*.md"))) == 6  # the dream ran, in the background
+    assert list(elsewhere.iterdir()) == []  # no nohup.out, nothing outside the store
+
+    done, took = run_hook(end["hooks"][0]["command"], isolated_env, elsewhere)  # not due now: harmless
+    assert done.returncode == 0 and took < 1.0

@@ -1,0 +1,94 @@
+"""store/json_text.py: one member or item changed, every other byte of the file as it was."""
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auto_dream.store.json_text import (
+    JsonTextError,
+    append_item,
+    load,
+    remove_item,
+    remove_member,
+    set_member,
+)
+
+SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
+VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
+                      | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=8)
+DOCUMENTS = st.dictionaries(st.text(max_size=6), VALUES, max_size=5)
+LAYOUTS = st.sampled_from([None, 2, 4, "\t"])
+
+
+def layout(document: dict, indent, final_newline: bool, crlf: bool = False) -> str:
+    text = json.dumps(document, indent=indent, ensure_ascii=False) + ("\n" if final_newline else "")
+    return text.replace("\n", "\r\n") if crlf else text
+
+
+@settings(max_examples=150, deadline=None)
+@given(DOCUMENTS, LAYOUTS, st.booleans(), st.booleans(), VALUES)
+def test_a_member_added_last_and_removed_again_gives_back_the_same_bytes(document, indent, final_newline, crlf,
+                                                                         value):
+    text = layout(document, indent, final_newline, crlf)
+    key = "auto-dream" if "auto-dream" not in document else "auto-dream-2"
+    added = set_member(text, (), key, value)
+    assert json.loads(added) == {**document, key: value}
+    assert remove_member(added, (), key) == text
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(VALUES, max_size=4), LAYOUTS, VALUES)
+def test_an_item_appended_and_removed_again_gives_back_the_same_bytes(items, indent, value):
+    text = layout({"hooks": {"SessionStart": items}}, indent, True)
+    added = append_item(text, ("hooks", "SessionStart"), value)
+    assert json.loads(added) == {"hooks": {"SessionStart": [*items, value]}}
+    assert remove_item(added, ("hooks", "SessionStart"), len(items)) == text
+
+
+def test_numbers_escapes_and_spacing_elsewhere_are_left_as_written():
+    text = '{\n    "a": 1e3,\n    "b": {"x": "\\/", "y" : 1.50},\n    "c": [1,2]\n}'
+    added = set_member(text, (), "mcpServers", {"auto-dream": {"command": "/bin/auto-dream"}})
+    assert added == ('{\n    "a": 1e3,\n    "b": {"x": "\\/", "y" : 1.50},\n    "c": [1,2],\n'
+                     '    "mcpServers": {\n        "auto-dream": {\n'
+                     '            "command": "/bin/auto-dream"\n        }\n    }\n}')
+    assert not added.endswith("\n")  # no final newline before, none after
+
+
+def test_a_one_line_object_gets_its_new_member_on_the_same_line():
+    text = '{\n  "hooks": {"SessionStart": [{"hooks": []}]}\n}\n'
+    added = append_item(text, ("hooks", "SessionStart"), {"matcher": "startup"})
+    assert added == '{\n  "hooks": {"SessionStart": [{"hooks": []}, {"matcher": "startup"}]}\n}\n'
+
+
+def test_an_empty_object_is_filled_with_the_files_indentation():
+    text = '{\n    "hooks": {}\n}'
+    assert set_member(text, ("hooks",), "SessionEnd", []) == '{\n    "hooks": {\n        "SessionEnd": []\n    }\n}'
+
+
+def test_an_existing_member_is_replaced_in_place():
+    text = '{\n  "a": 1,\n  "mcpServers": {"auto-dream": {"command": "old"}, "z": 2},\n  "b": 3\n}\n'
+    changed = set_member(text, ("mcpServers",), "auto-dream", {"command": "new"})
+    assert changed == '{\n  "a": 1,\n  "mcpServers": {"auto-dream": {"command": "new"}, "z": 2},\n  "b": 3\n}\n'
+
+
+def test_a_member_in_the_middle_is_removed_with_its_comma():
+    text = '{\n  "a": 1,\n  "b": 2,\n  "c": 3\n}'
+    assert remove_member(text, (), "b") == '{\n  "a": 1,\n  "c": 3\n}'
+    assert remove_member(text, (), "missing") == text
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"hooks": [', "not valid JSON (line 1"),
+    ("[1, 2]", "not a JSON object"),
+    ("", "not valid JSON"),
+])
+def test_what_is_not_a_json_object_is_named(text, message):
+    with pytest.raises(JsonTextError, match=message.replace("(", r"\(")):
+        load(text)
+
+
+def test_a_path_through_something_else_than_an_object_is_an_error():
+    with pytest.raises(JsonTextError, match="'hooks' is not an object"):
+        set_member('{"hooks": []}', ("hooks",), "SessionStart", [])
