@@ -497,3 +497,54 @@ def test_the_hook_commands_give_memory_at_start_and_dream_in_the_background_at_e
 
     done, took = run_hook(end["hooks"][0]["command"], isolated_env, elsewhere)  # not due now: harmless
     assert done.returncode == 0 and took < 1.0
+
+
+# ---------------------------------------------------------------- found in review
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_an_auto_dream_server_the_user_registered_is_neither_replaced_nor_removed(cli, project, user_home, tmp_path,
+                                                                                  scope):
+    """`claude mcp add auto-dream -e … -- auto-dream mcp`, done by hand before install: theirs (its
+    env, its store), not install's, so install does not overwrite it and uninstall does not take it."""
+    mcp_file = project / ".mcp.json" if scope == "project" else user_home / ".claude.json"
+    theirs = {"type": "stdio", "command": "auto-dream", "args": ["--root", "/notes", "mcp"],
+              "env": {"ANTHROPIC_API_KEY": "sk-mine"}}
+    value = json.loads(mcp_file.read_text())
+    value["mcpServers"]["auto-dream"] = theirs
+    mcp_file.write_text(json.dumps(value, indent=2) + "\n")
+    before = tree_hash(tmp_path)
+    args = ("claude-code", "--project", project, "--scope", scope)
+
+    done = cli("install", *args)
+    assert done.code == 1 and done.err.count("\n") == 1 and "--force" in done.err
+    assert "already has an MCP server named 'auto-dream'" in done.err
+    assert tree_hash(tmp_path) == before
+    assert cli("uninstall", *args).code == 0
+    assert tree_hash(tmp_path) == before
+
+
+def test_a_server_like_ours_that_was_there_before_install_stays_after_uninstall(cli, project, tmp_path):
+    """Registered by hand exactly as install would: install leaves it, and so does uninstall."""
+    mcp_file = project / ".mcp.json"
+    exe = auto_dream_command()
+    same = {"type": "stdio", "command": exe[0], "args": [*exe[1:], "--root", str(project / ".auto-dream"), "mcp"],
+            "env": {}}
+    mcp_file.write_text(json.dumps({"mcpServers": {"auto-dream": same}}, indent=2) + "\n")
+    before = tree_hash(tmp_path)
+    assert cli("install", "claude-code", "--project", project).code == 0
+    assert json.loads(mcp_file.read_text())["mcpServers"]["auto-dream"] == same
+    done = cli("uninstall", "claude-code", "--project", project)
+    assert done.code == 0 and "kept the MCP server 'auto-dream'" in done.err
+    assert tree_hash(tmp_path) == before
+
+
+def test_a_record_written_before_it_noted_the_server_still_lets_uninstall_remove_ours(cli, project, tmp_path):
+    before = tree_hash(tmp_path)
+    assert cli("install", "claude-code", "--project", project).code == 0
+    record_file = project / ".claude" / "skills" / "auto-dream" / RECORD_NAME
+    record = json.loads(record_file.read_text())
+    del record["files"]["mcp"]["server"]  # as the first install command wrote it
+    record_file.write_text(json.dumps(record, indent=2) + "\n")
+    assert cli("uninstall", "claude-code", "--project", project).code == 0
+    assert tree_hash(tmp_path) == before

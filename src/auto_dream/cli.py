@@ -818,8 +818,9 @@ def install_claude_code(
     project: ProjectOption = None,
     dry_run: DryRunOption = False,
     force: Annotated[bool, typer.Option(
-        "--force", help="Replace an MCP server named auto-dream that runs something else, or a skill "
-        "named auto-dream that is not ours.")] = False,
+        "--force", help="Replace an MCP server named auto-dream that install did not add (one that runs "
+        "something else, or your own registration of auto-dream), or a skill named auto-dream that is not "
+        "ours.")] = False,
 ) -> None:
     """Register auto-dream's MCP server where Claude Code reads it for the scope, add a SessionStart
     hook (MEMORY.md as context, by `auto-dream context`) and a SessionEnd hook (`dream --if-due`, in

@@ -18,8 +18,9 @@ Edits are spliced into the JSON text (store.json_text): every other key, the ind
 final newline stay as they were. What install adds is marked — the server is named "auto-dream"
 and runs `auto-dream … mcp`, each hook command ends with HOOK_MARKER, the skill carries
 SKILL_MARKER — and a record beside the skill (RECORD_NAME) notes which files, JSON containers and
-folders install created, so that uninstall removes exactly those and a file nobody else changed
-comes back byte for byte.
+folders install created, and whether the server is install's (a user may have registered one of
+that name and command by hand), so that uninstall removes exactly those and a file nobody else
+changed comes back byte for byte.
 """
 
 import difflib
@@ -259,6 +260,7 @@ class Plan:
 class _FileRecord:
     created: bool = False  # install created the file
     containers: set[tuple[str, ...]] = field(default_factory=set)  # JSON members install created
+    server: bool = False  # the MCP server "auto-dream" in it is install's (not one the user registered)
 
 
 @dataclass(frozen=True)
@@ -275,7 +277,9 @@ class _Record:
             return None
         try:
             value = json.loads(data)
-            files = {role: _FileRecord(bool(entry["created"]), {tuple(path) for path in entry["containers"]})
+            # a record without "server" was written when install always took the server for its own
+            files = {role: _FileRecord(bool(entry["created"]), {tuple(path) for path in entry["containers"]},
+                                       bool(entry.get("server", role == "mcp")))
                      for role, entry in value["files"].items()}
             folders = tuple(str(folder) for folder in value["folders"] if folder in _LEVELS)
             skill = value["skill_sha256"]
@@ -288,7 +292,8 @@ class _Record:
             "installed_with": command_line,
             "store": str(root),
             "skill_sha256": self.skill_sha256,
-            "files": {role: {"created": entry.created, "containers": sorted(list(path) for path in entry.containers)}
+            "files": {role: {"created": entry.created, "containers": sorted(list(path) for path in entry.containers),
+                             **({"server": entry.server} if role == "mcp" else {})}
                       for role, entry in sorted(self.files.items())},
             "folders": list(self.folders),
         }).encode("utf-8")
@@ -355,7 +360,8 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
             # the containers an earlier install made, while they are still there
             entry.containers = {c for c in (previous.containers if previous else ()) if _member(value, c) is not None}
             if role == "mcp":
-                text = _put_server(path, text, entry.containers, server, force)
+                text, entry.server = _put_server(path, text, entry.containers, server,
+                                                 bool(previous and previous.server), force)
             else:
                 text = _put_hooks(path, text, entry.containers, groups)
             files[role] = entry
@@ -390,20 +396,29 @@ def _at_level(places: Places, level: str) -> Path:
     return _folder_chain(places.skill_dir)[_LEVELS.index(level)]
 
 
-def _put_server(path: Path, text: str, made: set[tuple[str, ...]], wanted: dict, force: bool) -> str:
+def _put_server(path: Path, text: str, made: set[tuple[str, ...]], wanted: dict, installed: bool,
+                force: bool) -> tuple[str, bool]:
+    """`text` with our server in it, and whether that server is install's: one that was there
+    before install (`claude mcp add auto-dream …` by hand, with its own env or store) is the
+    user's, kept as it is, and left by uninstall; `installed` says an earlier install put it there."""
     value = load(text)
     servers = _object_at(path, value, "mcpServers")
     if servers is None:
         made.add(("mcpServers",))
-        return set_member(text, (), "mcpServers", {SERVER_NAME: wanted})
+        return set_member(text, (), "mcpServers", {SERVER_NAME: wanted}), True
     existing = servers.get(SERVER_NAME)
     if SERVER_NAME in servers and _same_server(existing, wanted):
-        return text
-    if SERVER_NAME in servers and not _is_our_server(existing) and not force:
-        raise StoreError(f"{path} already has an MCP server named {SERVER_NAME!r} that does not run auto-dream "
-                         f"({json.dumps(existing, ensure_ascii=False)[:120]}): nothing was written; "
-                         "give --force to replace it")
-    return set_member(text, ("mcpServers",), SERVER_NAME, wanted)
+        return text, installed
+    if SERVER_NAME in servers and not force:
+        if not _is_our_server(existing):
+            raise StoreError(f"{path} already has an MCP server named {SERVER_NAME!r} that does not run auto-dream "
+                             f"({json.dumps(existing, ensure_ascii=False)[:120]}): nothing was written; "
+                             "give --force to replace it")
+        if not installed:
+            raise StoreError(f"{path} already has an MCP server named {SERVER_NAME!r} that auto-dream install did not "
+                             f"add ({json.dumps(existing, ensure_ascii=False)[:120]}): nothing was written; "
+                             "give --force to replace it")
+    return set_member(text, ("mcpServers",), SERVER_NAME, wanted), True
 
 
 def _put_hooks(path: Path, text: str, made: set[tuple[str, ...]], groups: dict[str, dict]) -> str:
@@ -463,19 +478,23 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
                 continue
             text = _text(path, before)
             value = load(text)
+            entry = record.files.get(role) if record else None
             if role == "mcp":
                 servers = value.get("mcpServers")
                 if isinstance(servers, dict) and SERVER_NAME in servers:
-                    if _is_our_server(servers[SERVER_NAME]):
-                        text = remove_member(text, ("mcpServers",), SERVER_NAME)
-                    else:
+                    if not _is_our_server(servers[SERVER_NAME]):
                         notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: it does not run auto-dream")
+                    elif entry is None or not entry.server:  # the user's own `claude mcp add auto-dream …`
+                        why = "it was there before auto-dream install" if entry is not None else \
+                            f"no {RECORD_NAME} says auto-dream install added it"
+                        notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: {why}")
+                    else:
+                        text = remove_member(text, ("mcpServers",), SERVER_NAME)
             else:
                 hooks = value.get("hooks")
                 for event in ("SessionStart", "SessionEnd"):
                     if isinstance(hooks, dict) and isinstance(hooks.get(event), list):
                         text = _remove_handlers(text, event, hooks[event])
-            entry = record.files.get(role) if record else None
             if entry is not None:
                 for container in sorted(entry.containers, key=len, reverse=True):
                     if _member(load(text), container) in ({}, []):
