@@ -548,3 +548,45 @@ def test_a_record_written_before_it_noted_the_server_still_lets_uninstall_remove
     record_file.write_text(json.dumps(record, indent=2) + "\n")
     assert cli("uninstall", "claude-code", "--project", project).code == 0
     assert tree_hash(tmp_path) == before
+
+
+def test_a_file_where_the_skill_folder_goes_stops_install_before_anything_is_written(cli, project, tmp_path):
+    (project / ".claude" / "skills").mkdir()
+    (project / ".claude" / "skills" / "auto-dream").write_text("not a folder\n")
+    before = tree_hash(tmp_path)
+    done = cli("install", "claude-code", "--project", project)
+    assert done.code == 1 and done.err.count("\n") == 1
+    assert str(project / ".claude" / "skills" / "auto-dream") in done.err
+    assert tree_hash(tmp_path) == before  # .mcp.json and settings.json too
+
+
+def test_a_write_that_fails_half_way_puts_back_what_was_written(cli, project, tmp_path, monkeypatch):
+    """The disk fills up while the skill is written: .mcp.json and settings.json, already replaced,
+    are put back, and the folders made for the skill are gone."""
+    real_replace = os.replace
+
+    def full_disk(source, target, *args, **kwargs):
+        if str(target).endswith("SKILL.md"):
+            raise OSError(28, "No space left on device")
+        return real_replace(source, target, *args, **kwargs)
+
+    before = tree_hash(tmp_path)
+    monkeypatch.setattr(os, "replace", full_disk)
+    done = cli("install", "claude-code", "--project", project)
+    assert done.code == 1 and done.err.count("\n") == 1 and "No space left on device" in done.err
+    assert tree_hash(tmp_path) == before
+
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert cli("install", "claude-code", "--project", project).code == 0
+    installed = tree_hash(tmp_path)
+    real_unlink = os.unlink
+
+    def read_only(path, *args, **kwargs):
+        if str(path).endswith(RECORD_NAME):
+            raise OSError(30, "Read-only file system")
+        return real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", read_only)
+    done = cli("uninstall", "claude-code", "--project", project)
+    assert done.code == 1 and "Read-only file system" in done.err
+    assert tree_hash(tmp_path) == installed  # the skill, removed before the record failed, is back

@@ -570,31 +570,74 @@ def read_file(path: Path) -> bytes | None:
 def apply_plan(plan: Plan) -> None:
     """Write the plan: each file replaced whole (a temporary file renamed into place, its mode kept;
     through a symlink, the file it names), after checking that no file changed since the plan
-    was made (Claude Code rewrites ~/.claude.json while it runs)."""
+    was made (Claude Code rewrites ~/.claude.json while it runs). A write that fails half way
+    (a full disk, a file where a folder goes) puts back what was written before it: the files,
+    bytes and modes, as they were, and the folders made for it gone."""
     for change in plan.changes:
         if read_file(change.path) != change.before:
             raise StoreError(f"{change.path} changed while auto-dream was planning: nothing was written; "
                              "run the command again")
-    for folder in plan.make_folders:
-        try:
-            os.mkdir(folder, FOLDER_MODE)
-        except FileExistsError:
-            pass
-        except OSError as error:
-            raise StoreError(f"cannot create {folder}: {error.strerror}") from None
-    for change in plan.changes:
-        try:
-            if change.after is None:
-                os.unlink(change.path)
-            else:
-                _replace(change.path, change.after, change.new_mode)
-        except OSError as error:
-            raise StoreError(f"cannot write {change.path}: {error.strerror}") from None
+    made: list[Path] = []
+    done: list[tuple[FileChange, int]] = []
+    try:
+        for folder in plan.make_folders:
+            try:
+                os.mkdir(folder, FOLDER_MODE)
+            except FileExistsError:
+                if not os.path.isdir(folder):
+                    raise StoreError(f"cannot create the folder {folder}: something else is in its place "
+                                     "(move it away)") from None
+                continue
+            except OSError as error:
+                raise StoreError(f"cannot create {folder}: {error.strerror}") from None
+            made.append(folder)
+        for change in plan.changes:
+            mode = _mode(change.path)
+            try:
+                if change.after is None:
+                    os.unlink(change.path)
+                else:
+                    _replace(change.path, change.after, change.new_mode)
+            except OSError as error:
+                raise StoreError(f"cannot write {change.path}: {error.strerror}") from None
+            done.append((change, mode))
+    except StoreError as error:
+        left = _put_back(done, made)
+        raise StoreError(f"{error}; " + (f"and {left} could not be put back as it was" if left
+                                         else "nothing was changed")) from None
     for folder in plan.remove_folders:
         try:
             os.rmdir(folder)
         except OSError:
             pass  # something appeared in it since: it stays
+
+
+def _mode(path: Path) -> int:
+    """The permission bits of the file `path` names, NEW_FILE_MODE when there is none."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return NEW_FILE_MODE
+
+
+def _put_back(done: list[tuple[FileChange, int]], made: list[Path]) -> Path | None:
+    """Undo the changes `done` and the folders `made`, last first; the first file that could not
+    be put back, or None."""
+    left = None
+    for change, mode in reversed(done):
+        try:
+            if change.before is None:
+                os.unlink(os.path.realpath(change.path))
+            else:
+                _replace(change.path, change.before, mode)
+        except OSError:
+            left = left or change.path
+    for folder in reversed(made):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass
+    return left
 
 
 def _replace(path: Path, content: bytes, new_mode: int) -> None:
