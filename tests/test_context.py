@@ -1,5 +1,6 @@
 """`context`: MEMORY.md as a session starts with it, on both layouts, within Claude Code's caps."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,12 @@ def test_a_memory_md_that_is_a_symlink_is_one_error_line(cli, tmp_path):
     (folder / "MEMORY.md").symlink_to(Path("/etc/hostname"))
     done = cli("--root", folder, "context")
     assert done.code == 1 and done.out == "" and done.err.count("\n") == 1
+
+
+def test_a_store_path_that_is_not_utf8_is_no_traceback(cli, tmp_path):
+    """A folder named with bytes that are not UTF-8 (os.fsdecode's lone surrogates) is counted, not a crash."""
+    folder = Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9")) / ".claude" / "memory"
+    write_memory_file(folder, "MEMORY.md", "- Deploys on Friday\n")
+    found = session_context(folder)
+    assert found is not None and found.text.startswith(f"auto-dream memory: MEMORY.md of the store at {folder} ")
+    assert memory_lines(found.text) == ["- Deploys on Friday"]

@@ -590,3 +590,15 @@ def test_a_write_that_fails_half_way_puts_back_what_was_written(cli, project, tm
     done = cli("uninstall", "claude-code", "--project", project)
     assert done.code == 1 and "Read-only file system" in done.err
     assert tree_hash(tmp_path) == installed  # the skill, removed before the record failed, is back
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "openclaw"])
+def test_a_store_path_that_is_not_utf8_is_one_error_line_not_a_traceback(cli, tmp_path, monkeypatch, agent):
+    """JSON and SKILL.md are UTF-8 text: a folder named with other bytes cannot be written into them."""
+    folder = Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9"))
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    before = tree_hash(tmp_path)
+    done = cli("--root", folder / ".auto-dream", "install", agent)
+    assert done.code == 1 and done.err.count("\n") == 1 and "not UTF-8" in done.err
+    assert tree_hash(tmp_path) == before

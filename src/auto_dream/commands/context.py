@@ -31,7 +31,7 @@ class SessionContext:
 
 def _chars(text: str) -> int:
     """Length as JavaScript counts it (Claude Code's cap): an emoji outside the BMP is two."""
-    return len(text.encode("utf-16-le")) // 2
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def session_context(root: Path, max_chars: int = HOOK_OUTPUT_CHARS) -> SessionContext | None:

@@ -345,6 +345,12 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
     """Everything `install` would change: the MCP server and hooks (Claude Code), the skill, the
     record. Run twice, the second plan is empty. A server named auto-dream that is not ours, or a
     SKILL.md that is not the one we installed, stops it (StoreError) unless `force`."""
+    for name in (str(root), *command):
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:  # os.fsdecode's stand-ins for bytes that are not UTF-8
+            raise StoreError(f"the path {os.fsencode(name).decode('utf-8', 'backslashreplace')} is not UTF-8 text, "
+                             "and the files install writes it into are: nothing was written") from None
     record = _Record.parse(snapshot.files.get(places.record))
     files: dict[str, _FileRecord] = {}
     changes: list[FileChange] = []
