@@ -114,3 +114,14 @@ def test_a_store_path_that_is_not_utf8_is_no_traceback(cli, tmp_path):
     found = session_context(folder)
     assert found is not None and found.text.startswith(f"auto-dream memory: MEMORY.md of the store at {folder} ")
     assert memory_lines(found.text) == ["- Deploys on Friday"]
+
+
+def test_only_newlines_end_lines_so_memory_md_is_printed_as_it_is(tmp_path):
+    """A form feed, a lone CR or U+2028 inside a line (pasted text) is part of the line, as it is
+    for Claude Code's 200-line count: the output adds no line break and counts no extra line."""
+    folder = tmp_path / ".claude" / "memory"
+    index = "# Memory\n- a\x0cb\n- c\u2028d\n- e\rf\x1cg\x85h\n"
+    write_memory_file(folder, "MEMORY.md", index)
+    found = session_context(folder)
+    assert found is not None and found.text.split("\n", 1)[1] == index
+    assert (found.lines_shown, found.lines_total) == (4, 4)

@@ -47,7 +47,10 @@ def session_context(root: Path, max_chars: int = HOOK_OUTPUT_CHARS) -> SessionCo
     index_text = data.decode("utf-8-sig", errors="replace")
     if not index_text.strip():
         return None
-    lines = index_text.splitlines(keepends=True)
+    # Lines end at "\n" only, as Claude Code counts them: str.splitlines would also break at a form
+    # feed, a lone CR or U+2028 inside a line, adding line breaks and lines that are not in the file.
+    *ended, last = index_text.split("\n")
+    lines = [line + "\n" for line in ended] + ([last] if last else [])
     header = f"auto-dream memory: MEMORY.md of the store at {root} (its links are relative to that folder)\n"
 
     def cut_note(shown: int, within: bool = False) -> str:
