@@ -602,3 +602,20 @@ def test_a_store_path_that_is_not_utf8_is_one_error_line_not_a_traceback(cli, tm
     done = cli("--root", folder / ".auto-dream", "install", agent)
     assert done.code == 1 and done.err.count("\n") == 1 and "not UTF-8" in done.err
     assert tree_hash(tmp_path) == before
+
+
+def test_a_skill_kept_by_uninstall_stays_the_users_through_later_installs_and_uninstalls(cli, project):
+    """Edited, then kept by uninstall (which says so): from then on it is the user's skill. Neither
+    a second uninstall nor a later install may delete or overwrite their edits."""
+    assert cli("install", "claude-code", "--project", project).code == 0
+    skill = project / ".claude" / "skills" / "auto-dream" / "SKILL.md"
+    edited = skill.read_text() + "\nMy own note.\n"
+    skill.write_text(edited)
+    assert f"kept {skill}" in cli("uninstall", "claude-code", "--project", project).err
+    again = cli("uninstall", "claude-code", "--project", project)
+    assert again.code == 0 and f"kept {skill}" in again.err
+    assert skill.read_text() == edited
+    done = cli("install", "claude-code", "--project", project)
+    assert done.code == 1 and "is not the skill auto-dream installed" in done.err
+    assert skill.read_text() == edited
+    assert not (project / ".mcp.json").read_text().count('"auto-dream"')  # nothing written

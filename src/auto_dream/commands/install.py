@@ -17,10 +17,10 @@ reads, and where (the sources are cited in the README, "Use it from your agent")
 Edits are spliced into the JSON text (store.json_text): every other key, the indentation and the
 final newline stay as they were. What install adds is marked — the server is named "auto-dream"
 and runs `auto-dream … mcp`, each hook command ends with HOOK_MARKER, the skill carries
-SKILL_MARKER — and a record beside the skill (RECORD_NAME) notes which files, JSON containers and
-folders install created, and whether the server is install's (a user may have registered one of
-that name and command by hand), so that uninstall removes exactly those and a file nobody else
-changed comes back byte for byte.
+SKILL_MARKER for people to see — and a record beside the skill (RECORD_NAME) notes the skill's
+hash, which files, JSON containers and folders install created, and whether the server is
+install's (a user may have registered one of that name and command by hand), so that uninstall
+removes exactly those and a file nobody else changed comes back byte for byte.
 """
 
 import difflib
@@ -285,7 +285,7 @@ class _Record:
             skill = value["skill_sha256"]
             return cls(skill if isinstance(skill, str) else None, files, folders)
         except (ValueError, KeyError, TypeError, AttributeError):
-            return None  # not ours to read: uninstall falls back to the markers alone
+            return None  # not ours to read: uninstall goes by the hook markers alone, and keeps the rest
 
     def render(self, command_line: str, root: Path) -> bytes:
         return new_document({
@@ -379,8 +379,9 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
     skill = render_skill(template, places.agent, command, root).encode("utf-8")
     current = snapshot.files[places.skill]
     if current != skill:
-        ours = current is None or (record is not None and _sha256(current) == record.skill_sha256) \
-            or (record is None and SKILL_MARKER.encode() in current)
+        # The skill is ours while it is the one the record names, byte for byte. Its marker is no
+        # proof: a skill edited since, that uninstall kept (and said so), still carries it.
+        ours = current is None or (record is not None and _sha256(current) == record.skill_sha256)
         if not ours and not force:
             raise StoreError(f"{places.skill} is not the skill auto-dream installed (another skill named "
                              f"{SKILL_NAME}, or changed since): nothing was written; give --force to replace it")
@@ -514,7 +515,7 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
     removed = {change.path for change in changes if change.after is None}
     skill = snapshot.files.get(places.skill)
     if skill is not None:
-        ours = _sha256(skill) == record.skill_sha256 if record else SKILL_MARKER.encode() in skill
+        ours = record is not None and _sha256(skill) == record.skill_sha256  # see plan_install
         if ours:
             changes.append(FileChange(places.skill, skill, None, "the skill"))
             removed.add(places.skill)
