@@ -368,6 +368,16 @@ def test_bad_usage_is_exit_2(cli, tmp_path):
     assert done.code == 2 and "no project folder" in done.err
 
 
+def test_a_store_that_is_a_file_is_exit_1_as_for_every_command(cli, project, tmp_path):
+    (tmp_path / "notes").write_text("not a store\n")
+    before = tree_hash(tmp_path)
+    for argv in (("install", "claude-code", "--project", project), ("install", "openclaw"), ("append", "x")):
+        done = cli("--root", tmp_path / "notes", *argv)
+        assert (done.code, done.err) == (1, f"auto-dream: error: store root {tmp_path / 'notes'} is a file, "
+                                             "not a folder\n")
+    assert tree_hash(tmp_path) == before
+
+
 def test_a_symlinked_settings_file_is_edited_where_it_lives(cli, project, tmp_path):
     dotfiles = tmp_path / "dotfiles" / "settings.json"
     dotfiles.parent.mkdir()

@@ -22,7 +22,7 @@ from rich.text import Text
 from auto_dream import __version__
 from auto_dream.commands.append import append_text
 from auto_dream.console import OutputLost, stderr_file, stdout_file, tell, tell_failure, write_out
-from auto_dream.errors import InputError
+from auto_dream.errors import InputError, StoreError
 from auto_dream.shell import (
     auto_dream_command,
     claude_config_dir,
@@ -871,7 +871,7 @@ def _install(ctx: typer.Context, places: "Places", project: Path, dry_run: bool,
 
     root = given_folder(ctx.obj.get("root"), "--root") or default_store(places, project, home_folder())
     if root.exists() and not root.is_dir():
-        raise InputError(f"the store {root} is a file, not a folder")
+        raise StoreError(f"store root {root} is a file, not a folder")  # exit 1, as for every other command
     plan = plan_install(places, read_snapshot(places), auto_dream_command(), root, load_template("SKILL.md"), force)
     _show_plan(ctx, plan, dry_run)
 
