@@ -391,6 +391,21 @@ def test_a_symlinked_settings_file_is_edited_where_it_lives(cli, project, tmp_pa
     assert link.is_symlink() and dotfiles.read_text() == SETTINGS
 
 
+def test_a_settings_link_to_a_file_not_made_yet_keeps_its_link_and_loses_our_file(cli, project, tmp_path):
+    """A dotfiles link whose file is not there yet: install writes the file where the link points;
+    uninstall removes that file (it made it), not the user's link."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    link = project / ".claude" / "settings.json"
+    link.unlink()
+    link.symlink_to(dotfiles / "settings.json")
+    before = tree_hash(tmp_path)
+    assert cli("install", "claude-code", "--project", project).code == 0
+    assert link.is_symlink() and ours(json.loads((dotfiles / "settings.json").read_text()), "SessionStart")
+    assert cli("uninstall", "claude-code", "--project", project).code == 0
+    assert tree_hash(tmp_path) == before  # the link, dangling again; no file of ours in dotfiles/
+
+
 # ---------------------------------------------------------------- OpenClaw
 
 

@@ -575,11 +575,11 @@ def read_file(path: Path) -> bytes | None:
 
 
 def apply_plan(plan: Plan) -> None:
-    """Write the plan: each file replaced whole (a temporary file renamed into place, its mode kept;
-    through a symlink, the file it names), after checking that no file changed since the plan
-    was made (Claude Code rewrites ~/.claude.json while it runs). A write that fails half way
-    (a full disk, a file where a folder goes) puts back what was written before it: the files,
-    bytes and modes, as they were, and the folders made for it gone."""
+    """Write the plan: each file replaced whole (a temporary file renamed into place, its mode kept)
+    or removed — through a symlink, the file it names, the link kept — after checking that no
+    file changed since the plan was made (Claude Code rewrites ~/.claude.json while it runs). A
+    write that fails half way (a full disk, a file where a folder goes) puts back what was
+    written before it: the files, bytes and modes, as they were, and the folders made for it gone."""
     for change in plan.changes:
         if read_file(change.path) != change.before:
             raise StoreError(f"{change.path} changed while auto-dream was planning: nothing was written; "
@@ -601,8 +601,8 @@ def apply_plan(plan: Plan) -> None:
         for change in plan.changes:
             mode = _mode(change.path)
             try:
-                if change.after is None:
-                    os.unlink(change.path)
+                if change.after is None:  # through a symlink, the file install made where it points
+                    os.unlink(os.path.realpath(change.path))
                 else:
                     _replace(change.path, change.after, change.new_mode)
             except OSError as error:
