@@ -564,6 +564,25 @@ def test_a_server_like_ours_that_was_there_before_install_stays_after_uninstall(
     assert tree_hash(tmp_path) == before
 
 
+def test_env_the_user_gave_our_server_survives_installing_again(cli, project, tmp_path):
+    """The MCP server's `env` is where a key for dream's LLM goes; installing again (the same store,
+    or another) keeps it and every other key the user gave the server."""
+    assert cli("install", "claude-code", "--project", project).code == 0
+    mcp_file = project / ".mcp.json"
+    value = json.loads(mcp_file.read_text())
+    value["mcpServers"]["auto-dream"]["env"] = {"ANTHROPIC_API_KEY": "sk-mine"}
+    value["mcpServers"]["auto-dream"]["timeout"] = 30000
+    mcp_file.write_text(json.dumps(value, indent=2) + "\n")
+    edited = mcp_file.read_bytes()
+    again = cli("install", "claude-code", "--project", project)
+    assert again.code == 0 and "already installed" in again.out
+    assert mcp_file.read_bytes() == edited
+    assert cli("--root", tmp_path / "other", "install", "claude-code", "--project", project).code == 0
+    server = json.loads(mcp_file.read_text())["mcpServers"]["auto-dream"]
+    assert server["args"][-3:] == ["--root", str(tmp_path / "other"), "mcp"]
+    assert server["env"] == {"ANTHROPIC_API_KEY": "sk-mine"} and server["timeout"] == 30000
+
+
 def test_a_record_written_before_it_noted_the_server_still_lets_uninstall_remove_ours(cli, project, tmp_path):
     before = tree_hash(tmp_path)
     assert cli("install", "claude-code", "--project", project).code == 0

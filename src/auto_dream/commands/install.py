@@ -203,9 +203,10 @@ def _is_our_server(entry: Any) -> bool:
 
 
 def _same_server(entry: Any, wanted: dict) -> bool:
-    """Equal in what Claude Code uses: it may add an empty `env` or the `type` when it rewrites the file."""
-    return (isinstance(entry, dict) and set(entry) <= {"type", "command", "args", "env"}
-            and entry.get("type", "stdio") == "stdio" and entry.get("env", {}) == {}
+    """The same program with the same arguments. Claude Code may add an empty `env` or the `type`
+    when it rewrites the file; the other keys (`env` with a key for dream's LLM, a `timeout`) are
+    the user's to give, and are kept."""
+    return (isinstance(entry, dict) and entry.get("type", "stdio") == "stdio"
             and entry.get("command") == wanted["command"] and entry.get("args") == wanted["args"])
 
 
@@ -425,6 +426,8 @@ def _put_server(path: Path, text: str, made: set[tuple[str, ...]], wanted: dict,
             raise StoreError(f"{path} already has an MCP server named {SERVER_NAME!r} that auto-dream install did not "
                              f"add ({json.dumps(existing, ensure_ascii=False)[:120]}): nothing was written; "
                              "give --force to replace it")
+    if installed and isinstance(existing, dict):  # ours, for another store or executable: the user's keys stay
+        wanted = {**existing, **{key: value for key, value in wanted.items() if key != "env"}}
     return set_member(text, ("mcpServers",), SERVER_NAME, wanted), True
 
 
