@@ -663,3 +663,37 @@ def test_a_skill_kept_by_uninstall_stays_the_users_through_later_installs_and_un
     assert done.code == 1 and "is not the skill auto-dream installed" in done.err
     assert skill.read_text() == edited
     assert not (project / ".mcp.json").read_text().count('"auto-dream"')  # nothing written
+
+
+@pytest.mark.parametrize("mcp_text, settings_text", [
+    ('{\n  "mcpServers": {\n  }\n}\n', '{\n    "hooks": {\n    }\n}'),
+    ('{\n}\n', '{\n  "hooks": {\n    "SessionStart": [ ],\n    "SessionEnd": [\n    ]\n  }\n}\n'),
+])
+def test_empty_objects_written_with_space_inside_come_back_byte_for_byte(cli, project, tmp_path, mcp_text,
+                                                                         settings_text):
+    """`"mcpServers": {\n  }`, left when a person deleted their last server by hand: install fills
+    it, uninstall empties it again, with the space it had."""
+    (project / ".mcp.json").write_text(mcp_text)
+    (project / ".claude" / "settings.json").write_text(settings_text)
+    before = tree_hash(tmp_path)
+    assert cli("install", "claude-code", "--project", project).code == 0
+    assert cli("--root", tmp_path / "other", "install", "claude-code", "--project", project).code == 0
+    assert cli("uninstall", "claude-code", "--project", project).code == 0
+    assert (project / ".mcp.json").read_text() == mcp_text
+    assert (project / ".claude" / "settings.json").read_text() == settings_text
+    assert tree_hash(tmp_path) == before
+
+
+def test_a_record_can_put_back_only_whitespace(cli, project):
+    """The record is a file anyone can edit: what it says to put inside an emptied object is taken
+    only when it is whitespace, never spliced into the user's JSON as text."""
+    mcp_file = project / ".mcp.json"
+    mcp_file.write_text('{\n  "mcpServers": {\n  }\n}\n')
+    assert cli("install", "claude-code", "--project", project).code == 0
+    record_file = project / ".claude" / "skills" / "auto-dream" / RECORD_NAME
+    record = json.loads(record_file.read_text())
+    assert record["files"]["mcp"]["blanks"] == [{"path": ["mcpServers"], "inside": "\n  "}]
+    record["files"]["mcp"]["blanks"][0]["inside"] = '"evil": {"command": "rm"}'
+    record_file.write_text(json.dumps(record))
+    assert cli("uninstall", "claude-code", "--project", project).code == 0
+    assert json.loads(mcp_file.read_text()) == {"mcpServers": {}}

@@ -39,10 +39,12 @@ from auto_dream.store.claude_home import claude_homes
 from auto_dream.store.json_text import (
     JsonTextError,
     append_item,
+    blank_inside,
     load,
     new_document,
     remove_item,
     remove_member,
+    set_blank_inside,
     set_member,
 )
 from auto_dream.store.memory import fsync_dir, remove_temporary, write_temporary
@@ -262,6 +264,7 @@ class _FileRecord:
     created: bool = False  # install created the file
     containers: set[tuple[str, ...]] = field(default_factory=set)  # JSON members install created
     server: bool = False  # the MCP server "auto-dream" in it is install's (not one the user registered)
+    blanks: dict[tuple[str, ...], str] = field(default_factory=dict)  # containers install filled: their space inside
 
 
 @dataclass(frozen=True)
@@ -280,7 +283,9 @@ class _Record:
             value = json.loads(data)
             # a record without "server" was written when install always took the server for its own
             files = {role: _FileRecord(bool(entry["created"]), {tuple(path) for path in entry["containers"]},
-                                       bool(entry.get("server", role == "mcp")))
+                                       bool(entry.get("server", role == "mcp")),
+                                       {tuple(blank["path"]): blank["inside"] for blank in entry.get("blanks", [])
+                                        if isinstance(blank["inside"], str) and not blank["inside"].strip(" \t\r\n")})
                      for role, entry in value["files"].items()}
             folders = tuple(str(folder) for folder in value["folders"] if folder in _LEVELS)
             skill = value["skill_sha256"]
@@ -294,7 +299,9 @@ class _Record:
             "store": str(root),
             "skill_sha256": self.skill_sha256,
             "files": {role: {"created": entry.created, "containers": sorted(list(path) for path in entry.containers),
-                             **({"server": entry.server} if role == "mcp" else {})}
+                             **({"server": entry.server} if role == "mcp" else {}),
+                             **({"blanks": [{"path": list(path), "inside": inside}
+                                            for path, inside in sorted(entry.blanks.items())]} if entry.blanks else {})}
                       for role, entry in sorted(self.files.items())},
             "folders": list(self.folders),
         }).encode("utf-8")
@@ -366,6 +373,13 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
             value = load(text)
             # the containers an earlier install made, while they are still there
             entry.containers = {c for c in (previous.containers if previous else ()) if _member(value, c) is not None}
+            # the empty ones it fills, written with space inside (`{\n  }`): uninstall puts that back
+            entry.blanks = {c: blank for c, blank in (previous.blanks if previous else {}).items()
+                            if _member(value, c) is not None}
+            for container in _FILLED[role]:
+                blank = blank_inside(text, container)
+                if blank:
+                    entry.blanks[container] = blank
             if role == "mcp":
                 text, entry.server = _put_server(path, text, entry.containers, server,
                                                  bool(previous and previous.server), force)
@@ -398,6 +412,13 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
         changes.append(FileChange(places.record, snapshot.files.get(places.record), record_bytes,
                                   "what uninstall removes"))
     return Plan(places, False, root, tuple(changes), tuple(reversed(missing)))
+
+
+# The objects and arrays that install may add to, in each file.
+_FILLED: dict[str, tuple[tuple[str, ...], ...]] = {
+    "mcp": ((), ("mcpServers",)),
+    "settings": ((), ("hooks",), ("hooks", "SessionStart"), ("hooks", "SessionEnd")),
+}
 
 
 def _at_level(places: Places, level: str) -> Path:
@@ -509,6 +530,9 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
                 for container in sorted(entry.containers, key=len, reverse=True):
                     if _member(load(text), container) in ({}, []):
                         text = remove_member(text, container[:-1], container[-1])
+            for container, blank in (entry.blanks.items() if entry is not None else ()):
+                if blank_inside(text, container) == "":
+                    text = set_blank_inside(text, container, blank)
             after: bytes | None = text.encode("utf-8")
             if entry is not None and entry.created and load(text) == {}:
                 after = None  # the file install created, with nothing in it but ours

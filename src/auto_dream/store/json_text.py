@@ -119,6 +119,25 @@ def remove_item(text: str, path: tuple[Step, ...], index: int) -> str:
     return _remove_child(text, found, list(found.items), index)
 
 
+def blank_inside(text: str, path: tuple[Step, ...]) -> str | None:
+    """The whitespace between the brackets of the object or array at `path` when it is empty
+    (`{\n  }`); None when it has children or is not there. Filling an empty container lays it out
+    afresh, and emptying it again gives `{}`: this is what to put back."""
+    try:
+        found = _container(text, path, None)
+    except JsonTextError:
+        return None
+    return None if found.child_starts() else text[found.start + 1:found.end - 1]
+
+
+def set_blank_inside(text: str, path: tuple[Step, ...], blank: str) -> str:
+    """`text` with `blank` (whitespace) between the brackets of the empty container at `path`."""
+    found = _container(text, path, None)
+    if found.child_starts() or blank.strip(WHITESPACE):
+        raise JsonTextError("only whitespace goes inside an empty object or array")
+    return text[:found.start + 1] + blank + text[found.end - 1:]
+
+
 # ---------------------------------------------------------------- the scan
 
 
@@ -159,8 +178,8 @@ def scan_container(text: str, start: int) -> Container:
         at = _skip(text, at + 1)  # past the comma
 
 
-def _container(text: str, path: tuple[Step, ...], kind: str) -> Container:
-    """The container at `path` from the root object (already checked by `load`)."""
+def _container(text: str, path: tuple[Step, ...], kind: str | None) -> Container:
+    """The container at `path` from the root object (already checked by `load`), of `kind` unless None."""
     found = scan_container(text, _skip(text, 0))
     where = "the top level"
     for step in path:
@@ -177,7 +196,7 @@ def _container(text: str, path: tuple[Step, ...], kind: str) -> Container:
         if text[start] not in "{[":
             raise JsonTextError(f"{where} is not an object or an array")
         found = scan_container(text, start)
-    if found.kind != kind:
+    if kind is not None and found.kind != kind:
         raise JsonTextError(f"{where} is not an {'object' if kind == '{' else 'array'}")
     return found
 
