@@ -4,6 +4,7 @@ Every test has HOME and the project in tmp_path, and settings files that already
 servers, hooks and keys, written the way people write them (4-space indents, no final newline,
 one-line objects)."""
 
+import fcntl
 import json
 import os
 import shlex
@@ -482,14 +483,12 @@ def test_the_command_written_is_this_auto_dream_by_absolute_path():
 # ---------------------------------------------------------------- the hooks, run as Claude Code runs them
 
 
-def run_hook(command: str, home: Path, cwd: Path) -> tuple[subprocess.CompletedProcess, float]:
+def run_hook(command: str, home: Path, cwd: Path) -> subprocess.CompletedProcess:
     """A hook's command through bash, as Claude Code runs shell-form hooks, with its stdout and stderr
     on pipes (Claude Code waits until they close)."""
     env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}  # not the venv's: the command must name it
-    started = time.monotonic()
-    done = subprocess.run(["bash", "-c", command], input='{"hook_event_name": "SessionEnd", "reason": "other"}',
+    return subprocess.run(["bash", "-c", command], input='{"hook_event_name": "SessionEnd", "reason": "other"}',
                           capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
-    return done, time.monotonic() - started
 
 
 def test_the_hook_commands_give_memory_at_start_and_dream_in_the_background_at_end(cli, project, isolated_env,
@@ -506,22 +505,31 @@ def test_the_hook_commands_give_memory_at_start_and_dream_in_the_background_at_e
     elsewhere = tmp_path / "cwd"
     elsewhere.mkdir()
 
-    done, _ = run_hook(start["hooks"][0]["command"], isolated_env, elsewhere)
+    done = run_hook(start["hooks"][0]["command"], isolated_env, elsewhere)
     assert done.returncode == 0 and done.stderr == ""
     assert done.stdout == cli("--root", store, "context").out
     assert done.stdout.startswith(f"auto-dream memory: MEMORY.md of the store at {store}")
 
-    done, took = run_hook(end["hooks"][0]["command"], isolated_env, elsewhere)
-    assert done.returncode == 0 and done.stdout == done.stderr == ""
-    assert took < 1.0  # within Claude Code's 1.5-second SessionEnd budget, whatever the dream takes
+    # The dream the hook starts is kept waiting: this test holds the flock dream_lock takes on the
+    # store's .state folder. The hook returns all the same (a hook that waited for its dream would
+    # time out here), so it fits Claude Code's 1.5-second SessionEnd budget whatever the dream takes.
+    state = os.open(store / ".state", os.O_RDONLY)
+    fcntl.flock(state, fcntl.LOCK_EX)
+    try:
+        done = run_hook(end["hooks"][0]["command"], isolated_env, elsewhere)
+        assert done.returncode == 0 and done.stdout == done.stderr == ""
+        assert not list((store / "memories" / "project").glob("*.md"))  # its dream still waits
+    finally:
+        fcntl.flock(state, fcntl.LOCK_UN)
+        os.close(state)
     deadline = time.monotonic() + 60
     while not list((store / "memories" / "project").glob("*.md")) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert len(list((store / "memories" / "project").glob("*.md"))) == 6  # the dream ran, in the background
     assert list(elsewhere.iterdir()) == []  # no nohup.out, nothing outside the store
 
-    done, took = run_hook(end["hooks"][0]["command"], isolated_env, elsewhere)  # not due now: harmless
-    assert done.returncode == 0 and took < 1.0
+    done = run_hook(end["hooks"][0]["command"], isolated_env, elsewhere)  # not due now: harmless
+    assert done.returncode == 0 and done.stdout == done.stderr == ""
 
 
 # ---------------------------------------------------------------- found in review
