@@ -298,6 +298,26 @@ def test_a_hand_written_auto_dream_line_is_kept_and_named(cli, fakes, store):
     assert fakes.table == hand
 
 
+@pytest.mark.parametrize("after_marker", [b"*/5 * * * * /usr/local/bin/backup --quiet\n", b"\n", b"# my notes\n"])
+def test_a_line_of_the_users_right_after_our_marker_is_not_taken_for_ours(cli, fakes, store, after_marker):
+    """Our line deleted by hand (`crontab -e`), the marker left: the line that now follows it is
+    the user's, and neither install nor remove may replace or delete it."""
+    assert cli("--root", store, "schedule", "install", "--cron").code == 0
+    marker = fakes.table.splitlines(keepends=True)[0]
+    fakes.table_path.write_bytes(b"MAILTO=me\n" + marker + after_marker + b"0 1 * * * /bin/true\n")
+    done = cli("--root", store, "schedule", "install", "--cron")
+    assert done.code == 0, done
+    lines = fakes.table.splitlines(keepends=True)
+    assert lines[0] == b"MAILTO=me\n" and lines[1] == marker and b" -m auto_dream --root " in lines[2]
+    assert lines[3:] == [after_marker, b"0 1 * * * /bin/true\n"]
+    removed = cli("--root", store, "schedule", "remove")
+    assert removed.code == 0, removed
+    assert fakes.table == b"MAILTO=me\n" + after_marker + b"0 1 * * * /bin/true\n"
+    fakes.table_path.write_bytes(marker + after_marker)  # and a marker alone is taken out alone
+    assert cli("--root", store, "schedule", "remove").code == 0
+    assert fakes.table == after_marker
+
+
 def test_a_crontab_that_cannot_be_read_is_left_alone(cli, fakes, store):
     fakes.table_path.write_bytes(b"MAILTO=me\n")
     fakes.fail("crontab", "-l")

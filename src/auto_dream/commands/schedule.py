@@ -301,14 +301,22 @@ class CronBlock:
         return lines[self.start + 1] if self.end - self.start == 2 else None
 
 
+def _ours_after_marker(line: bytes) -> bool:
+    """Whether the line after a marker is the schedule's own: one that runs auto-dream (as written,
+    edited, or commented out). Any other line there is the user's (ours deleted by hand, the marker
+    left), which install and remove must leave as it is."""
+    return not CRON_MARKER.match(line) and re.search(rb"auto[-_]dream", line) is not None
+
+
 def cron_blocks(lines: list[bytes], schedule: str | None = None) -> list[CronBlock]:
-    """The marked blocks of a crontab: a marker and the line after it; only `schedule`'s if given."""
+    """The marked blocks of a crontab: a marker and the line after it when that runs auto-dream,
+    else the marker alone; only `schedule`'s if given."""
     found = []
     index = 0
     while index < len(lines):
         marker = CRON_MARKER.match(lines[index])
         if marker and (schedule is None or marker[1].decode() == schedule):
-            end = index + 2 if index + 1 < len(lines) and not CRON_MARKER.match(lines[index + 1]) else index + 1
+            end = index + 2 if index + 1 < len(lines) and _ours_after_marker(lines[index + 1]) else index + 1
             found.append(CronBlock(index, end, lines[index].rstrip(b"\n").endswith(JOINED.encode())))
             index = end
         else:
