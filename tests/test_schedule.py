@@ -41,8 +41,13 @@ stdin = sys.stdin.buffer.read() if name == "crontab" and args == ["-"] else b""
 with open(os.path.join(STATE, "calls.jsonl"), "a") as log:
     log.write(json.dumps({{"tool": name, "argv": args, "stdin": stdin.decode("utf-8", "surrogateescape")}}) + "\n")
 failing = os.path.join(STATE, name + ".fails")
+once = os.path.join(STATE, name + ".fails-once")
 if os.path.exists(failing) and open(failing).read().strip() in args:
     sys.stderr.write(name + ": it went wrong\n")
+    sys.exit(1)
+if os.path.exists(once) and open(once).read().strip() in args:
+    os.remove(once)
+    sys.stderr.write(name + ": it went wrong this time\n")
     sys.exit(1)
 table = os.path.join(STATE, "crontab.table")
 def listed(kind):
@@ -124,8 +129,9 @@ class Fakes:
     def table(self) -> bytes | None:
         return self.table_path.read_bytes() if self.table_path.exists() else None
 
-    def fail(self, tool: str, word: str) -> None:
-        (self.folder / f"{tool}.fails").write_text(word)
+    def fail(self, tool: str, word: str, once: bool = False) -> None:
+        """`tool` fails when asked anything with `word` in it: every time, or only the next time."""
+        (self.folder / f"{tool}.fails{'-once' if once else ''}").write_text(word)
 
     def listed(self, kind: str) -> set[str]:
         path = self.folder / kind
@@ -381,6 +387,21 @@ def test_a_failing_systemctl_puts_the_unit_files_back(cli, fakes, store, systemd
     assert list((config_home(isolated_env) / "systemd" / "user").iterdir()) == []
 
 
+def test_a_failed_systemd_reinstall_has_systemd_reload_the_units_it_put_back(cli, fakes, store, systemd_runs,
+                                                                           isolated_env):
+    """The new units were daemon-reloaded before the step that failed: once the files are put
+    back, systemd must read them again, or it keeps running the units that were taken back."""
+    assert cli("--root", store, "schedule", "install", "--systemd").code == 0
+    folder = config_home(isolated_env) / "systemd" / "user"
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    fakes.fail("systemctl", "restart")
+    done = cli("--root", store, "schedule", "install", "--systemd", "--hourly")
+    assert done.code == 1 and done.err.count("\n") == 1 and "put back" in done.err
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
+    assert fakes.argvs("systemctl")[-2:] == [["--user", "restart", f"auto-dream-{schedule_id(store)}.timer"],
+                                              ["--user", "daemon-reload"]]
+
+
 # ---------------------------------------------------------------- launchd
 
 
@@ -408,6 +429,34 @@ def test_launchd_install_and_remove(cli, fakes, store, isolated_env, monkeypatch
     assert removed.code == 0, removed
     assert not path.exists() and fakes.listed("loaded") == set()
     assert fakes.argvs("launchctl")[-1] == ["bootout", f"{domain}/{label}"]
+
+
+def test_a_failed_launchd_reinstall_loads_again_the_agent_it_booted_out(cli, fakes, store, isolated_env,
+                                                                       monkeypatch):
+    """Reinstalling boots the loaded agent out before it loads the new plist; when loading that
+    fails, the old plist is put back and loaded again: the schedule runs as it did before."""
+    monkeypatch.setattr(shell, "PLATFORM", "darwin")
+    assert cli("--root", store, "schedule", "install").code == 0
+    label = f"com.auto-dream.dream.{schedule_id(store)}"
+    path = isolated_env / "Library" / "LaunchAgents" / f"{label}.plist"
+    weekly = path.read_bytes()
+    fakes.fail("launchctl", "bootstrap", once=True)  # as launchctl may right after a bootout
+    done = cli("--root", store, "schedule", "install", "--hourly")
+    assert done.code == 1 and done.err.count("\n") == 1 and "put back as it was" in done.err
+    assert path.read_bytes() == weekly and fakes.listed("loaded") == {label}
+    assert fakes.argvs("launchctl")[-1] == ["bootstrap", f"gui/{os.getuid()}", str(path)]
+
+
+def test_a_failed_install_that_cannot_undo_all_it_did_does_not_claim_it_did(cli, fakes, store, isolated_env,
+                                                                           monkeypatch):
+    monkeypatch.setattr(shell, "PLATFORM", "darwin")
+    assert cli("--root", store, "schedule", "install").code == 0
+    fakes.fail("launchctl", "bootstrap")  # the agent cannot be loaded again either
+    done = cli("--root", store, "schedule", "install", "--hourly")
+    assert done.code == 1 and done.err.count("\n") == 1
+    assert "put back as it was" not in done.err
+    assert "not all of it could be put back" in done.err and "launchctl bootstrap" in done.err
+    assert fakes.listed("loaded") == set()
 
 
 # ---------------------------------------------------------------- no tool, bad input

@@ -401,6 +401,9 @@ class WriteCrontab:
 class RunTool:
     argv: tuple[str, ...]  # the tool by name; apply runs the one found on PATH
     may_fail: bool = False  # launchctl bootout of an agent that is not loaded
+    # What tells the scheduler again of what was there when a later step fails: run, when this
+    # one succeeded, once the files and the crontab are put back (a bootout's bootstrap, say).
+    undo: tuple[str, ...] = ()
 
 
 Step = EnsureFolder | WriteFile | DeleteFile | WriteCrontab | RunTool
@@ -475,7 +478,8 @@ def plan_install(root: Path, frequency: str, asked: str | None, surroundings: Su
         timer = f"{unit_name(target)}.timer"
         steps = [*changed]
         if changed:
-            steps.append(RunTool(("systemctl", "--user", "daemon-reload")))
+            reload = ("systemctl", "--user", "daemon-reload")
+            steps.append(RunTool(reload, undo=reload))  # a failure after it: the units put back, read again
         steps.append(RunTool(("systemctl", "--user", "enable", "--now", timer)))
         if any(write.path.name == timer and write.before is not None for write in changed):
             steps.append(RunTool(("systemctl", "--user", "restart", timer)))  # a running timer takes its new time
@@ -490,7 +494,8 @@ def plan_install(root: Path, frequency: str, asked: str | None, surroundings: Su
         # out (`load`/`unload` are its legacy spellings); an agent already loaded is booted out first.
         steps = [*state]
         if before is not None:
-            steps.append(RunTool(("launchctl", "bootout", f"{domain}/{launchd_label(target)}"), may_fail=True))
+            steps.append(RunTool(("launchctl", "bootout", f"{domain}/{launchd_label(target)}"), may_fail=True,
+                                 undo=("launchctl", "bootstrap", domain, str(path))))
         if content != before:
             steps.append(WriteFile(path, content, before))
         steps.append(RunTool(("launchctl", "bootstrap", domain, str(path))))
@@ -576,7 +581,8 @@ def plan_remove(root: Path, asked: str | None, surroundings: Surroundings, runne
                                  f"PATH: run `systemctl --user disable --now {timer.name}`, then delete {timer} "
                                  f"and {service}")
             if contents[timer] is not None:
-                steps.append(RunTool(("systemctl", "--user", "disable", "--now", timer.name)))
+                steps.append(RunTool(("systemctl", "--user", "disable", "--now", timer.name),
+                                     undo=("systemctl", "--user", "enable", "--now", timer.name)))
             steps += [DeleteFile(path, content) for path, content in contents.items() if content is not None]
             steps.append(RunTool(("systemctl", "--user", "daemon-reload"), may_fail=True))
             removed.append(installed_systemd(os.fsdecode(contents[service] or b""),
@@ -590,7 +596,9 @@ def plan_remove(root: Path, asked: str | None, surroundings: Surroundings, runne
             if not tools.get("launchctl"):
                 raise StoreError(f"the launchd agent {path} is installed but there is no `launchctl` on PATH: "
                                  f"run `launchctl bootout {agent}`, then delete it")
-            steps += [RunTool(("launchctl", "bootout", agent), may_fail=True), DeleteFile(path, content)]
+            steps += [RunTool(("launchctl", "bootout", agent), may_fail=True,
+                              undo=("launchctl", "bootstrap", f"gui/{surroundings.uid}", str(path))),
+                      DeleteFile(path, content)]
             removed.append(installed_launchd(content, (str(path),)))
     return Plan(target.root, tuple(steps), tuple(removed))
 
@@ -645,8 +653,10 @@ def _set_crontab(table: bytes, surroundings: Surroundings, runner: Runner) -> No
 
 def apply_plan(plan: Plan, surroundings: Surroundings, runner: Runner) -> None:
     """Carry the plan out, step by step. When a step fails, the files and the crontab written
-    before it are put back as they were, and the failure is raised."""
+    before it are put back as they were, then the scheduler is told of them again (the undo of
+    each tool that ran), and the failure is raised."""
     undo: list[Callable[[], None]] = []
+    retell: list[Callable[[], None]] = []
     try:
         for step in plan.steps:
             match step:
@@ -661,13 +671,19 @@ def apply_plan(plan: Plan, surroundings: Surroundings, runner: Runner) -> None:
                 case WriteCrontab(table, after):
                     _set_crontab(after, surroundings, runner)
                     undo.append(partial(_set_crontab, table, surroundings, runner))
-                case RunTool(argv, may_fail):
+                case RunTool(argv, may_fail, undo_argv):
                     result = _run(argv, None, surroundings, runner)
                     if result.code != 0 and not may_fail:
                         raise _tool_failed(argv, result)
+                    if result.code == 0 and undo_argv:
+                        retell.append(partial(_run_back, undo_argv, surroundings, runner))
     except (AutoDreamError, OSError) as error:
-        put_back = _roll_back(undo)
-        if isinstance(error, AutoDreamError) and put_back:
+        if not (undo or retell):
+            raise
+        left = _roll_back([*retell, *undo])  # the files first, then the tools
+        if left is not None:
+            raise StoreError(f"{_failure(error)}; not all of it could be put back: {left}") from None
+        if isinstance(error, AutoDreamError):
             raise StoreError(f"{error}; what it had changed before was put back as it was") from None
         raise
 
@@ -679,13 +695,28 @@ def _put_back(path: Path, before: bytes | None) -> None:
         write_atomic(path, before)
 
 
-def _roll_back(undo: list[Callable[[], None]]) -> bool:
+def _run_back(argv: Sequence[str], surroundings: Surroundings, runner: Runner) -> None:
+    result = _run(argv, None, surroundings, runner)
+    if result.code != 0:
+        raise _tool_failed(argv, result)
+
+
+def _failure(error: AutoDreamError | OSError) -> str:
+    if isinstance(error, AutoDreamError):
+        return str(error)
+    return f"{error.strerror or error}" + (f" ({error.filename})" if error.filename else "")
+
+
+def _roll_back(undo: list[Callable[[], None]]) -> str | None:
+    """Run the undo steps, last first, each even when one before it fails: what the first that
+    failed says, or None when everything was put back."""
+    failed: str | None = None
     for step in reversed(undo):
         try:
             step()
-        except (AutoDreamError, OSError):
-            pass  # the first failure is the one to tell
-    return bool(undo)
+        except (AutoDreamError, OSError) as error:
+            failed = failed or _failure(error)
+    return failed
 
 
 def describe_step(step: Step) -> list[str]:
