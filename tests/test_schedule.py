@@ -508,6 +508,20 @@ def test_bad_flags_are_bad_usage(cli, fakes, store, argv, says):
     assert fakes.calls() == []
 
 
+@pytest.mark.parametrize("scheduler", ["--systemd", "--launchd"])
+def test_a_store_path_that_is_not_utf8_is_refused_where_a_unit_or_plist_cannot_hold_it(
+        cli, fakes, systemd_runs, isolated_env, tmp_path, scheduler):
+    """systemd ignores a unit line that is not UTF-8 ("String is not UTF-8 clean, ignoring
+    assignment"), so the service would have no ExecStart and never run; a plist is UTF-8 XML.
+    Such a path is refused in one line, nothing written (cron's line, bytes to sh, holds it)."""
+    store = ensure_store(tmp_path / os.fsdecode(b"caf\xe9") / ".auto-dream").root
+    done = cli("--root", store, "schedule", "install", scheduler)
+    assert (done.code, done.out) == (2, "") and done.err.count("\n") == 1
+    assert "not UTF-8" in done.err and "--cron" in done.err
+    assert fakes.argvs("systemctl") == [] and fakes.argvs("launchctl") == []
+    assert sorted(p.name for p in isolated_env.iterdir()) == []
+
+
 def test_a_store_that_does_not_exist_is_refused(cli, fakes, tmp_path):
     done = cli("--root", tmp_path / "nowhere", "schedule", "install", "--cron")
     assert done.code == 1 and "no store at" in done.err

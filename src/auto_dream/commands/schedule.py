@@ -196,8 +196,22 @@ def _unit_text(text: str, target: Target) -> str:
     return _schedule_comment(target) + "".join(lines)
 
 
+def _utf8_only(target: Target, holder: str) -> None:
+    """InputError for a path that is not UTF-8 (a name's bytes as Linux allows them), which cron's
+    byte-clean line holds but `holder` cannot."""
+    for text in (str(target.root), *target.command):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(f"the path {text!r} is not UTF-8, which {holder}: use `auto-dream schedule "
+                             "install --cron` instead") from None
+
+
 def systemd_units(target: Target, frequency: str) -> dict[str, bytes]:
     """{file name: content} of the service and the timer that run `frequency`'s dream."""
+    # systemd skips a unit line that is not UTF-8 ("String is not UTF-8 clean, ignoring
+    # assignment", as systemd-analyze verify says): the service would have no ExecStart
+    _utf8_only(target, "a systemd unit cannot hold (systemd would skip the line)")
     service_name, timer_name = TEMPLATES["systemd", frequency]
     service = _put_in(template(service_name), service_name,
                       [(UNIT_COMMAND, " ".join(systemd_quote(word) for word in target.command)),
@@ -217,6 +231,7 @@ def plist_path(target: Target, surroundings: Surroundings) -> Path:
 
 def launchd_plist(target: Target, frequency: str) -> bytes:
     """The launch agent that runs `frequency`'s dream: cron/'s plist, labelled for the store."""
+    _utf8_only(target, "a launchd plist (UTF-8 XML) cannot hold")
     name = TEMPLATES["launchd", frequency][0]
     agent = plistlib.loads(template(name).encode("utf-8"))
     agent["Label"] = launchd_label(target)
