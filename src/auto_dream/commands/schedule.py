@@ -18,8 +18,9 @@ in as a Surroundings, and the tools run through an injected Runner. plan_install
 plan_remove return the Plan, the whole decision; apply_plan carries it out, and a dry run
 describes the same plan (describe_step).
 
-This is the one command that writes outside the store, and only what is named above: this
-store's crontab lines, its two unit files, its plist, and the scheduler's reload of them.
+With install (an agent's files), this is the one command that writes outside the store, and
+only what is named above: this store's crontab lines, its two unit files, its plist, and the
+scheduler's reload of them.
 """
 
 import difflib
