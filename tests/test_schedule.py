@@ -522,6 +522,21 @@ def test_a_store_path_that_is_not_utf8_is_refused_where_a_unit_or_plist_cannot_h
     assert sorted(p.name for p in isolated_env.iterdir()) == []
 
 
+@pytest.mark.parametrize("folder", ["o'brien", 'say "hi"', "back\\slash", "cost$5"])
+def test_a_python_whose_path_systemd_cannot_start_is_refused_for_systemd(cli, fakes, store, systemd_runs,
+                                                                        isolated_env, monkeypatch, folder):
+    """systemd refuses to start a program whose path holds a quote or a backslash ("Executable name
+    contains special characters", a fatal unit error), and does not undo `$$` in a program's path
+    (systemd-analyze verify: "Command …/a$$x/python is not executable"): the timer would start a
+    service that never loads. Refused in one line, nothing written; cron takes it."""
+    monkeypatch.setattr(sys, "executable", f"/opt/{folder}/venv/bin/python")
+    done = cli("--root", store, "schedule", "install", "--systemd")
+    assert (done.code, done.out) == (2, "") and done.err.count("\n") == 1
+    assert "--cron" in done.err and f"/opt/{folder}/venv/bin/python" in done.err
+    assert fakes.argvs("systemctl") == [] and sorted(p.name for p in isolated_env.iterdir()) == []
+    assert cli("--root", store, "schedule", "install", "--cron").code == 0
+
+
 def test_a_store_that_does_not_exist_is_refused(cli, fakes, tmp_path):
     done = cli("--root", tmp_path / "nowhere", "schedule", "install", "--cron")
     assert done.code == 1 and "no store at" in done.err

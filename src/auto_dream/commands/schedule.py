@@ -213,6 +213,12 @@ def systemd_units(target: Target, frequency: str) -> dict[str, bytes]:
     # systemd skips a unit line that is not UTF-8 ("String is not UTF-8 clean, ignoring
     # assignment", as systemd-analyze verify says): the service would have no ExecStart
     _utf8_only(target, "a systemd unit cannot hold (systemd would skip the line)")
+    # systemd's load-fragment.c refuses a program whose path is not string_is_safe() (a quote or a
+    # backslash: "Executable name contains special characters"), and undoes no `$$` there
+    program = target.command[0]
+    if any(character in program for character in "\"'\\$"):
+        raise InputError(f"the program that runs auto-dream, {program}, has a quote, a backslash or a $ in its "
+                         "path, which a systemd unit cannot start: use `auto-dream schedule install --cron` instead")
     service_name, timer_name = TEMPLATES["systemd", frequency]
     service = _put_in(template(service_name), service_name,
                       [(UNIT_COMMAND, " ".join(systemd_quote(word) for word in target.command)),
