@@ -41,8 +41,13 @@ stdin = sys.stdin.buffer.read() if name == "crontab" and args == ["-"] else b""
 with open(os.path.join(STATE, "calls.jsonl"), "a") as log:
     log.write(json.dumps({{"tool": name, "argv": args, "stdin": stdin.decode("utf-8", "surrogateescape")}}) + "\n")
 failing = os.path.join(STATE, name + ".fails")
+once = os.path.join(STATE, name + ".fails-once")
 if os.path.exists(failing) and open(failing).read().strip() in args:
     sys.stderr.write(name + ": it went wrong\n")
+    sys.exit(1)
+if os.path.exists(once) and open(once).read().strip() in args:
+    os.remove(once)
+    sys.stderr.write(name + ": it went wrong this time\n")
     sys.exit(1)
 table = os.path.join(STATE, "crontab.table")
 def listed(kind):
@@ -124,8 +129,9 @@ class Fakes:
     def table(self) -> bytes | None:
         return self.table_path.read_bytes() if self.table_path.exists() else None
 
-    def fail(self, tool: str, word: str) -> None:
-        (self.folder / f"{tool}.fails").write_text(word)
+    def fail(self, tool: str, word: str, once: bool = False) -> None:
+        """`tool` fails when asked anything with `word` in it: every time, or only the next time."""
+        (self.folder / f"{tool}.fails{'-once' if once else ''}").write_text(word)
 
     def listed(self, kind: str) -> set[str]:
         path = self.folder / kind
@@ -298,6 +304,26 @@ def test_a_hand_written_auto_dream_line_is_kept_and_named(cli, fakes, store):
     assert fakes.table == hand
 
 
+@pytest.mark.parametrize("after_marker", [b"*/5 * * * * /usr/local/bin/backup --quiet\n", b"\n", b"# my notes\n"])
+def test_a_line_of_the_users_right_after_our_marker_is_not_taken_for_ours(cli, fakes, store, after_marker):
+    """Our line deleted by hand (`crontab -e`), the marker left: the line that now follows it is
+    the user's, and neither install nor remove may replace or delete it."""
+    assert cli("--root", store, "schedule", "install", "--cron").code == 0
+    marker = fakes.table.splitlines(keepends=True)[0]
+    fakes.table_path.write_bytes(b"MAILTO=me\n" + marker + after_marker + b"0 1 * * * /bin/true\n")
+    done = cli("--root", store, "schedule", "install", "--cron")
+    assert done.code == 0, done
+    lines = fakes.table.splitlines(keepends=True)
+    assert lines[0] == b"MAILTO=me\n" and lines[1] == marker and b" -m auto_dream --root " in lines[2]
+    assert lines[3:] == [after_marker, b"0 1 * * * /bin/true\n"]
+    removed = cli("--root", store, "schedule", "remove")
+    assert removed.code == 0, removed
+    assert fakes.table == b"MAILTO=me\n" + after_marker + b"0 1 * * * /bin/true\n"
+    fakes.table_path.write_bytes(marker + after_marker)  # and a marker alone is taken out alone
+    assert cli("--root", store, "schedule", "remove").code == 0
+    assert fakes.table == after_marker
+
+
 def test_a_crontab_that_cannot_be_read_is_left_alone(cli, fakes, store):
     fakes.table_path.write_bytes(b"MAILTO=me\n")
     fakes.fail("crontab", "-l")
@@ -361,6 +387,21 @@ def test_a_failing_systemctl_puts_the_unit_files_back(cli, fakes, store, systemd
     assert list((config_home(isolated_env) / "systemd" / "user").iterdir()) == []
 
 
+def test_a_failed_systemd_reinstall_has_systemd_reload_the_units_it_put_back(cli, fakes, store, systemd_runs,
+                                                                           isolated_env):
+    """The new units were daemon-reloaded before the step that failed: once the files are put
+    back, systemd must read them again, or it keeps running the units that were taken back."""
+    assert cli("--root", store, "schedule", "install", "--systemd").code == 0
+    folder = config_home(isolated_env) / "systemd" / "user"
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    fakes.fail("systemctl", "restart")
+    done = cli("--root", store, "schedule", "install", "--systemd", "--hourly")
+    assert done.code == 1 and done.err.count("\n") == 1 and "put back" in done.err
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
+    assert fakes.argvs("systemctl")[-2:] == [["--user", "restart", f"auto-dream-{schedule_id(store)}.timer"],
+                                              ["--user", "daemon-reload"]]
+
+
 # ---------------------------------------------------------------- launchd
 
 
@@ -388,6 +429,34 @@ def test_launchd_install_and_remove(cli, fakes, store, isolated_env, monkeypatch
     assert removed.code == 0, removed
     assert not path.exists() and fakes.listed("loaded") == set()
     assert fakes.argvs("launchctl")[-1] == ["bootout", f"{domain}/{label}"]
+
+
+def test_a_failed_launchd_reinstall_loads_again_the_agent_it_booted_out(cli, fakes, store, isolated_env,
+                                                                       monkeypatch):
+    """Reinstalling boots the loaded agent out before it loads the new plist; when loading that
+    fails, the old plist is put back and loaded again: the schedule runs as it did before."""
+    monkeypatch.setattr(shell, "PLATFORM", "darwin")
+    assert cli("--root", store, "schedule", "install").code == 0
+    label = f"com.auto-dream.dream.{schedule_id(store)}"
+    path = isolated_env / "Library" / "LaunchAgents" / f"{label}.plist"
+    weekly = path.read_bytes()
+    fakes.fail("launchctl", "bootstrap", once=True)  # as launchctl may right after a bootout
+    done = cli("--root", store, "schedule", "install", "--hourly")
+    assert done.code == 1 and done.err.count("\n") == 1 and "put back as it was" in done.err
+    assert path.read_bytes() == weekly and fakes.listed("loaded") == {label}
+    assert fakes.argvs("launchctl")[-1] == ["bootstrap", f"gui/{os.getuid()}", str(path)]
+
+
+def test_a_failed_install_that_cannot_undo_all_it_did_does_not_claim_it_did(cli, fakes, store, isolated_env,
+                                                                           monkeypatch):
+    monkeypatch.setattr(shell, "PLATFORM", "darwin")
+    assert cli("--root", store, "schedule", "install").code == 0
+    fakes.fail("launchctl", "bootstrap")  # the agent cannot be loaded again either
+    done = cli("--root", store, "schedule", "install", "--hourly")
+    assert done.code == 1 and done.err.count("\n") == 1
+    assert "put back as it was" not in done.err
+    assert "not all of it could be put back" in done.err and "launchctl bootstrap" in done.err
+    assert fakes.listed("loaded") == set()
 
 
 # ---------------------------------------------------------------- no tool, bad input
@@ -437,6 +506,35 @@ def test_bad_flags_are_bad_usage(cli, fakes, store, argv, says):
     done = cli("--root", store, "schedule", *argv)
     assert (done.code, done.err.strip()) == (2, f"auto-dream: error: {says}")
     assert fakes.calls() == []
+
+
+@pytest.mark.parametrize("scheduler", ["--systemd", "--launchd"])
+def test_a_store_path_that_is_not_utf8_is_refused_where_a_unit_or_plist_cannot_hold_it(
+        cli, fakes, systemd_runs, isolated_env, tmp_path, scheduler):
+    """systemd ignores a unit line that is not UTF-8 ("String is not UTF-8 clean, ignoring
+    assignment"), so the service would have no ExecStart and never run; a plist is UTF-8 XML.
+    Such a path is refused in one line, nothing written (cron's line, bytes to sh, holds it)."""
+    store = ensure_store(tmp_path / os.fsdecode(b"caf\xe9") / ".auto-dream").root
+    done = cli("--root", store, "schedule", "install", scheduler)
+    assert (done.code, done.out) == (2, "") and done.err.count("\n") == 1
+    assert "not UTF-8" in done.err and "--cron" in done.err
+    assert fakes.argvs("systemctl") == [] and fakes.argvs("launchctl") == []
+    assert sorted(p.name for p in isolated_env.iterdir()) == []
+
+
+@pytest.mark.parametrize("folder", ["o'brien", 'say "hi"', "back\\slash", "cost$5"])
+def test_a_python_whose_path_systemd_cannot_start_is_refused_for_systemd(cli, fakes, store, systemd_runs,
+                                                                        isolated_env, monkeypatch, folder):
+    """systemd refuses to start a program whose path holds a quote or a backslash ("Executable name
+    contains special characters", a fatal unit error), and does not undo `$$` in a program's path
+    (systemd-analyze verify: "Command …/a$$x/python is not executable"): the timer would start a
+    service that never loads. Refused in one line, nothing written; cron takes it."""
+    monkeypatch.setattr(sys, "executable", f"/opt/{folder}/venv/bin/python")
+    done = cli("--root", store, "schedule", "install", "--systemd")
+    assert (done.code, done.out) == (2, "") and done.err.count("\n") == 1
+    assert "--cron" in done.err and f"/opt/{folder}/venv/bin/python" in done.err
+    assert fakes.argvs("systemctl") == [] and sorted(p.name for p in isolated_env.iterdir()) == []
+    assert cli("--root", store, "schedule", "install", "--cron").code == 0
 
 
 def test_a_store_that_does_not_exist_is_refused(cli, fakes, tmp_path):

@@ -627,7 +627,7 @@ def import_openclaw_command(
 schedule_app = typer.Typer(
     help="Run dream on a schedule for this store: cron, a systemd user timer or launchd. Each store has at "
     "most one schedule per scheduler; these commands write only its crontab lines, unit files or plist "
-    "(the one exception to writing only inside the store).",
+    "(with install and uninstall, the only commands that write outside the store).",
     no_args_is_help=True, rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(schedule_app, name="schedule")
 

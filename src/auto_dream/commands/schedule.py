@@ -18,8 +18,9 @@ in as a Surroundings, and the tools run through an injected Runner. plan_install
 plan_remove return the Plan, the whole decision; apply_plan carries it out, and a dry run
 describes the same plan (describe_step).
 
-This is the one command that writes outside the store, and only what is named above: this
-store's crontab lines, its two unit files, its plist, and the scheduler's reload of them.
+With install (an agent's files), this is the one command that writes outside the store, and
+only what is named above: this store's crontab lines, its two unit files, its plist, and the
+scheduler's reload of them.
 """
 
 import difflib
@@ -196,8 +197,28 @@ def _unit_text(text: str, target: Target) -> str:
     return _schedule_comment(target) + "".join(lines)
 
 
+def _utf8_only(target: Target, holder: str) -> None:
+    """InputError for a path that is not UTF-8 (a name's bytes as Linux allows them), which cron's
+    byte-clean line holds but `holder` cannot."""
+    for text in (str(target.root), *target.command):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(f"the path {text!r} is not UTF-8, which {holder}: use `auto-dream schedule "
+                             "install --cron` instead") from None
+
+
 def systemd_units(target: Target, frequency: str) -> dict[str, bytes]:
     """{file name: content} of the service and the timer that run `frequency`'s dream."""
+    # systemd skips a unit line that is not UTF-8 ("String is not UTF-8 clean, ignoring
+    # assignment", as systemd-analyze verify says): the service would have no ExecStart
+    _utf8_only(target, "a systemd unit cannot hold (systemd would skip the line)")
+    # systemd's load-fragment.c refuses a program whose path is not string_is_safe() (a quote or a
+    # backslash: "Executable name contains special characters"), and undoes no `$$` there
+    program = target.command[0]
+    if any(character in program for character in "\"'\\$"):
+        raise InputError(f"the program that runs auto-dream, {program}, has a quote, a backslash or a $ in its "
+                         "path, which a systemd unit cannot start: use `auto-dream schedule install --cron` instead")
     service_name, timer_name = TEMPLATES["systemd", frequency]
     service = _put_in(template(service_name), service_name,
                       [(UNIT_COMMAND, " ".join(systemd_quote(word) for word in target.command)),
@@ -217,6 +238,7 @@ def plist_path(target: Target, surroundings: Surroundings) -> Path:
 
 def launchd_plist(target: Target, frequency: str) -> bytes:
     """The launch agent that runs `frequency`'s dream: cron/'s plist, labelled for the store."""
+    _utf8_only(target, "a launchd plist (UTF-8 XML) cannot hold")
     name = TEMPLATES["launchd", frequency][0]
     agent = plistlib.loads(template(name).encode("utf-8"))
     agent["Label"] = launchd_label(target)
@@ -301,14 +323,22 @@ class CronBlock:
         return lines[self.start + 1] if self.end - self.start == 2 else None
 
 
+def _ours_after_marker(line: bytes) -> bool:
+    """Whether the line after a marker is the schedule's own: one that runs auto-dream (as written,
+    edited, or commented out). Any other line there is the user's (ours deleted by hand, the marker
+    left), which install and remove must leave as it is."""
+    return not CRON_MARKER.match(line) and re.search(rb"auto[-_]dream", line) is not None
+
+
 def cron_blocks(lines: list[bytes], schedule: str | None = None) -> list[CronBlock]:
-    """The marked blocks of a crontab: a marker and the line after it; only `schedule`'s if given."""
+    """The marked blocks of a crontab: a marker and the line after it when that runs auto-dream,
+    else the marker alone; only `schedule`'s if given."""
     found = []
     index = 0
     while index < len(lines):
         marker = CRON_MARKER.match(lines[index])
         if marker and (schedule is None or marker[1].decode() == schedule):
-            end = index + 2 if index + 1 < len(lines) and not CRON_MARKER.match(lines[index + 1]) else index + 1
+            end = index + 2 if index + 1 < len(lines) and _ours_after_marker(lines[index + 1]) else index + 1
             found.append(CronBlock(index, end, lines[index].rstrip(b"\n").endswith(JOINED.encode())))
             index = end
         else:
@@ -393,6 +423,9 @@ class WriteCrontab:
 class RunTool:
     argv: tuple[str, ...]  # the tool by name; apply runs the one found on PATH
     may_fail: bool = False  # launchctl bootout of an agent that is not loaded
+    # What tells the scheduler again of what was there when a later step fails: run, when this
+    # one succeeded, once the files and the crontab are put back (a bootout's bootstrap, say).
+    undo: tuple[str, ...] = ()
 
 
 Step = EnsureFolder | WriteFile | DeleteFile | WriteCrontab | RunTool
@@ -467,7 +500,8 @@ def plan_install(root: Path, frequency: str, asked: str | None, surroundings: Su
         timer = f"{unit_name(target)}.timer"
         steps = [*changed]
         if changed:
-            steps.append(RunTool(("systemctl", "--user", "daemon-reload")))
+            reload = ("systemctl", "--user", "daemon-reload")
+            steps.append(RunTool(reload, undo=reload))  # a failure after it: the units put back, read again
         steps.append(RunTool(("systemctl", "--user", "enable", "--now", timer)))
         if any(write.path.name == timer and write.before is not None for write in changed):
             steps.append(RunTool(("systemctl", "--user", "restart", timer)))  # a running timer takes its new time
@@ -482,7 +516,8 @@ def plan_install(root: Path, frequency: str, asked: str | None, surroundings: Su
         # out (`load`/`unload` are its legacy spellings); an agent already loaded is booted out first.
         steps = [*state]
         if before is not None:
-            steps.append(RunTool(("launchctl", "bootout", f"{domain}/{launchd_label(target)}"), may_fail=True))
+            steps.append(RunTool(("launchctl", "bootout", f"{domain}/{launchd_label(target)}"), may_fail=True,
+                                 undo=("launchctl", "bootstrap", domain, str(path))))
         if content != before:
             steps.append(WriteFile(path, content, before))
         steps.append(RunTool(("launchctl", "bootstrap", domain, str(path))))
@@ -568,7 +603,8 @@ def plan_remove(root: Path, asked: str | None, surroundings: Surroundings, runne
                                  f"PATH: run `systemctl --user disable --now {timer.name}`, then delete {timer} "
                                  f"and {service}")
             if contents[timer] is not None:
-                steps.append(RunTool(("systemctl", "--user", "disable", "--now", timer.name)))
+                steps.append(RunTool(("systemctl", "--user", "disable", "--now", timer.name),
+                                     undo=("systemctl", "--user", "enable", "--now", timer.name)))
             steps += [DeleteFile(path, content) for path, content in contents.items() if content is not None]
             steps.append(RunTool(("systemctl", "--user", "daemon-reload"), may_fail=True))
             removed.append(installed_systemd(os.fsdecode(contents[service] or b""),
@@ -582,7 +618,9 @@ def plan_remove(root: Path, asked: str | None, surroundings: Surroundings, runne
             if not tools.get("launchctl"):
                 raise StoreError(f"the launchd agent {path} is installed but there is no `launchctl` on PATH: "
                                  f"run `launchctl bootout {agent}`, then delete it")
-            steps += [RunTool(("launchctl", "bootout", agent), may_fail=True), DeleteFile(path, content)]
+            steps += [RunTool(("launchctl", "bootout", agent), may_fail=True,
+                              undo=("launchctl", "bootstrap", f"gui/{surroundings.uid}", str(path))),
+                      DeleteFile(path, content)]
             removed.append(installed_launchd(content, (str(path),)))
     return Plan(target.root, tuple(steps), tuple(removed))
 
@@ -637,8 +675,10 @@ def _set_crontab(table: bytes, surroundings: Surroundings, runner: Runner) -> No
 
 def apply_plan(plan: Plan, surroundings: Surroundings, runner: Runner) -> None:
     """Carry the plan out, step by step. When a step fails, the files and the crontab written
-    before it are put back as they were, and the failure is raised."""
+    before it are put back as they were, then the scheduler is told of them again (the undo of
+    each tool that ran), and the failure is raised."""
     undo: list[Callable[[], None]] = []
+    retell: list[Callable[[], None]] = []
     try:
         for step in plan.steps:
             match step:
@@ -653,13 +693,19 @@ def apply_plan(plan: Plan, surroundings: Surroundings, runner: Runner) -> None:
                 case WriteCrontab(table, after):
                     _set_crontab(after, surroundings, runner)
                     undo.append(partial(_set_crontab, table, surroundings, runner))
-                case RunTool(argv, may_fail):
+                case RunTool(argv, may_fail, undo_argv):
                     result = _run(argv, None, surroundings, runner)
                     if result.code != 0 and not may_fail:
                         raise _tool_failed(argv, result)
+                    if result.code == 0 and undo_argv:
+                        retell.append(partial(_run_back, undo_argv, surroundings, runner))
     except (AutoDreamError, OSError) as error:
-        put_back = _roll_back(undo)
-        if isinstance(error, AutoDreamError) and put_back:
+        if not (undo or retell):
+            raise
+        left = _roll_back([*retell, *undo])  # the files first, then the tools
+        if left is not None:
+            raise StoreError(f"{_failure(error)}; not all of it could be put back: {left}") from None
+        if isinstance(error, AutoDreamError):
             raise StoreError(f"{error}; what it had changed before was put back as it was") from None
         raise
 
@@ -671,13 +717,28 @@ def _put_back(path: Path, before: bytes | None) -> None:
         write_atomic(path, before)
 
 
-def _roll_back(undo: list[Callable[[], None]]) -> bool:
+def _run_back(argv: Sequence[str], surroundings: Surroundings, runner: Runner) -> None:
+    result = _run(argv, None, surroundings, runner)
+    if result.code != 0:
+        raise _tool_failed(argv, result)
+
+
+def _failure(error: AutoDreamError | OSError) -> str:
+    if isinstance(error, AutoDreamError):
+        return str(error)
+    return f"{error.strerror or error}" + (f" ({error.filename})" if error.filename else "")
+
+
+def _roll_back(undo: list[Callable[[], None]]) -> str | None:
+    """Run the undo steps, last first, each even when one before it fails: what the first that
+    failed says, or None when everything was put back."""
+    failed: str | None = None
     for step in reversed(undo):
         try:
             step()
-        except (AutoDreamError, OSError):
-            pass  # the first failure is the one to tell
-    return bool(undo)
+        except (AutoDreamError, OSError) as error:
+            failed = failed or _failure(error)
+    return failed
 
 
 def describe_step(step: Step) -> list[str]:
