@@ -5,6 +5,7 @@ import json
 import os
 import plistlib
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,9 @@ from auto_dream.commands.schedule import (
 )
 from auto_dream.store.daylog import Entry, append_entry
 from auto_dream.store.paths import ensure_store
+
+auto_dream_command = shell.auto_dream_command
+RUNS = shlex.join(auto_dream_command())  # how the installed schedules start auto-dream, as the hooks do
 
 # The fakes are Python scripts run by this test's Python. Each appends {tool, argv, stdin} to
 # calls.jsonl. crontab keeps its table in crontab.table (none: `crontab -l` says "no crontab
@@ -167,7 +171,7 @@ def config_home(home: Path) -> Path:
 
 def crontab_entries(table: bytes) -> list[str]:
     return [line for line in table.decode("utf-8", "surrogateescape").splitlines()
-            if "auto_dream" in line and not line.startswith("#")]
+            if re.search("auto[-_]dream", line) and not line.startswith("#")]
 
 
 # ---------------------------------------------------------------- cron
@@ -183,7 +187,7 @@ def test_install_into_a_crontab_keeps_every_other_line_byte_for_byte(cli, fakes,
     marker, entry = table[len(USER_CRONTAB) + 1:].decode().splitlines()
     assert str(store) in marker and "auto-dream schedule remove" in marker
     assert entry.split(None, 5)[:5] == ["0", "3", "*", "*", "0"]
-    assert entry.split(None, 5)[5].startswith(f"{sys.executable} -m auto_dream --root {store} dream >> ")
+    assert entry.split(None, 5)[5].startswith(f"{RUNS} --root {store} dream >> ")
     assert table.endswith(b"\n")
     assert "installed the weekly cron schedule of " + str(store) in done.out
     assert fakes.argvs("crontab") == [["-l"], ["-"]]
@@ -263,7 +267,7 @@ def test_status_says_what_is_installed_where_and_when(cli, fakes, store):
     assert document["store"] == str(store) and document["id"] == schedule_id(store)
     [schedule] = document["schedules"]
     assert schedule["scheduler"] == "cron" and schedule["frequency"] == "hourly"
-    assert schedule["runs"].startswith(f"{sys.executable} -m auto_dream --root {store} dream --if-due")
+    assert schedule["runs"].startswith(f"{RUNS} --root {store} dream --if-due")
     assert document["not_checked"] == []
     assert fakes.argvs("crontab")[-1] == ["-l"]  # status only reads
 
@@ -284,7 +288,7 @@ def test_dry_run_prints_the_change_and_changes_nothing(cli, fakes, store):
     lines = done.out.splitlines()
     assert lines[0] == "[DRY RUN] would change your crontab:"
     assert lines[1].startswith("[DRY RUN]     +# auto-dream schedule ")
-    assert lines[2].startswith(f"[DRY RUN]     +0 3 * * 0 {sys.executable} -m auto_dream --root {store} dream")
+    assert lines[2].startswith(f"[DRY RUN]     +0 3 * * 0 {RUNS} --root {store} dream")
     assert fakes.table == b"MAILTO=me\n" and fakes.argvs("crontab") == [["-l"]]
     assert cli("--root", store, "schedule", "install", "--cron").code == 0
     removing = cli("--root", store, "schedule", "remove", "--dry-run")
@@ -314,7 +318,7 @@ def test_a_line_of_the_users_right_after_our_marker_is_not_taken_for_ours(cli, f
     done = cli("--root", store, "schedule", "install", "--cron")
     assert done.code == 0, done
     lines = fakes.table.splitlines(keepends=True)
-    assert lines[0] == b"MAILTO=me\n" and lines[1] == marker and b" -m auto_dream --root " in lines[2]
+    assert lines[0] == b"MAILTO=me\n" and lines[1] == marker and f" {RUNS} --root ".encode() in lines[2]
     assert lines[3:] == [after_marker, b"0 1 * * * /bin/true\n"]
     removed = cli("--root", store, "schedule", "remove")
     assert removed.code == 0, removed
@@ -346,7 +350,8 @@ def test_systemd_install_writes_two_units_and_enables_the_timer(cli, fakes, stor
     folder = config_home(isolated_env) / "systemd" / "user"
     assert sorted(path.name for path in folder.iterdir()) == [f"{unit}.service", f"{unit}.timer"]
     service = (folder / f"{unit}.service").read_text()
-    assert f'ExecStart="{sys.executable}" "-m" "auto_dream" --root "{store}" dream\n' in service
+    assert "ExecStart=" + " ".join(f'"{word}"' for word in auto_dream_command()) + f' --root "{store}" dream\n' \
+        in service
     assert "OnCalendar=Sun *-*-* 03:00:00" in (folder / f"{unit}.timer").read_text()
     assert fakes.argvs("systemctl") == [["--user", "daemon-reload"], ["--user", "enable", "--now", f"{unit}.timer"]]
     assert fakes.listed("enabled") == {f"{unit}.timer"}
@@ -415,7 +420,7 @@ def test_launchd_install_and_remove(cli, fakes, store, isolated_env, monkeypatch
     assert agent["Label"] == label
     assert agent["StartCalendarInterval"] == {"Weekday": 0, "Hour": 3, "Minute": 0}
     assert agent["ProgramArguments"][:2] == ["/bin/sh", "-c"]
-    assert agent["ProgramArguments"][2].startswith(f"{sys.executable} -m auto_dream --root {store} dream >> ")
+    assert agent["ProgramArguments"][2].startswith(f"{RUNS} --root {store} dream >> ")
     domain = f"gui/{os.getuid()}"
     assert fakes.argvs("launchctl") == [["bootstrap", domain, str(path)]]
     assert fakes.listed("loaded") == {label}
@@ -644,4 +649,4 @@ def test_surroundings_come_from_the_environment(fakes, systemd_runs, tmp_path, m
     found = shell.schedule_surroundings()
     assert found == Surroundings(isolated_env, isolated_env / ".config",
                                  {name: str(fakes.bin / name) for name in ("crontab", "systemctl", "launchctl")},
-                                 True, False, os.getuid(), (sys.executable, "-m", "auto_dream"))
+                                 True, False, os.getuid(), auto_dream_command())

@@ -168,11 +168,8 @@ def schedule_surroundings() -> "Surroundings":
     tools on PATH, whether systemd runs, the platform, the user id, and the command that runs
     this auto-dream.
 
-    That command is this Python with `-m auto_dream`: sys.executable as Python was started,
-    not resolved, since a virtual environment's python is a link to the base interpreter and
-    only by its own path does it find the environment's packages (pyvenv.cfg beside it; the
-    `venv` docs). It needs nothing from PATH (cron's is /usr/bin:/bin), and it is what the
-    `auto-dream` script itself runs (the script's #! line names the same python)."""
+    That command is auto_dream_command(), as the agents' hooks and MCP entries have it: by
+    absolute path, so it needs nothing from PATH (cron's is /usr/bin:/bin)."""
     import shutil
 
     from auto_dream.commands.schedule import Surroundings
@@ -185,7 +182,7 @@ def schedule_surroundings() -> "Surroundings":
     config_home = Path(given) if given and os.path.isabs(given) else home / ".config"
     search = os.environ.get("PATH", os.defpath)
     tools = {name: shutil.which(name, path=search) for name in SCHEDULE_TOOLS}
-    command = (os.path.abspath(sys.executable), "-m", "auto_dream") if sys.executable else ()
+    command = auto_dream_command() if sys.executable else ()
     return Surroundings(home, config_home, tools, SYSTEMD_BOOTED.is_dir(), PLATFORM == "darwin", os.getuid(),
                         command)
 

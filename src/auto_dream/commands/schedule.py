@@ -78,7 +78,7 @@ class Surroundings:
     systemd_running: bool  # sd_booted(3): /run/systemd/system exists
     macos: bool
     uid: int
-    command: tuple[str, ...]  # what runs this auto-dream, e.g. (python, "-m", "auto_dream")
+    command: tuple[str, ...]  # what runs this auto-dream (shell.auto_dream_command): its script, or python -m
 
 
 @dataclass(frozen=True)
