@@ -64,7 +64,8 @@ def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory
     ties go to the newer memory. `archived`: the archive is searched too. No match: [].
     The lookup is recorded in the consult log at `now` (store.consult). `defer`: a large
     store's full check may wait until after the answer (store.recall.with_recall_index; the
-    caller runs store.recall.run_owed_checks once it has given the answer)."""
+    caller runs it once it has given the answer: shell.run_owed_checks forks it off,
+    store.recall.run_owed_checks_here runs it in the caller's thread)."""
     check_query(query)
     if memory_type is not None and memory_type not in MEMORY_TYPES:  # as commands.listing says it
         raise InputError(f"unknown type {memory_type!r}: use one of {', '.join(MEMORY_TYPES)}")
