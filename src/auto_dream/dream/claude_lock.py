@@ -18,18 +18,17 @@ rollback restores the prior body too, and the mtime to the nanosecond. We touch 
 end only while it still names us, so a run that outlived the hour never undoes a later holder.
 """
 
-import errno
 import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from stat import S_ISREG
 
 from auto_dream.dream.lock import _alive
 from auto_dream.errors import LockHeldError, StoreError
 from auto_dream.store.memory import write_atomic
+from auto_dream.store.paths import read_regular_status
 
 LOCK_FILE = ".consolidate-lock"
 HOLDER_STALE = 60 * 60  # seconds: Claude Code's HOLDER_STALE_MS (the PID-reuse guard)
@@ -47,23 +46,12 @@ def holder_pid(body: bytes) -> int | None:
 
 def read_lock(path: Path) -> Lock | None:
     """The lock's bytes and status, or None when there is none. Never through a symlink, never
-    from a FIFO (O_NOFOLLOW, O_NONBLOCK, as store.memory_md.read_index)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise StoreError(f"{path} is a symbolic link; auto-dream does not follow it") from None
-        raise StoreError(f"cannot read {path}: {error.strerror}") from None
-    try:
-        status = os.fstat(fd)
-        if not S_ISREG(status.st_mode) or status.st_size > MAX_LOCK_BYTES:
-            raise StoreError(f"{path} is not a Claude Code lock file (not a small regular file)")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(MAX_LOCK_BYTES), status
-    finally:
-        os.close(fd)
+    from a FIFO (paths.read_regular_status, as store.memory_md.read_index)."""
+    kind = "a Claude Code lock file (not a small regular file)"
+    found = read_regular_status(path, MAX_LOCK_BYTES, kind)
+    if found is not None and found[1].st_size > MAX_LOCK_BYTES:
+        raise StoreError(f"{path} is not {kind}")
+    return found
 
 
 def _refuse_if_held(path: Path, lock: Lock | None, now: float) -> None:

@@ -319,6 +319,14 @@ def read_regular(path: Path, limit: int = -1) -> bytes | None:
     """A regular file's bytes (its first `limit`), None when there is none. Never through a
     symbolic link, never waiting on a FIFO (O_NOFOLLOW, O_NONBLOCK): either, or a file that
     cannot be read, is a StoreError of one line."""
+    found = read_regular_status(path, limit)
+    return None if found is None else found[0]
+
+
+def read_regular_status(path: Path, limit: int = -1, kind: str = "a regular file",
+                        ) -> tuple[bytes, os.stat_result] | None:
+    """read_regular, with the file's status as it was read (its mtime, its size); a file that is
+    not regular is refused as not being `kind`."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
@@ -328,10 +336,11 @@ def read_regular(path: Path, limit: int = -1) -> bytes | None:
             raise StoreError(f"{path} is a symbolic link: auto-dream does not follow it") from None
         raise StoreError(f"cannot read {path}: {error.strerror}") from None
     try:
-        if not S_ISREG(os.fstat(fd).st_mode):
-            raise StoreError(f"{path} is not a regular file")
+        status = os.fstat(fd)
+        if not S_ISREG(status.st_mode):
+            raise StoreError(f"{path} is not {kind}")
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(limit)
+            return handle.read(limit), status
     finally:
         os.close(fd)
 
