@@ -523,7 +523,7 @@ def test_the_hook_commands_give_memory_at_start_and_dream_in_the_background_at_e
         fcntl.flock(state, fcntl.LOCK_UN)
         os.close(state)
     deadline = time.monotonic() + 60
-    while not list((store / "memories" / "project").glob("*.md")) and time.monotonic() < deadline:
+    while len(list((store / "memories" / "project").glob("*.md"))) < 6 and time.monotonic() < deadline:
         time.sleep(0.2)
     assert len(list((store / "memories" / "project").glob("*.md"))) == 6  # the dream ran, in the background
     assert list(elsewhere.iterdir()) == []  # no nohup.out, nothing outside the store
