@@ -4,6 +4,7 @@ The Claude distiller (distill.claude) asks Claude instead, and falls back to thi
 """
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +23,8 @@ from auto_dream.distill.base import (
     Thresholds,
 )
 from auto_dream.judge.kinds import guess_type
+from auto_dream.judge.pairs import word_ranks
+from auto_dream.judge.recent import RECENT_LIMIT, RecentIndex
 from auto_dream.judge.similarity import Profile, is_contradiction, overlap
 from auto_dream.judge.statements import SIZE_LINE, Side, document_says, judge_statements, said_verbatim
 from auto_dream.store.index import shorten
@@ -97,24 +100,38 @@ class DeterministicDistiller:
             return grown_profiles[path] if path in grown_profiles else request.profiles[path]
 
         # a pair without a signal is at most a duplicate: below that threshold it is nothing
-        nearby = request.neighbours(min(thresholds.duplicate, thresholds.contradiction), thresholds.duplicate)
+        low = min(thresholds.duplicate, thresholds.contradiction)
+        nearby = request.neighbours(low, thresholds.duplicate)
         retired: set[str] = set()
         pending: list[_Pending] = []
+        # the entries of this run before each one, by type, as the memories they will become
+        profiles = [Profile.of(entry.text) for entry in request.entries]
+        ranks = word_ranks(Counter(word for profile in profiles for word in profile.words))
+        earlier: dict[str, RecentIndex] = {}
+
+        def remember(index: int) -> None:
+            group = pending[index]
+            earlier.setdefault(group.type, RecentIndex(ranks, low, max(low, thresholds.duplicate))).put(
+                index, group.profile.words, group.profile.aims)
         merges: list[MergeInto] = []
         skips: list[Skip] = []
+        profile_of_entry = {entry.id: profile for entry, profile in zip(request.entries, profiles)}
         for entry in sorted(request.entries, key=lambda e: e.at):
             entry_type = entry.type or guess_type(entry.text)
-            profile = Profile.of(entry.text)
+            profile = profile_of_entry[entry.id]
             entry_time = request.entry_time(entry)
             # the memories this batch merged into changed their words: they are checked always
             near = nearby.get(entry.id, set()) | grown_profiles.keys()
             entry_side = Side(entry.text, profile, entry_time)
+            same_type = earlier.get(entry_type)
+            groups = sorted(same_type.recent(profile.words, profile.aims, RECENT_LIMIT)) if same_type else []
             target = self._closest(entry_side, entry_type, memories, profile_of, retired, pending, thresholds, near,
-                                   request.now)
+                                   request.now, groups)
             request.progress.advance()
             if target is None:
                 pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, time=entry_time,
                                         reason=f"new fact from entry {entry.id}"))
+                remember(len(pending) - 1)
                 continue
             kind, key, evidence = target
             if isinstance(key, str) and kind == "contradiction":
@@ -125,11 +142,13 @@ class DeterministicDistiller:
                     pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, time=entry_time,
                                             reason="new entry (contradicts a memory that is "
                                             + ("pinned" if memory.pinned else "read-only") + f": {key})"))
+                    remember(len(pending) - 1)
                 else:
                     retired.add(key)
                     pending.append(_Pending(entry_type, [entry.text], [entry.id], profile, time=entry_time,
                                             replaces=key,
                                             reason=f"entry {entry.id} contradicts {key}: {evidence}; the newer wins"))
+                    remember(len(pending) - 1)
             elif isinstance(key, str):  # a duplicate, or said already
                 adds = kind == "duplicate" and adds_words(entry.text, profile_of(key).words)
                 addition = entry.text.strip() if adds else ""
@@ -146,6 +165,7 @@ class DeterministicDistiller:
                 pending[key] = _Pending(entry_type, [entry.text], [entry.id], profile, time=entry_time,
                                         replaces=replaces,
                                         reason=f"entry {entry.id} supersedes earlier entries of this run")
+                remember(key)
             else:
                 group = pending[key]
                 if kind == "duplicate" and adds_words(entry.text, group.profile.words):
@@ -153,6 +173,7 @@ class DeterministicDistiller:
                 group.sources.append(entry.id)
                 group.profile = group.profile.merged_with(profile)
                 group.time = entry_time
+                remember(key)
         operations: list[Operation] = []
         for group in pending:
             new = new_memory_from_text(group.type, group.texts[0])
@@ -168,7 +189,7 @@ class DeterministicDistiller:
     @staticmethod
     def _closest(entry: Side, entry_type: str, memories: Mapping[str, Memory], profile_of: Callable[[str], Profile],
                  retired: set[str], pending: list[_Pending], thresholds: Thresholds, near: set[str],
-                 now: datetime | None) -> tuple[str, str | int, str] | None:
+                 now: datetime | None, groups: list[int]) -> tuple[str, str | int, str] | None:
         """The best ('contradiction'|'duplicate'|'said', memory path or pending index, evidence), or None.
 
         An entry is a statement: against a statement memory the judge's statement rules decide
@@ -176,7 +197,7 @@ class DeterministicDistiller:
         only its source ('said'). What the judge is not certain of becomes a new memory, and the
         memory check lists the pair for review."""
         best: tuple[tuple[bool, float], str, str | int, str] | None = None
-        for key, candidate in _candidates(entry_type, memories, profile_of, retired, pending, near):
+        for key, candidate in _candidates(entry_type, memories, profile_of, retired, pending, near, groups):
             score = overlap(entry.profile.words, candidate.words)
             if score < thresholds.contradiction:
                 continue
@@ -208,10 +229,11 @@ class DeterministicDistiller:
 
 
 def _candidates(entry_type: str, memories: Mapping[str, Memory], profile_of: Callable[[str], Profile],
-                retired: set[str], pending: list[_Pending], near: set[str]) -> Iterator[tuple[str | int, Profile]]:
+                retired: set[str], pending: list[_Pending], near: set[str],
+                groups: list[int]) -> Iterator[tuple[str | int, Profile]]:
+    """The memories near the entry, then the groups of this run that `groups` names (oldest first)."""
     for path in sorted(near):
         if path not in retired and memories[path].type == entry_type:
             yield path, profile_of(path)
-    for index, group in enumerate(pending):
-        if group.type == entry_type:
-            yield index, group.profile
+    for index in groups:
+        yield index, pending[index].profile

@@ -152,9 +152,15 @@ class _Run:
         judged = []
         pairs = sorted(memory_pairs(snapshot, decisions, changed, thresholds))
         self.progress.start(CHECKING, len(pairs))
+        sides: dict[str, Side] = {}  # nothing changes while the pairs are judged: one side per memory
+
+        def side(path: str) -> Side:
+            if path not in sides:
+                sides[path] = self._side(path)
+            return sides[path]
+
         for a, b in pairs:
-            verdict = judge(self._side(a), self._side(b), config.duplicate_overlap, config.contradiction_overlap,
-                            rarity)
+            verdict = judge(side(a), side(b), config.duplicate_overlap, config.contradiction_overlap, rarity)
             if verdict.outcome != "none":
                 judged.append((overlap(decisions.profiles[a].words, decisions.profiles[b].words), verdict, a, b))
             self.progress.advance()

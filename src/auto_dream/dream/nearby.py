@@ -12,9 +12,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 
 from auto_dream.distill.base import Thresholds
-from auto_dream.distill.neighbours import entry_pairs, entry_profiles, relatable_pairs, search_range
+from auto_dream.distill.neighbours import entry_pairs, entry_profiles, search_range
 from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.judge.pairs import stored_pairs
+from auto_dream.judge.recent import RECENT_LIMIT, recent_pairs
 from auto_dream.judge.statements import idf_weights
 from auto_dream.store.cache import ParseCache
 from auto_dream.store.daylog import Entry
@@ -33,7 +34,8 @@ def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str]
     found: set[tuple[str, str]] = set()
     for kind in {live[p].type for p in probes}:
         pool = {p: profiles[p].words for p in fresh if live[p].type == kind}
-        found |= relatable_pairs([p for p in probes if p in pool], pool, lambda p: profiles[p].aims, low, high)
+        found |= recent_pairs([p for p in probes if p in pool], pool, lambda p: profiles[p].aims,
+                              lambda p: (live[p].mtime, p), low, high, RECENT_LIMIT)
     if stored and snapshot.cache is not None:
         matches = _stored_relatable(decisions, snapshot.cache, {p: profiles[p].words for p in probes}, aims, low, high)
         found |= {(a, b) if a <= b else (b, a) for a, others in matches.items() for b in others

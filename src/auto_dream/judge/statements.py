@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import NamedTuple, Protocol
 
 from auto_dream.judge.similarity import (
@@ -153,12 +153,14 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
     """The seed's rules between two statements, each guarded by a rule for a way it went wrong."""
     if is_contradiction(a.profile, b.profile, contradiction):
         return _ordered(a, b, contradiction_evidence(a, b))
+    close = overlap(a.profile.words, b.profile.words) >= duplicate
+    if not close:  # every rule below needs the two this close (is_duplicate too)
+        return NOTHING
     slots = changed_slots(a.core, b.core)
     numbers = [slot for slot in slots if _has_digit(slot.a) or _has_digit(slot.b)]
     if distinct_specifics(numbers):
         return NOTHING
     swaps = swapped_words(slots, a.profile.words, b.profile.words)
-    close = overlap(a.profile.words, b.profile.words) >= duplicate
     if close and value_changed(numbers):
         if swaps or any(_content(slot.a, slot.a_written, b.profile.words)
                         or _content(slot.b, slot.b_written, a.profile.words) for slot in slots if slot not in numbers):
@@ -207,7 +209,8 @@ class Slot(NamedTuple):
     b_written: list[str]
 
 
-def _align_tokens(text: str) -> tuple[list[str], list[str]]:
+@lru_cache(maxsize=4096)  # a text is lined up against each of its candidates: tokenized once
+def _align_tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(the tokens two statements are lined up by: every word, stop words too, stemmed; CJK by
     character — and the same tokens as written)."""
     keys, written = [], []
@@ -218,19 +221,25 @@ def _align_tokens(text: str) -> tuple[list[str], list[str]]:
         else:
             keys.append(stem(token.lower()))
             written.append(token)
-    return keys, written
+    return tuple(keys), tuple(written)
+
+
+@lru_cache(maxsize=64)  # a pair is lined up once, for its slots and for attribute_changed
+def _differences(a: str, b: str) -> tuple[tuple[str, int, int, int, int], ...]:
+    """The places where two statements differ once lined up (difflib opcodes other than 'equal')."""
+    ta, tb = _align_tokens(a)[0], _align_tokens(b)[0]
+    return tuple(op for op in difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes() if op[0] != "equal")
 
 
 def changed_slots(a: str, b: str) -> list[Slot]:
     """Where two statements differ once lined up."""
     (ta, wa), (tb, wb) = _align_tokens(a), _align_tokens(b)
-    matcher = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
-    return [Slot(ta[i1:i2], tb[j1:j2], wa[i1:i2], wb[j1:j2])
-            for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    return [Slot(list(ta[i1:i2]), list(tb[j1:j2]), list(wa[i1:i2]), list(wb[j1:j2]))
+            for _, i1, i2, j1, j2 in _differences(a, b)]
 
 
 def _has_digit(tokens: list[str]) -> bool:
-    return any(any(c.isdigit() for c in t) for t in tokens)
+    return any(map(str.isdigit, "".join(tokens)))
 
 
 def value_changed(numbers: list[Slot]) -> bool:
@@ -260,8 +269,8 @@ def attribute_changed(a: str, b: str) -> bool:
     "The user is a data engineer" / "… a Python developer" are two roles (the indefinite "a"),
     and "… is new to Kubernetes" / "… to Terraform" differ after "to", not after "is": neither
     counts."""
-    (ta, _), (tb, _) = _align_tokens(a), _align_tokens(b)
-    opcodes = [op for op in difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes() if op[0] != "equal"]
+    ta, tb = _align_tokens(a)[0], _align_tokens(b)[0]
+    opcodes = _differences(a, b)
     if len(opcodes) != 1:
         return False
     _, i1, i2, j1, j2 = opcodes[0]
@@ -280,12 +289,22 @@ new yet still now then thing things way part done do does
 """.split())
 
 
+@lru_cache(maxsize=8192)  # the same few words differ between a statement and each of its candidates
+def _naming_words(keys: tuple[str, ...]) -> frozenset[str]:
+    """The significant words of a slot's tokens that name something (not GENERIC, not one letter)."""
+    text = "".join(t if _CJK_RUN.fullmatch(t) else f" {t} " for t in keys)
+    return frozenset(w for w in significant_words(text) if w not in GENERIC and len(w) > 1)
+
+
 def _content(keys: list[str], written: list[str], other_words: frozenset[str]) -> str:
     """The words of one side of a slot (as written) that name something the other statement never mentions."""
-    text = "".join(t if _CJK_RUN.fullmatch(t) else f" {t} " for t in keys)
-    words = [w for w in significant_words(text) - other_words if w not in GENERIC and len(w) > 1]
-    if not words:
-        return ""
+    words = _naming_words(tuple(keys)) - other_words
+    return _written(tuple(keys), tuple(written), words) if words else ""
+
+
+@lru_cache(maxsize=8192)
+def _written(keys: tuple[str, ...], written: tuple[str, ...], words: frozenset[str]) -> str:
+    """The tokens of a slot (as written) that hold one of `words`."""
     joiner = "" if all(_CJK_RUN.fullmatch(t) for t in written) else " "
     return joiner.join(t for key, t in zip(keys, written) if any(w in stem(key) or key in w for w in words))
 
@@ -305,8 +324,11 @@ def swapped_words(slots: list[Slot], a_words: frozenset[str], b_words: frozenset
 
 def _typo(left: str, right: str) -> bool:
     """One word spelt two ways ("integration" / "integraton", "CHANGELOG" / "CHANGLOG") is one word."""
-    return (" " not in left and " " not in right and min(len(left), len(right)) >= 5
-            and difflib.SequenceMatcher(None, left.lower(), right.lower()).ratio() >= 0.85)
+    if " " in left or " " in right or min(len(left), len(right)) < 5:
+        return False
+    matcher = difflib.SequenceMatcher(None, left.lower(), right.lower())
+    # the quick ratios are upper bounds of the ratio: most pairs of words fail them already
+    return matcher.real_quick_ratio() >= 0.85 and matcher.quick_ratio() >= 0.85 and matcher.ratio() >= 0.85
 
 
 # ---------------------------------------------------------------- documents
