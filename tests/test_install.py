@@ -705,3 +705,45 @@ def test_a_record_can_put_back_only_whitespace(cli, project):
     record_file.write_text(json.dumps(record))
     assert cli("uninstall", "claude-code", "--project", project).code == 0
     assert json.loads(mcp_file.read_text()) == {"mcpServers": {}}
+
+
+# ---------------------------------------------------------------- hardening round 2
+
+
+HUGE_INTEGER = '{\n  "n": ' + "9" * 5000 + "\n}\n"
+DEEP_NESTING = '{\n  "deep": ' + "[" * 100_000 + "]" * 100_000 + "\n}\n"
+
+
+@pytest.mark.parametrize("which", ["settings", "mcp", "claude_json"])
+@pytest.mark.parametrize("bad, says", [(HUGE_INTEGER, "is JSON with an integer too long to be read"),
+                                       (DEEP_NESTING, "is JSON nested too deeply to be read")])
+def test_json_python_cannot_hold_is_one_error_line_for_install_and_uninstall(cli, project, user_home, tmp_path,
+                                                                            which, bad, says):
+    """A 5,000-digit integer (past Python's int limit) or 100,000 nested arrays (past its recursion
+    limit) in a settings file: one error line, exit 1, as for any file that is not JSON; no traceback."""
+    scope = "user" if which == "claude_json" else "project"
+    path = {"settings": project / ".claude" / "settings.json", "mcp": project / ".mcp.json",
+            "claude_json": user_home / ".claude.json"}[which]
+    args = ("claude-code", "--scope", scope, "--project", project)
+    for installed_first in (False, True):
+        if installed_first:
+            path.write_text({"settings": SETTINGS, "mcp": MCP_JSON, "claude_json": CLAUDE_JSON}[which])
+            assert cli("install", *args).code == 0
+        path.write_text(bad)
+        before = tree_hash(tmp_path)
+        for verb in ("install", "uninstall"):
+            done = cli(verb, *args)
+            assert done.code == 1, done
+            assert done.err.count("\n") == 1 and done.err.startswith(f"auto-dream: error: {path} {says}")
+            assert "nothing was written" in done.err
+            assert tree_hash(tmp_path) == before
+
+
+@pytest.mark.parametrize("bad", [HUGE_INTEGER, DEEP_NESTING])
+def test_an_install_record_python_cannot_hold_is_read_as_no_record(cli, project, tmp_path, bad):
+    """The record is a file anyone can edit: one that cannot be read is no record, never a traceback."""
+    assert cli("install", "claude-code", "--project", project).code == 0
+    (project / ".claude" / "skills" / "auto-dream" / RECORD_NAME).write_text(bad)
+    done = cli("uninstall", "claude-code", "--project", project)
+    assert done.code == 0, done
+    assert not ours(json.loads((project / ".claude" / "settings.json").read_text()), "SessionStart")

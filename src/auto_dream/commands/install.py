@@ -290,7 +290,7 @@ class _Record:
             folders = tuple(str(folder) for folder in value["folders"] if folder in _LEVELS)
             skill = value["skill_sha256"]
             return cls(skill if isinstance(skill, str) else None, files, folders)
-        except (ValueError, KeyError, TypeError, AttributeError):
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None  # not ours to read: uninstall goes by the hook markers alone, and keeps the rest
 
     def render(self, command_line: str, root: Path) -> bytes:
