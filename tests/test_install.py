@@ -747,3 +747,35 @@ def test_an_install_record_python_cannot_hold_is_read_as_no_record(cli, project,
     done = cli("uninstall", "claude-code", "--project", project)
     assert done.code == 0, done
     assert not ours(json.loads((project / ".claude" / "settings.json").read_text()), "SessionStart")
+
+
+def test_uninstall_keeps_our_server_once_the_user_gave_it_an_env_and_says_so(cli, project, tmp_path):
+    """`env` is where a key for dream's LLM goes: uninstall does not drop it without a word. It
+    keeps the server the user added to, names what they added (never the values), and removes
+    the rest of ours."""
+    assert cli("install", "claude-code", "--project", project).code == 0
+    mcp_file = project / ".mcp.json"
+    value = json.loads(mcp_file.read_text())
+    value["mcpServers"]["auto-dream"]["env"] = {"ANTHROPIC_API_KEY": "sk-mine"}
+    value["mcpServers"]["auto-dream"]["timeout"] = 30000
+    mcp_file.write_text(json.dumps(value, indent=2) + "\n")
+    edited = mcp_file.read_bytes()
+    done = cli("uninstall", "claude-code", "--project", project)
+    assert done.code == 0, done
+    assert mcp_file.read_bytes() == edited  # the server with the user's key and timeout, as they wrote it
+    assert done.err == (f"auto-dream: warning: kept the MCP server 'auto-dream' in {mcp_file}: you gave it "
+                        "env ANTHROPIC_API_KEY and 'timeout' since install; delete it yourself when you no "
+                        "longer need them\n")
+    assert "sk-mine" not in done.out + done.err
+    assert not ours(json.loads((project / ".claude" / "settings.json").read_text()), "SessionStart")
+    assert not (project / ".claude" / "skills").exists()
+
+
+def test_uninstall_removes_our_server_with_the_empty_env_claude_code_writes(cli, project):
+    assert cli("install", "claude-code", "--project", project).code == 0
+    mcp_file = project / ".mcp.json"
+    value = json.loads(mcp_file.read_text())
+    del value["mcpServers"]["auto-dream"]["type"]  # as another tool may rewrite it: still nothing of the user's
+    mcp_file.write_text(json.dumps(value, indent=2) + "\n")
+    assert cli("uninstall", "claude-code", "--project", project).code == 0
+    assert "auto-dream" not in json.loads(mcp_file.read_text())["mcpServers"]

@@ -204,6 +204,18 @@ def _is_our_server(entry: Any) -> bool:
             or args[:2] == ["-m", "auto_dream"])
 
 
+def _added_by_user(entry: dict) -> str:
+    """What a person gave our server that install does not write (an `env` with an API key, a
+    `timeout`), named for a note — an env's names, never its values — or "" when there is none."""
+    added = [repr(key) for key in entry if key not in ("type", "command", "args", "env")]
+    env = entry.get("env")
+    if isinstance(env, dict) and env:
+        added.insert(0, f"env {', '.join(sorted(env))}")
+    elif env not in ({}, None):
+        added.insert(0, "an env")
+    return " and ".join(added)
+
+
 def _same_server(entry: Any, wanted: dict) -> bool:
     """The same program with the same arguments. Claude Code may add an empty `env` or the `type`
     when it rewrites the file; the other keys (`env` with a key for dream's LLM, a `timeout`) are
@@ -519,6 +531,9 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
                         why = "it was there before auto-dream install" if entry is not None else \
                             f"no {RECORD_NAME} says auto-dream install added it"
                         notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: {why}")
+                    elif added := _added_by_user(servers[SERVER_NAME]):
+                        notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: you gave it {added} since "
+                                     "install; delete it yourself when you no longer need them")
                     else:
                         text = remove_member(text, ("mcpServers",), SERVER_NAME)
             else:
