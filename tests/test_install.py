@@ -5,6 +5,7 @@ servers, hooks and keys, written the way people write them (4-space indents, no 
 one-line objects)."""
 
 import fcntl
+import hashlib
 import json
 import os
 import shlex
@@ -802,8 +803,6 @@ def test_uninstall_removes_our_server_with_the_empty_env_claude_code_writes(cli,
 def plant(project: Path, victim: Path, how: str) -> None:
     """What a cloned repository could ship: links from its .claude/ to the user's files outside it,
     and an install record saying install made them (the skill's hash is the linked file's)."""
-    import hashlib
-
     skill_dir = project / ".claude" / "skills" / "auto-dream"
     settings = project / ".claude" / "settings.json"
     settings.unlink()
