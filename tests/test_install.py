@@ -5,9 +5,11 @@ servers, hooks and keys, written the way people write them (4-space indents, no 
 one-line objects)."""
 
 import fcntl
+import hashlib
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -392,19 +394,36 @@ def test_a_symlinked_settings_file_is_edited_where_it_lives(cli, project, tmp_pa
     assert link.is_symlink() and dotfiles.read_text() == SETTINGS
 
 
-def test_a_settings_link_to_a_file_not_made_yet_keeps_its_link_and_loses_our_file(cli, project, tmp_path):
-    """A dotfiles link whose file is not there yet: install writes the file where the link points;
-    uninstall removes that file (it made it), not the user's link."""
+def test_a_settings_link_to_a_file_not_made_yet_keeps_its_link_and_loses_our_file(cli, user_home, tmp_path):
+    """A dotfiles link (in the home folder, which user scope manages) whose file is not there yet:
+    install writes the file where the link points; uninstall removes that file (it made it), not
+    the user's link."""
+    dotfiles = user_home / "dotfiles"
+    dotfiles.mkdir()
+    link = user_home / ".claude" / "settings.json"
+    link.unlink()
+    link.symlink_to(dotfiles / "settings.json")
+    before = tree_hash(tmp_path)
+    assert cli("install", "claude-code", "--scope", "user").code == 0
+    assert link.is_symlink() and ours(json.loads((dotfiles / "settings.json").read_text()), "SessionStart")
+    assert cli("uninstall", "claude-code", "--scope", "user").code == 0
+    assert tree_hash(tmp_path) == before  # the link, dangling again; no file of ours in dotfiles/
+
+
+def test_a_file_made_through_a_link_out_of_the_project_is_emptied_not_deleted(cli, project, tmp_path):
+    """The same link in a project, to a folder outside it: uninstall deletes nothing outside the
+    project, so the file install made there stays, with nothing of ours in it, and a warning says so."""
     dotfiles = tmp_path / "dotfiles"
     dotfiles.mkdir()
     link = project / ".claude" / "settings.json"
     link.unlink()
     link.symlink_to(dotfiles / "settings.json")
-    before = tree_hash(tmp_path)
     assert cli("install", "claude-code", "--project", project).code == 0
-    assert link.is_symlink() and ours(json.loads((dotfiles / "settings.json").read_text()), "SessionStart")
-    assert cli("uninstall", "claude-code", "--project", project).code == 0
-    assert tree_hash(tmp_path) == before  # the link, dangling again; no file of ours in dotfiles/
+    done = cli("uninstall", "claude-code", "--project", project)
+    assert done.code == 0, done
+    assert link.is_symlink() and (dotfiles / "settings.json").read_text() == "{}\n"
+    assert f"kept {link}, a link to {dotfiles / 'settings.json'}: that is outside {project}" in done.err
+    assert f"removed {link}" not in done.out and f"updated {link}" in done.out
 
 
 # ---------------------------------------------------------------- OpenClaw
@@ -705,3 +724,285 @@ def test_a_record_can_put_back_only_whitespace(cli, project):
     record_file.write_text(json.dumps(record))
     assert cli("uninstall", "claude-code", "--project", project).code == 0
     assert json.loads(mcp_file.read_text()) == {"mcpServers": {}}
+
+
+# ---------------------------------------------------------------- hardening round 2
+
+
+HUGE_INTEGER = '{\n  "n": ' + "9" * 5000 + "\n}\n"
+DEEP_NESTING = '{\n  "deep": ' + "[" * 100_000 + "]" * 100_000 + "\n}\n"
+
+
+@pytest.mark.parametrize("which", ["settings", "mcp", "claude_json"])
+@pytest.mark.parametrize("bad, says", [(HUGE_INTEGER, "is JSON with an integer too long to be read"),
+                                       (DEEP_NESTING, "is JSON nested too deeply to be read")])
+def test_json_python_cannot_hold_is_one_error_line_for_install_and_uninstall(cli, project, user_home, tmp_path,
+                                                                            which, bad, says):
+    """A 5,000-digit integer (past Python's int limit) or 100,000 nested arrays (past its recursion
+    limit) in a settings file: one error line, exit 1, as for any file that is not JSON; no traceback."""
+    scope = "user" if which == "claude_json" else "project"
+    path = {"settings": project / ".claude" / "settings.json", "mcp": project / ".mcp.json",
+            "claude_json": user_home / ".claude.json"}[which]
+    args = ("claude-code", "--scope", scope, "--project", project)
+    for installed_first in (False, True):
+        if installed_first:
+            path.write_text({"settings": SETTINGS, "mcp": MCP_JSON, "claude_json": CLAUDE_JSON}[which])
+            assert cli("install", *args).code == 0
+        path.write_text(bad)
+        before = tree_hash(tmp_path)
+        for verb in ("install", "uninstall"):
+            done = cli(verb, *args)
+            assert done.code == 1, done
+            assert done.err.count("\n") == 1 and done.err.startswith(f"auto-dream: error: {path} {says}")
+            assert "nothing was written" in done.err
+            assert tree_hash(tmp_path) == before
+
+
+@pytest.mark.parametrize("bad", [HUGE_INTEGER, DEEP_NESTING])
+def test_an_install_record_python_cannot_hold_is_read_as_no_record(cli, project, tmp_path, bad):
+    """The record is a file anyone can edit: one that cannot be read is no record, never a traceback."""
+    assert cli("install", "claude-code", "--project", project).code == 0
+    (project / ".claude" / "skills" / "auto-dream" / RECORD_NAME).write_text(bad)
+    done = cli("uninstall", "claude-code", "--project", project)
+    assert done.code == 0, done
+    assert not ours(json.loads((project / ".claude" / "settings.json").read_text()), "SessionStart")
+
+
+def test_uninstall_keeps_our_server_once_the_user_gave_it_an_env_and_says_so(cli, project, tmp_path):
+    """`env` is where a key for dream's LLM goes: uninstall does not drop it without a word. It
+    keeps the server the user added to, names what they added (never the values), and removes
+    the rest of ours."""
+    assert cli("install", "claude-code", "--project", project).code == 0
+    mcp_file = project / ".mcp.json"
+    value = json.loads(mcp_file.read_text())
+    value["mcpServers"]["auto-dream"]["env"] = {"ANTHROPIC_API_KEY": "sk-mine"}
+    value["mcpServers"]["auto-dream"]["timeout"] = 30000
+    mcp_file.write_text(json.dumps(value, indent=2) + "\n")
+    edited = mcp_file.read_bytes()
+    done = cli("uninstall", "claude-code", "--project", project)
+    assert done.code == 0, done
+    assert mcp_file.read_bytes() == edited  # the server with the user's key and timeout, as they wrote it
+    assert done.err == (f"auto-dream: warning: kept the MCP server 'auto-dream' in {mcp_file}: you gave it "
+                        "env ANTHROPIC_API_KEY and 'timeout' since install; delete it yourself when you no "
+                        "longer need them\n")
+    assert "sk-mine" not in done.out + done.err
+    assert not ours(json.loads((project / ".claude" / "settings.json").read_text()), "SessionStart")
+    assert not (project / ".claude" / "skills").exists()
+
+
+def test_uninstall_removes_our_server_with_the_empty_env_claude_code_writes(cli, project):
+    assert cli("install", "claude-code", "--project", project).code == 0
+    mcp_file = project / ".mcp.json"
+    value = json.loads(mcp_file.read_text())
+    del value["mcpServers"]["auto-dream"]["type"]  # as another tool may rewrite it: still nothing of the user's
+    mcp_file.write_text(json.dumps(value, indent=2) + "\n")
+    assert cli("uninstall", "claude-code", "--project", project).code == 0
+    assert "auto-dream" not in json.loads(mcp_file.read_text())["mcpServers"]
+
+
+def plant(project: Path, victim: Path, how: str) -> None:
+    """What a cloned repository could ship: links from its .claude/ to the user's files outside it,
+    and an install record saying install made them (the skill's hash is the linked file's)."""
+    skill_dir = project / ".claude" / "skills" / "auto-dream"
+    settings = project / ".claude" / "settings.json"
+    settings.unlink()
+    settings.symlink_to(victim / "prefs.json")
+    record = {"installed_with": "auto-dream install claude-code", "store": str(project / ".auto-dream"),
+              "skill_sha256": hashlib.sha256((victim / "notes.md").read_bytes()).hexdigest(),
+              "files": {"mcp": {"created": False, "containers": [], "server": True},
+                        "settings": {"created": True, "containers": [["hooks"]]}},
+              "folders": [".", "..", "../.."]}
+    if how == "skill folder linked":
+        (victim / RECORD_NAME).write_text(json.dumps(record))
+        skill_dir.parent.mkdir(parents=True)
+        skill_dir.symlink_to(victim)
+        (victim / "SKILL.md").symlink_to(victim / "notes.md")
+        return
+    skill_dir.mkdir(parents=True)
+    (skill_dir / "SKILL.md").symlink_to(victim / "notes.md")
+    if how == "record linked":
+        (skill_dir / RECORD_NAME).symlink_to(victim / "diary.txt")
+    else:
+        (skill_dir / RECORD_NAME).write_text(json.dumps(record))
+
+
+@pytest.mark.parametrize("how", ["files linked", "record linked", "skill folder linked"])
+def test_uninstall_deletes_nothing_through_links_a_repository_planted(cli, project, tmp_path, how):
+    victim = tmp_path / "home" / "mine"
+    victim.mkdir(parents=True)
+    (victim / "prefs.json").write_text("{}\n")
+    (victim / "notes.md").write_text("my notes\n")
+    (victim / "diary.txt").write_text("dear diary\n")
+    plant(project, victim, how)
+    outside = tree_hash(victim)
+    done = cli("uninstall", "claude-code", "--project", project)
+    assert done.code == 0, done
+    assert tree_hash(victim) == outside  # every file out there, as it was
+    for path in (victim / "prefs.json", victim / "notes.md", victim / "diary.txt"):
+        assert str(path) not in done.out  # nothing said removed there
+    assert "outside" in done.err or "not the skill auto-dream installed" in done.err
+    done = cli("install", "claude-code", "--project", project)  # and install writes nothing of its own there
+    assert done.code == 1 and done.err.count("\n") == 1 and "nothing was written" in done.err
+    assert tree_hash(victim) == outside
+
+
+# A child process that runs the command line and SIGKILLs itself at its Nth change to the file
+# system: before an os.mkdir, os.rmdir, os.unlink or os.replace, or right after tempfile.mkstemp
+# made a temporary file (empty, as a kill while writing it leaves it). N past the last change:
+# the command completes (exit 0).
+KILLED_AT = r"""
+import os, signal, sys, tempfile
+at, count = int(sys.argv[1]), [0]
+def killing(function, after=False):
+    def changed(*args, **kwargs):
+        count[0] += 1
+        if count[0] == at and not after:
+            os.kill(os.getpid(), signal.SIGKILL)
+        result = function(*args, **kwargs)
+        if count[0] == at and after:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return result
+    return changed
+for name in ("mkdir", "rmdir", "unlink", "replace"):
+    setattr(os, name, killing(getattr(os, name)))
+tempfile.mkstemp = killing(tempfile.mkstemp, after=True)
+from auto_dream.cli import run
+sys.exit(run(sys.argv[2:]))
+"""
+
+
+def killed_at(step: int, *argv: object) -> int:
+    """Run the command line, killed at its `step`th change: the exit status (-9 when killed)."""
+    return subprocess.run([sys.executable, "-c", KILLED_AT, str(step), *map(str, argv)], capture_output=True,
+                          timeout=60).returncode
+
+
+def every_kill(make_project, before_kill, argv, after_kill) -> int:
+    """For each step of `argv` in turn: a fresh project, `before_kill(project)`, `argv` killed at that
+    step, `after_kill(project)`; until `argv` runs to its end. The number of steps it has."""
+    step = 0
+    while True:
+        step += 1
+        project = make_project(step)
+        before_kill(project)
+        code = killed_at(step, *argv(project))
+        if code == 0:
+            return step - 1
+        assert code == -signal.SIGKILL, code
+        after_kill(project)
+
+
+@pytest.mark.parametrize("shape", ["bare", "with settings"])
+def test_an_install_killed_at_any_step_is_finished_by_the_next_and_undone_by_uninstall(cli, tmp_path, shape):
+    """A kill between any two writes of install (the folders, .mcp.json, settings.json, the skill,
+    the record, their temporary files): installing again and uninstalling gives back the user's
+    files byte for byte — no server kept "as it was there before", no empty hook arrays, no .tmp."""
+    originals: dict[Path, str] = {}
+
+    def make_project(step: int) -> Path:
+        folder = tmp_path / f"{shape}-{len(originals)}"
+        folder.mkdir()
+        if shape == "with settings":
+            (folder / ".claude").mkdir()
+            (folder / ".claude" / "settings.json").write_text('{\n    "hooks": {\n    }\n}')
+            (folder / ".mcp.json").write_text(MCP_JSON)
+        originals[folder] = tree_hash(folder)
+        return folder
+
+    def finish_then_uninstall(project: Path) -> None:
+        assert cli("install", "claude-code", "--project", project).code == 0
+        assert cli("install", "claude-code", "--project", project).out.startswith("auto-dream is already installed")
+        settings = json.loads((project / ".claude" / "settings.json").read_text())
+        assert len(ours(settings, "SessionStart")) == len(ours(settings, "SessionEnd")) == 1
+        done = cli("uninstall", "claude-code", "--project", project)
+        assert done.code == 0 and "kept" not in done.err, done
+        assert tree_hash(project) == originals[project]
+
+    steps = every_kill(make_project, lambda project: None,
+                       lambda project: ("install", "claude-code", "--project", project), finish_then_uninstall)
+    assert steps >= 10  # the folders, then each file's temporary file and its rename
+
+    def uninstall_alone(project: Path) -> None:  # or, never installed again: uninstall takes it out
+        done = cli("uninstall", "claude-code", "--project", project)
+        assert done.code == 0 and "kept" not in done.err, done
+        assert tree_hash(project) == originals[project]
+
+    every_kill(make_project, lambda project: None,
+               lambda project: ("install", "claude-code", "--project", project), uninstall_alone)
+
+
+def test_an_install_for_another_store_killed_at_any_step_is_finished_and_undone(cli, tmp_path):
+    originals: dict[Path, str] = {}
+
+    def make_project(step: int) -> Path:
+        folder = tmp_path / f"p{step}"
+        (folder / ".claude").mkdir(parents=True)
+        (folder / ".claude" / "settings.json").write_text(SETTINGS)
+        (folder / ".mcp.json").write_text(MCP_JSON)
+        originals[folder] = tree_hash(folder)
+        return folder
+
+    def installed(project: Path) -> None:
+        assert cli("install", "claude-code", "--project", project).code == 0
+
+    def finish_then_uninstall(project: Path) -> None:
+        assert cli("--root", tmp_path / "other", "install", "claude-code", "--project", project).code == 0
+        done = cli("uninstall", "claude-code", "--project", project)
+        assert done.code == 0 and "kept" not in done.err, done
+        assert tree_hash(project) == originals[project]
+
+    every_kill(make_project, installed,
+               lambda project: ("--root", tmp_path / "other", "install", "claude-code", "--project", project),
+               finish_then_uninstall)
+
+
+def test_an_uninstall_killed_at_any_step_is_finished_by_the_next(cli, tmp_path):
+    originals: dict[Path, str] = {}
+
+    def make_project(step: int) -> Path:
+        folder = tmp_path / f"p{step}"
+        folder.mkdir()
+        (folder / ".mcp.json").write_text('{\n  "mcpServers": {\n  }\n}\n')
+        originals[folder] = tree_hash(folder)
+        return folder
+
+    def installed(project: Path) -> None:
+        assert cli("install", "claude-code", "--project", project).code == 0
+
+    def finish(project: Path) -> None:
+        done = cli("uninstall", "claude-code", "--project", project)
+        assert done.code == 0 and "kept" not in done.err, done
+        assert tree_hash(project) == originals[project]
+
+    assert every_kill(make_project, installed, lambda project: ("uninstall", "claude-code", "--project", project),
+                      finish) >= 5
+
+
+class Killed(BaseException):
+    """A kill, as far as the code under it can tell: nothing catches it, nothing is put back."""
+
+
+def test_an_install_stopped_after_mcp_json_is_finished_and_undone_byte_for_byte(cli, project, tmp_path, monkeypatch):
+    """Stopped after it wrote .mcp.json, before settings.json and the skill (and a temporary file
+    of an earlier stopped write lying beside .mcp.json): installing again and uninstalling gives
+    back the user's files byte for byte — our server is not taken for one that was there before."""
+    before = tree_hash(tmp_path)
+    (project / "..mcp.json.k3x9_q2a.tmp").write_text('{"half": ')
+    real_replace = os.replace
+
+    def killed_at_settings(source, target, *args, **kwargs):
+        if str(target).endswith("settings.json"):
+            raise Killed
+        return real_replace(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", killed_at_settings)
+    with pytest.raises(Killed):
+        cli("install", "claude-code", "--project", project)
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert "auto-dream" in json.loads((project / ".mcp.json").read_text())["mcpServers"]
+    done = cli("install", "claude-code", "--project", project)
+    assert done.code == 0, done
+    assert f"removed {project / '..mcp.json.k3x9_q2a.tmp'}: a temporary file" in done.out
+    done = cli("uninstall", "claude-code", "--project", project)
+    assert done.code == 0 and done.err == "", done
+    assert tree_hash(tmp_path) == before

@@ -1,6 +1,7 @@
 """store/json_text.py: one member or item changed, every other byte of the file as it was."""
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -83,9 +84,13 @@ def test_a_member_in_the_middle_is_removed_with_its_comma():
     ('{"hooks": [', "not valid JSON (line 1"),
     ("[1, 2]", "not a JSON object"),
     ("", "not valid JSON"),
+    # JSON, but not what Python can hold: an integer past its digit limit, a nesting past its recursion limit
+    ('{"n": ' + "7" * 5000 + "}", "JSON with an integer too long to be read (more than 4300 digits)"),
+    ('{"deep": ' + "[" * 100_000 + "]" * 100_000 + "}", "JSON nested too deeply to be read"),
+    ('{"deep": ' + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}", "JSON nested too deeply to be read"),
 ])
 def test_what_is_not_a_json_object_is_named(text, message):
-    with pytest.raises(JsonTextError, match=message.replace("(", r"\(")):
+    with pytest.raises(JsonTextError, match=re.escape(message)):
         load(text)
 
 

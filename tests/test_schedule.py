@@ -308,7 +308,13 @@ def test_a_hand_written_auto_dream_line_is_kept_and_named(cli, fakes, store):
     assert fakes.table == hand
 
 
-@pytest.mark.parametrize("after_marker", [b"*/5 * * * * /usr/local/bin/backup --quiet\n", b"\n", b"# my notes\n"])
+@pytest.mark.parametrize("after_marker", [
+    b"*/5 * * * * /usr/local/bin/backup --quiet\n", b"\n", b"# my notes\n",
+    # jobs that only name a store or a script with auto-dream in its name: they run something else
+    b"0 4 * * * tar czf /backup/m.tgz /home/me/.claude/projects/x/memory/.auto-dream\n",
+    b"0 4 * * * /opt/auto_dream_backup.sh --to /backup\n",
+    b"@daily rsync -a ~/.auto-dream/ /backup/auto-dream/\n",
+])
 def test_a_line_of_the_users_right_after_our_marker_is_not_taken_for_ours(cli, fakes, store, after_marker):
     """Our line deleted by hand (`crontab -e`), the marker left: the line that now follows it is
     the user's, and neither install nor remove may replace or delete it."""
@@ -326,6 +332,22 @@ def test_a_line_of_the_users_right_after_our_marker_is_not_taken_for_ours(cli, f
     fakes.table_path.write_bytes(marker + after_marker)  # and a marker alone is taken out alone
     assert cli("--root", store, "schedule", "remove").code == 0
     assert fakes.table == after_marker
+
+
+@pytest.mark.parametrize("edit", [
+    lambda entry: b"#" + entry,  # commented out to pause it
+    lambda entry: b"# " + entry.replace(b"0 3 * * 0 ", b"30 4 * * 6 "),
+    lambda entry: entry.replace(b"0 3 * * 0 ", b"@weekly "),
+])
+def test_our_line_paused_or_retimed_by_hand_is_still_ours(cli, fakes, store, edit):
+    assert cli("--root", store, "schedule", "install", "--cron").code == 0
+    marker, entry = fakes.table.splitlines(keepends=True)
+    fakes.table_path.write_bytes(b"MAILTO=me\n" + marker + edit(entry))
+    assert cli("--root", store, "schedule", "install", "--cron").code == 0
+    assert fakes.table == b"MAILTO=me\n" + marker + entry  # put back as install writes it
+    fakes.table_path.write_bytes(b"MAILTO=me\n" + marker + edit(entry))
+    assert cli("--root", store, "schedule", "remove").code == 0
+    assert fakes.table == b"MAILTO=me\n"
 
 
 def test_a_crontab_that_cannot_be_read_is_left_alone(cli, fakes, store):

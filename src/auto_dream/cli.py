@@ -849,7 +849,8 @@ def uninstall_claude_code(ctx: typer.Context, scope: ScopeOption = "project", pr
                           dry_run: DryRunOption = False) -> None:
     """Remove the MCP server, the hooks and the skill `install claude-code` added for the scope. A file
     or folder install created goes when nothing else is in it; a file nobody changed since is back
-    byte for byte. The store and its memories are not touched."""
+    byte for byte. A server you gave an env or other key since, or a skill you edited, is kept, and
+    a warning says so. The store and its memories are not touched."""
     from auto_dream.commands.install import plan_uninstall, read_snapshot
 
     places, _ = _claude_code_places(scope, project)

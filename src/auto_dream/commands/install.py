@@ -20,17 +20,24 @@ and runs `auto-dream … mcp`, each hook command ends with HOOK_MARKER, the skil
 SKILL_MARKER for people to see — and a record beside the skill (RECORD_NAME) notes the skill's
 hash, which files, JSON containers and folders install created, and whether the server is
 install's (a user may have registered one of that name and command by hand), so that uninstall
-removes exactly those and a file nobody else changed comes back byte for byte.
+removes exactly those and a file nobody else changed comes back byte for byte. The record is
+written first, as a journal, so an install killed half way is finished by the next one or taken
+out by uninstall (apply_plan). Nothing is deleted whose real path is outside the folders install
+manages (Places.owned): a link a cloned repository ships cannot aim uninstall at the user's files.
 """
 
+import contextlib
 import difflib
 import hashlib
 import json
 import os
+import re
+import secrets
 import shlex
+import shutil
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +84,9 @@ class Places:
     skill_dir: Path
     mcp_file: Path | None = None  # Claude Code only
     settings: Path | None = None
+    # The folders install manages: uninstall deletes no file (and no folder) whose real path is
+    # outside them, so a link a cloned repository planted cannot make it delete what it names.
+    owned: tuple[Path, ...] = ()
 
     @property
     def label(self) -> str:
@@ -105,12 +115,14 @@ def claude_code_places(scope: str, project: Path, home: Path | None, config_dir:
         raise InputError(f"unknown scope {scope!r}: use project or user")
     if scope == "project":
         return Places("claude-code", "project", project / ".claude" / "skills" / SKILL_NAME,
-                      mcp_file=project / ".mcp.json", settings=project / ".claude" / "settings.json")
+                      mcp_file=project / ".mcp.json", settings=project / ".claude" / "settings.json",
+                      owned=(project,))
     if home is None:
         raise InputError("no home folder for Claude Code's user settings (HOME is not set)")
     config_home, claude_json = claude_homes(home, config_dir)[0]
     return Places("claude-code", "user", config_home / "skills" / SKILL_NAME,
-                  mcp_file=claude_json, settings=config_home / "settings.json")
+                  mcp_file=claude_json, settings=config_home / "settings.json",
+                  owned=tuple(dict.fromkeys((config_home, claude_json.parent))))
 
 
 def openclaw_places(home: Path | None, state_dir: Path | None) -> Places:
@@ -119,7 +131,7 @@ def openclaw_places(home: Path | None, state_dir: Path | None) -> Places:
         if home is None:
             raise InputError("no home folder for ~/.openclaw (HOME is not set): set OPENCLAW_STATE_DIR")
         state_dir = home / ".openclaw"
-    return Places("openclaw", None, state_dir / "skills" / SKILL_NAME)
+    return Places("openclaw", None, state_dir / "skills" / SKILL_NAME, owned=(state_dir,))
 
 
 def default_store(places: Places, project: Path, home: Path | None) -> Path:
@@ -204,6 +216,18 @@ def _is_our_server(entry: Any) -> bool:
             or args[:2] == ["-m", "auto_dream"])
 
 
+def _added_by_user(entry: dict) -> str:
+    """What a person gave our server that install does not write (an `env` with an API key, a
+    `timeout`), named for a note — an env's names, never its values — or "" when there is none."""
+    added = [repr(key) for key in entry if key not in ("type", "command", "args", "env")]
+    env = entry.get("env")
+    if isinstance(env, dict) and env:
+        added.insert(0, f"env {', '.join(sorted(env))}")
+    elif env not in ({}, None):
+        added.insert(0, "an env")
+    return " and ".join(added)
+
+
 def _same_server(entry: Any, wanted: dict) -> bool:
     """The same program with the same arguments. Claude Code may add an empty `env` or the `type`
     when it rewrites the file; the other keys (`env` with a key for dream's LLM, a `timeout`) are
@@ -217,11 +241,24 @@ def _same_server(entry: Any, wanted: dict) -> bool:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The bytes of every file a plan may touch (None: missing), and the names in each folder it
-    may create or remove (None: missing)."""
+    """The bytes of every file a plan may touch (None: missing), the names in each folder it may
+    create or remove (None: missing), the real path of each of those and of the owned folders
+    (a path missing here is its own), and the temporary files an interrupted run left beside ours."""
 
     files: Mapping[Path, bytes | None]
     folders: Mapping[Path, frozenset[str] | None]
+    real: Mapping[Path, Path] = field(default_factory=dict)
+    leftovers: Mapping[Path, bytes] = field(default_factory=dict)  # temporary files, and journals in staged folders
+    staged: tuple[Path, ...] = ()  # the staging folders of a stopped run (apply_plan), deepest first
+
+    def outside(self, places: "Places", path: Path) -> Path | None:
+        """The real path of `path` when it is outside every folder install manages, else None."""
+        real = self.real.get(path, path)
+        return None if _within(real, [self.real.get(root, root) for root in places.owned]) else real
+
+
+def _within(real: Path, roots: list[Path]) -> bool:
+    return any(real == root or root in real.parents for root in roots)
 
 
 @dataclass(frozen=True)
@@ -253,6 +290,9 @@ class Plan:
     make_folders: tuple[Path, ...] = ()  # created in this order
     remove_folders: tuple[Path, ...] = ()  # removed in this order when empty
     notes: tuple[str, ...] = ()  # what was left as it was, and why
+    # The record as it is to be, written before any other file (an install killed half way has
+    # then said what it was adding), with the hash of the skill it replaces while it does.
+    journal: bytes | None = None
 
     @property
     def empty(self) -> bool:
@@ -274,6 +314,12 @@ class _Record:
     skill_sha256: str | None
     files: dict[str, _FileRecord]
     folders: tuple[str, ...]  # relative to the skill folder: ".", "..", "../.."
+    replacing: str | None = None  # in a journal: the hash of our skill the install is replacing
+
+    def owns_skill(self, data: bytes) -> bool:
+        """The skill is ours while it is the one the record names, byte for byte (or, while an
+        install that was stopped half way replaced it, the one before)."""
+        return _sha256(data) in (self.skill_sha256, self.replacing)
 
     @classmethod
     def parse(cls, data: bytes | None) -> "_Record | None":
@@ -288,9 +334,10 @@ class _Record:
                                         if isinstance(blank["inside"], str) and not blank["inside"].strip(" \t\r\n")})
                      for role, entry in value["files"].items()}
             folders = tuple(str(folder) for folder in value["folders"] if folder in _LEVELS)
-            skill = value["skill_sha256"]
-            return cls(skill if isinstance(skill, str) else None, files, folders)
-        except (ValueError, KeyError, TypeError, AttributeError):
+            skill, replacing = value["skill_sha256"], value.get("replacing_skill_sha256")
+            return cls(skill if isinstance(skill, str) else None, files, folders,
+                       replacing if isinstance(replacing, str) else None)
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None  # not ours to read: uninstall goes by the hook markers alone, and keeps the rest
 
     def render(self, command_line: str, root: Path) -> bytes:
@@ -304,6 +351,7 @@ class _Record:
                                             for path, inside in sorted(entry.blanks.items())]} if entry.blanks else {})}
                       for role, entry in sorted(self.files.items())},
             "folders": list(self.folders),
+            **({"replacing_skill_sha256": self.replacing} if self.replacing else {}),
         }).encode("utf-8")
 
 
@@ -359,6 +407,11 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
         except UnicodeEncodeError:  # os.fsdecode's stand-ins for bytes that are not UTF-8
             raise StoreError(f"the path {os.fsencode(name).decode('utf-8', 'backslashreplace')} is not UTF-8 text, "
                              "and the files install writes it into are: nothing was written") from None
+    for path in (places.skill, places.record):
+        real = snapshot.outside(places, path)
+        if real is not None:  # wholly ours: never written through a link to somewhere else
+            raise StoreError(f"{path} is a link to {real}, outside {_owned(places)}: install writes no file of its "
+                             "own through it; nothing was written (remove the link)")
     record = _Record.parse(snapshot.files.get(places.record))
     files: dict[str, _FileRecord] = {}
     changes: list[FileChange] = []
@@ -396,7 +449,7 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
     if current != skill:
         # The skill is ours while it is the one the record names, byte for byte. Its marker is no
         # proof: a skill edited since, that uninstall kept (and said so), still carries it.
-        ours = current is None or (record is not None and _sha256(current) == record.skill_sha256)
+        ours = current is None or (record is not None and record.owns_skill(current))
         if not ours and not force:
             raise StoreError(f"{places.skill} is not the skill auto-dream installed (another skill named "
                              f"{SKILL_NAME}, or changed since): nothing was written; give --force to replace it")
@@ -408,10 +461,24 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
     kept = {level for level in (record.folders if record else ()) if snapshot.folders.get(_at_level(places, level))}
     new_record = _Record(_sha256(skill), files, tuple(level for level in _LEVELS if level in made | kept))
     record_bytes = new_record.render(places.install_line, root)
+    journal = None
     if snapshot.files.get(places.record) != record_bytes:
         changes.append(FileChange(places.record, snapshot.files.get(places.record), record_bytes,
                                   "what uninstall removes"))
-    return Plan(places, False, root, tuple(changes), tuple(reversed(missing)))
+        replacing = _sha256(current) if current is not None and current != skill and record is not None \
+            and record.owns_skill(current) else None
+        journal = replace(new_record, replacing=replacing).render(places.install_line, root)
+    changes += _leftover_removals(snapshot)
+    return Plan(places, False, root, tuple(changes), tuple(reversed(missing)), snapshot.staged, journal=journal)
+
+
+def _owned(places: Places) -> str:
+    return " and ".join(str(folder) for folder in places.owned) or "every folder install manages"
+
+
+def _leftover_removals(snapshot: Snapshot) -> list[FileChange]:
+    return [FileChange(path, data, None, "a temporary file an interrupted install or uninstall left")
+            for path, data in sorted(snapshot.leftovers.items())]
 
 
 # The objects and arrays that install may add to, in each file.
@@ -519,6 +586,9 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
                         why = "it was there before auto-dream install" if entry is not None else \
                             f"no {RECORD_NAME} says auto-dream install added it"
                         notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: {why}")
+                    elif added := _added_by_user(servers[SERVER_NAME]):
+                        notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: you gave it {added} since "
+                                     "install; delete it yourself when you no longer need them")
                     else:
                         text = remove_member(text, ("mcpServers",), SERVER_NAME)
             else:
@@ -536,27 +606,33 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
             after: bytes | None = text.encode("utf-8")
             if entry is not None and entry.created and load(text) == {}:
                 after = None  # the file install created, with nothing in it but ours
+                if (real := snapshot.outside(places, path)) is not None:
+                    after = text.encode("utf-8")
+                    notes.append(f"kept {path}, a link to {real}: that is outside {_owned(places)}, where "
+                                 "uninstall deletes no file; what install added to it was taken out")
             if after != before:
                 changes.append(FileChange(path, before, after, what))
+    changes += _leftover_removals(snapshot)
 
-    removed = {change.path for change in changes if change.after is None}
-    skill = snapshot.files.get(places.skill)
-    if skill is not None:
-        ours = record is not None and _sha256(skill) == record.skill_sha256  # see plan_install
-        if ours:
-            changes.append(FileChange(places.skill, skill, None, "the skill"))
-            removed.add(places.skill)
+    removed = {change.path for change in changes if change.after is None} | set(snapshot.staged)
+    for path, what in ((places.skill, "the skill"), (places.record, "the install record")):
+        data = snapshot.files.get(path)
+        if data is None:
+            continue
+        if path == places.skill and not (record is not None and record.owns_skill(data)):  # see plan_install
+            notes.append(f"kept {path}: it is not the skill auto-dream installed, or it changed since")
+        elif (real := snapshot.outside(places, path)) is not None:
+            notes.append(f"kept {path}, a link to {real}: that is outside {_owned(places)}, where uninstall "
+                         "deletes no file")
         else:
-            notes.append(f"kept {places.skill}: it is not the skill auto-dream installed, or it changed since")
-    if snapshot.files.get(places.record) is not None:
-        changes.append(FileChange(places.record, snapshot.files[places.record], None, "the install record"))
-        removed.add(places.record)
+            changes.append(FileChange(path, data, None, what))
+            removed.add(path)
 
     created = set(record.folders) if record else {"."}  # the skill's own folder is named for us
-    remove_folders = []
+    remove_folders = list(snapshot.staged)
     for level, folder in zip(_LEVELS, _folder_chain(places.skill_dir)):
         names = snapshot.folders.get(folder)
-        if names is None or level not in created:
+        if names is None or level not in created or snapshot.outside(places, folder) is not None:
             break
         if any(folder / name not in removed for name in names):
             break
@@ -569,18 +645,95 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
 
 
 def read_snapshot(places: Places) -> Snapshot:
-    """The bytes of the files `places` names and the names in the skill folder and its parents."""
+    """The bytes of the files `places` names, the names in the skill folder and its parents, the
+    real path of each, and the temporary files of ours a stopped run left beside those files."""
     files = {path: read_file(path) for path in places.files()}
-    folders: dict[Path, frozenset[str] | None] = {}
-    for folder in _folder_chain(places.skill_dir):
-        try:
-            with os.scandir(folder) as listing:
-                folders[folder] = frozenset(entry.name for entry in listing)
-        except (FileNotFoundError, NotADirectoryError):
-            folders[folder] = None
-        except OSError as error:
-            raise StoreError(f"cannot look at {folder}: {error.strerror}") from None
-    return Snapshot(files, folders)
+    chain = _folder_chain(places.skill_dir)
+    folders = {folder: _names(folder) for folder in chain}
+    real = {path: Path(os.path.realpath(path)) for path in (*places.files(), *chain, *places.owned)}
+    snapshot = Snapshot(files, folders, real)
+    leftovers: dict[Path, bytes] = {}
+    for path in places.files():
+        # where _replace writes its temporary file: beside the file, or beside the one a link names
+        target = real[path] if os.path.islink(path) else path
+        if snapshot.outside(places, path) is not None:
+            continue
+        pattern = re.compile(rf"\.{re.escape(target.name)}\.[a-z0-9_]{{8}}\.tmp")  # write_temporary's names
+        names = folders[target.parent] if target.parent in folders else _names(target.parent)
+        for name in names or ():
+            if pattern.fullmatch(name) and (data := _regular_file(target.parent / name)) is not None:
+                leftovers[target.parent / name] = data
+    staged: list[Path] = []
+    roots = [real[root] for root in places.owned]
+    for level, folder in enumerate(chain):
+        pattern = re.compile(rf"\.{re.escape(folder.name)}\.[0-9a-f]{{8}}\.tmp")  # _make_folders' names
+        names = folders[folder.parent] if folder.parent in folders else _names(folder.parent)
+        for name in sorted(names or ()):
+            staging = folder.parent / name
+            if pattern.fullmatch(name) and _within(Path(os.path.realpath(staging)), roots):
+                inside = [below.name for below in reversed(chain[:level])]
+                if (found := _staged_tree(staging, inside)) is not None:
+                    leftovers.update(found[0])
+                    staged += found[1]
+    return replace(snapshot, leftovers=leftovers, staged=tuple(staged))
+
+
+def _staged_tree(staging: Path, inside: list[str]) -> tuple[dict[Path, bytes], list[Path]] | None:
+    """What apply_plan left in a staging folder when its run was killed: the folders `inside` one
+    in the other, and in the skill's folder at the bottom the record (install's journal, or the
+    record uninstall was removing), its temporary file, and the skill that record names. Their
+    bytes by path, and the folders deepest first; None when anything else is in there (it is not
+    ours to remove)."""
+    files: dict[Path, bytes] = {}
+    folders = [staging]
+    record_temporary = re.compile(rf"\.{re.escape(RECORD_NAME)}\.[a-z0-9_]{{8}}\.tmp")
+    for depth in range(len(inside) + 1):
+        current = folders[-1]
+        if os.path.islink(current) or not os.path.isdir(current):
+            return None
+        names = _names(current) or frozenset()
+        if depth < len(inside):
+            if not names <= {inside[depth]}:
+                return None
+            if not names:
+                break  # killed before it made the next one, or after it removed it
+            folders.append(current / inside[depth])
+            continue
+        for name in names:
+            data = _regular_file(current / name)
+            if data is None or not (name in (RECORD_NAME, "SKILL.md") or record_temporary.fullmatch(name)):
+                return None
+            files[current / name] = data
+        skill = files.get(current / "SKILL.md")
+        record = _Record.parse(files.get(current / RECORD_NAME))
+        if skill is not None and not (record is not None and record.owns_skill(skill)):
+            return None
+    return files, list(reversed(folders))
+
+
+def _names(folder: Path) -> frozenset[str] | None:
+    try:
+        with os.scandir(folder) as listing:
+            return frozenset(entry.name for entry in listing)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:
+        raise StoreError(f"cannot look at {folder}: {error.strerror}") from None
+
+
+def _regular_file(path: Path) -> bytes | None:
+    """A file's bytes when it is a regular file itself (no link followed), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
 
 
 def read_file(path: Path) -> bytes | None:
@@ -606,44 +759,143 @@ def apply_plan(plan: Plan) -> None:
     or removed — through a symlink, the file it names, the link kept — after checking that no
     file changed since the plan was made (Claude Code rewrites ~/.claude.json while it runs). A
     write that fails half way (a full disk, a file where a folder goes) puts back what was
-    written before it: the files, bytes and modes, as they were, and the folders made for it gone."""
+    written before it: the files, bytes and modes, as they were, and the folders made for it gone.
+
+    A run killed at any point leaves what the next one can finish or take out, byte for byte: an
+    install writes its record first (the plan's journal), so it has said what it was adding
+    before it adds it; the folders it makes appear at once with the journal in them, and the
+    folders uninstall empties go aside at once (a `.name.XXXXXXXX.tmp` folder, which read_snapshot
+    finds) before what is in them is removed."""
+    owned = [Path(os.path.realpath(folder)) for folder in plan.places.owned]
     for change in plan.changes:
         if read_file(change.path) != change.before:
             raise StoreError(f"{change.path} changed while auto-dream was planning: nothing was written; "
                              "run the command again")
+        real = Path(os.path.realpath(change.path))
+        if change.after is None and not _within(real, owned):
+            raise StoreError(f"{change.path} changed while auto-dream was planning (it now leads to {real}): "
+                             "nothing was written; run the command again")
+    chain = _folder_chain(plan.places.skill_dir)
+    emptied = [folder for folder in plan.remove_folders if folder in chain]  # deepest first
+    top = emptied[-1] if emptied else None
+    aside = [change for change in plan.changes  # the skill and the record: removed with their folders
+             if top is not None and change.path in (plan.places.skill, plan.places.record)]
     made: list[Path] = []
     done: list[tuple[FileChange, int]] = []
     try:
-        for folder in plan.make_folders:
-            try:
-                os.mkdir(folder, FOLDER_MODE)
-            except FileExistsError:
-                if not os.path.isdir(folder):
-                    raise StoreError(f"cannot create the folder {folder}: something else is in its place "
-                                     "(move it away)") from None
-                continue
-            except OSError as error:
-                raise StoreError(f"cannot create {folder}: {error.strerror}") from None
-            made.append(folder)
+        if plan.journal is not None:
+            record = next(change for change in plan.changes if change.path == plan.places.record)
+            if plan.make_folders:
+                _make_folders(plan)
+                made.extend(plan.make_folders)
+                done.append((replace(record, after=plan.journal), NEW_FILE_MODE))
+            else:
+                _write(replace(record, after=plan.journal), done)
+        elif plan.make_folders:
+            raise AssertionError("folders to make, and no record to write in them")
         for change in plan.changes:
-            mode = _mode(change.path)
-            try:
-                if change.after is None:  # through a symlink, the file install made where it points
-                    os.unlink(os.path.realpath(change.path))
-                else:
-                    _replace(change.path, change.after, change.new_mode)
-            except OSError as error:
-                raise StoreError(f"cannot write {change.path}: {error.strerror}") from None
-            done.append((change, mode))
+            if change in aside or plan.journal is not None and change.path == plan.places.record \
+                    and change.after == plan.journal:
+                continue  # removed with its folder below; or the journal was the record as it is to be
+            _write(change, done)
+        for folder in plan.remove_folders:
+            if folder not in chain:  # a stopped run's staging folder, emptied above
+                with contextlib.suppress(OSError):
+                    os.rmdir(folder)
+        if top is not None:
+            _remove_aside(top, aside, emptied, done)
     except StoreError as error:
         left = _put_back(done, made)
         raise StoreError(f"{error}; " + (f"and {left} could not be put back as it was" if left
                                          else "nothing was changed")) from None
-    for folder in plan.remove_folders:
+
+
+def _staging_folder(folder: Path) -> Path:
+    """A new, unused name beside `folder` for it while it is made or removed (read_snapshot's pattern)."""
+    while True:
+        staging = folder.parent / f".{folder.name}.{secrets.token_hex(4)}.tmp"
+        if not os.path.lexists(staging):
+            return staging
+
+
+def _make_folders(plan: Plan) -> None:
+    """The plan's folders with the journal in them, all at once: made under a staging name beside
+    the first and renamed into place. An install killed on the way leaves no folder without its
+    record (which no one could tell from one the user made), only the staging one, which the
+    next run takes away."""
+    assert plan.journal is not None
+    top = plan.make_folders[0]
+    if os.path.lexists(top):
+        if os.path.isdir(top):
+            raise StoreError(f"{top} appeared while auto-dream was planning: nothing was written; "
+                             "run the command again")
+        raise StoreError(f"cannot create the folder {top}: something else is in its place (move it away)")
+    staging = _staging_folder(top)
+    try:
+        os.mkdir(staging, FOLDER_MODE)
+    except OSError as error:
+        raise StoreError(f"cannot create {top}: {error.strerror}") from None
+    try:
+        for folder in plan.make_folders[1:]:
+            os.mkdir(staging / folder.relative_to(top), FOLDER_MODE)
+        _replace(staging / plan.places.record.relative_to(top), plan.journal, NEW_FILE_MODE)
+        os.rename(staging, top)
+        fsync_dir(top.parent)
+    except OSError as error:
+        shutil.rmtree(staging, ignore_errors=True)  # made just now, by this run alone
+        raise StoreError(f"cannot create {top}: {error.strerror}") from None
+
+
+def _remove_aside(top: Path, aside: list[FileChange], emptied: list[Path],
+                  done: list[tuple[FileChange, int]]) -> None:
+    """Remove the files `aside` (the skill, the record) and the folders `emptied` (deepest first,
+    `top` last): `top` renamed to a staging name first, so that a kill leaves either the record
+    in place or a staging folder the next run takes away — never empty folders with no record to
+    say whose they are. Something that appeared in them since keeps them, under their own name."""
+    targets = {change.path: Path(os.path.realpath(change.path)) for change in aside}  # before the move
+    modes = {change.path: _mode(change.path) for change in aside}
+    staging = _staging_folder(top)
+    try:
+        os.rename(top, staging)
+        fsync_dir(top.parent)
+    except OSError:  # cannot be moved: removed where it is, as before
+        for change in aside:
+            _write(change, done)
+        for folder in emptied:
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+        return
+
+    def moved(path: Path) -> Path:
+        return staging / path.relative_to(top) if path == top or top in path.parents else path
+
+    for index, change in enumerate(aside):
         try:
-            os.rmdir(folder)
-        except OSError:
-            pass  # something appeared in it since: it stays
+            os.unlink(moved(targets[change.path]))
+        except OSError as error:
+            with contextlib.suppress(OSError):  # else _put_back cannot put them back, and says so
+                os.rename(staging, top)
+            done.extend((removed, modes[removed.path]) for removed in aside[:index])
+            raise StoreError(f"cannot write {change.path}: {error.strerror}") from None
+    for folder in emptied:
+        with contextlib.suppress(OSError):
+            os.rmdir(moved(folder))
+    if os.path.lexists(staging):  # something appeared in it: it stays, where it was
+        with contextlib.suppress(OSError):
+            os.rename(staging, top)
+
+
+def _write(change: FileChange, done: list[tuple[FileChange, int]]) -> None:
+    """Make one change, and note it with the mode the file had, to be put back by _put_back."""
+    mode = _mode(change.path)
+    try:
+        if change.after is None:  # through a symlink, the file install made where it points
+            os.unlink(os.path.realpath(change.path))
+        else:
+            _replace(change.path, change.after, change.new_mode)
+    except OSError as error:
+        raise StoreError(f"cannot write {change.path}: {error.strerror}") from None
+    done.append((change, mode))
 
 
 def _mode(path: Path) -> int:
@@ -661,7 +913,8 @@ def _put_back(done: list[tuple[FileChange, int]], made: list[Path]) -> Path | No
     for change, mode in reversed(done):
         try:
             if change.before is None:
-                os.unlink(os.path.realpath(change.path))
+                with contextlib.suppress(FileNotFoundError):  # the journal, then the record: one file
+                    os.unlink(os.path.realpath(change.path))
             else:
                 _replace(change.path, change.before, mode)
         except OSError:

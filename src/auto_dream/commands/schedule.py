@@ -324,10 +324,30 @@ class CronBlock:
 
 
 def _ours_after_marker(line: bytes) -> bool:
-    """Whether the line after a marker is the schedule's own: one that runs auto-dream (as written,
-    edited, or commented out). Any other line there is the user's (ours deleted by hand, the marker
-    left), which install and remove must leave as it is."""
-    return not CRON_MARKER.match(line) and re.search(rb"auto[-_]dream", line) is not None
+    """Whether the line after a marker is the schedule's own: a crontab entry (as written, its time
+    edited, or commented out) whose command starts auto-dream. Any other line there is the user's
+    (ours deleted by hand, the marker left), which install and remove must leave as it is: a job
+    that only names a store (`tar czf /backup/m.tgz ~/.auto-dream`) is theirs."""
+    if CRON_MARKER.match(line):
+        return False
+    entry = line.lstrip(b" \t#").rstrip(b"\r\n")
+    fields = entry.split(None, 1 if entry.startswith(b"@") else 5)  # `@weekly cmd`, or five time fields
+    if len(fields) < (2 if entry.startswith(b"@") else 6):
+        return False
+    try:
+        words = shlex.split(os.fsdecode(fields[-1]))
+    except ValueError:  # an unclosed quote: no command auto-dream wrote
+        return False
+    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):  # `VAR=value command`
+        words.pop(0)
+    return bool(words) and _runs_auto_dream(words)
+
+
+def _runs_auto_dream(words: Sequence[str]) -> bool:
+    """Whether a command line starts auto-dream: a program named auto-dream (shell.auto_dream_command's
+    script, by any path), or a Python with `-m auto_dream`."""
+    return (os.path.basename(words[0]) in ("auto-dream", "auto-dream.exe")
+            or list(words[1:3]) == ["-m", "auto_dream"])
 
 
 def cron_blocks(lines: list[bytes], schedule: str | None = None) -> list[CronBlock]:

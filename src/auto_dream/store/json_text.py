@@ -14,6 +14,7 @@ the C scanner's `scanstring`), and each value skipped with the C decoder's `raw_
 """
 
 import json
+import sys
 from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]  # the C scanner json.loads uses; typeshed omits it
 from typing import Any
@@ -57,8 +58,8 @@ def load(text: str) -> Any:
     column) for anything else."""
     try:
         value = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise JsonTextError(f"not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    except (ValueError, RecursionError) as error:
+        raise _unreadable(error) from None
     if not isinstance(value, dict):
         raise JsonTextError("not a JSON object at its top level")
     return value
@@ -150,8 +151,22 @@ def _skip(text: str, at: int) -> int:
 def _value_end(text: str, at: int) -> int:
     try:
         return _decoder.raw_decode(text, at)[1]
-    except json.JSONDecodeError as error:
-        raise JsonTextError(f"not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    except (ValueError, RecursionError) as error:
+        raise _unreadable(error) from None
+
+
+def _unreadable(error: ValueError | RecursionError) -> JsonTextError:
+    """Why Python's JSON reader gave up: the text is not JSON, or it is JSON that Python cannot
+    hold (an integer past Python's digit limit, arrays and objects nested past its recursion limit)."""
+    if isinstance(error, json.JSONDecodeError):
+        return JsonTextError(f"not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})")
+    if isinstance(error, RecursionError):
+        return JsonTextError("JSON nested too deeply to be read (arrays or objects inside each other past "
+                             "Python's recursion limit)")
+    if "digits" in str(error):  # int(): "Exceeds the limit (4300 digits) for integer string conversion"
+        return JsonTextError(f"JSON with an integer too long to be read (more than {sys.get_int_max_str_digits()} "
+                             "digits)")
+    return JsonTextError(f"JSON that cannot be read ({str(error).splitlines()[0]})")
 
 
 def scan_container(text: str, start: int) -> Container:
