@@ -47,3 +47,37 @@ def test_a_zone_python_can_hold_gives_no_warning_and_keeps_its_wall_clock(tmp_pa
     assert (done.returncode, done.stderr) == (0, "")
     [log] = (tmp_path / "store" / "logs").rglob("*.md")
     assert log.name in days  # the day at -23:59, not UTC's
+
+
+# ---------------------------------------------------------------- the library's errors
+
+
+@pytest.mark.parametrize("create, verb", [(True, "create"), (False, "open")])
+def test_a_store_name_longer_than_the_file_system_takes_is_a_store_error(tmp_path, create, verb):
+    """`open_store("a" * 300, create=True)` raised the bare OSError of the file system (the
+    command line gave it one line, the library nothing of its own)."""
+    too_long = tmp_path / ("a" * 300)
+    with pytest.raises(auto_dream.StoreError) as raised:
+        auto_dream.open_store(too_long, create=create)
+    assert str(raised.value) == f"cannot {verb} the store at {too_long}: File name too long"
+    assert isinstance(raised.value.__cause__, OSError)  # the errno is there for a caller who wants it
+    assert list(tmp_path.iterdir()) == [tmp_path / "home"]  # nothing made
+
+
+def test_a_store_path_holding_nul_is_bad_input(tmp_path):
+    with pytest.raises(auto_dream.InputError, match="NUL"):
+        auto_dream.open_store(tmp_path / "a\0b", create=True)
+    assert list(tmp_path.iterdir()) == [tmp_path / "home"]
+
+
+@pytest.mark.parametrize("method, arguments", [
+    ("append", ("A fact",)), ("recall", ("fact",)), ("show", ("A fact",)), ("list", ()), ("check", ()),
+    ("build_index", ()), ("dream", ()), ("undo", ()),
+])
+def test_every_store_method_raises_a_file_system_failure_as_a_store_error(tmp_path, method, arguments):
+    """The library's errors are AutoDreamError subclasses (README, "Use it from Python"), a
+    failure of the file system its own checks did not foresee included."""
+    store = auto_dream.Store(tmp_path / ("a" * 300))
+    with pytest.raises(auto_dream.StoreError, match="File name too long") as raised:
+        getattr(store, method)(*arguments)
+    assert isinstance(raised.value.__cause__, OSError)
