@@ -11,6 +11,7 @@ and the fragment's text alone, so a second import finds every entry it wrote and
 nothing; and since dream sorts entries by time, stably, a note's fragments keep its order.
 """
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -126,18 +127,26 @@ def _read_notes(workspace: Path) -> tuple[list[tuple[date, Path, list[Fragment]]
     return notes, skipped
 
 
+LINKED = "a symbolic link: not read (it may lead out of the workspace, to a secret)"
+
+
 def _read_note(path: Path, skipped: list[SkippedNote]) -> str | None:
-    """The note's text; None (and why, in `skipped`) for a FIFO, a device, a huge file, not UTF-8."""
+    """The note's text; None (and why, in `skipped`) for a symbolic link (as a day's log that is
+    one is not read: what it leads to would become memories, and go to Claude with --llm), a FIFO,
+    a device, a huge file, not UTF-8."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            skipped.append(SkippedNote(path, LINKED))
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW)
         with open(fd, "rb") as handle:
             status = os.fstat(fd)
             if not stat.S_ISREG(status.st_mode):
                 skipped.append(SkippedNote(path, "not a regular file: not read"))
                 return None
             raw = handle.read(MAX_LOG_BYTES + 1)
-    except OSError as error:
-        skipped.append(SkippedNote(path, f"cannot read: {error.strerror}"))
+    except OSError as error:  # ELOOP: it became a link since the lstat
+        skipped.append(SkippedNote(path, LINKED if error.errno == errno.ELOOP else f"cannot read: {error.strerror}"))
         return None
     if len(raw) > MAX_LOG_BYTES:
         skipped.append(SkippedNote(path, f"larger than {MAX_LOG_BYTES:,} bytes: not read"))
