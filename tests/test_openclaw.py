@@ -271,3 +271,20 @@ def test_a_note_that_becomes_a_link_after_it_was_looked_at_is_not_followed(works
     result = store.import_openclaw(workspace)
     assert [(skipped.path, skipped.reason) for skipped in result.skipped] == [(note, importer.LINKED)]
     assert "hunter2" not in " ".join(text for _, _, text in logged(store.root))
+
+
+@pytest.mark.parametrize("name, written", [
+    ("bad\nname.md", "bad\\x0aname.md"),  # a newline would split the warning in two
+    ("esc\x1b[31mred.md", "esc\\x1b[31mred.md"),  # ESC would reach the terminal
+    ("caf\udce9.md", "caf\\xe9.md"),  # a byte that is not UTF-8
+])
+def test_a_skipped_file_name_is_written_out_in_the_warning_and_the_json(cli, workspace, tmp_path, name, written):
+    (workspace / "memory" / name).write_text("- a note\n", encoding="utf-8")
+    root = tmp_path / "store"
+    result = cli("--root", root, "import", "openclaw")
+    assert result.code == 0
+    assert result.err == (f"auto-dream: warning: {workspace / 'memory'}/{written}: not named like a daily note "
+                          "(YYYY-MM-DD.md): not imported\n")
+    again = cli("--root", root, "import", "openclaw", "--json")
+    assert json.loads(again.out)["skipped"][0]["path"] == f"{workspace / 'memory'}/{written}"
+    again.out.encode("utf-8")  # the JSON document is UTF-8 text: no byte of the name went out raw
