@@ -5,6 +5,7 @@ refuses: one warning or one error line (an AutoDreamError in the library), never
 """
 
 import json
+import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -47,6 +48,26 @@ def test_a_zone_python_can_hold_gives_no_warning_and_keeps_its_wall_clock(tmp_pa
     assert (done.returncode, done.stderr) == (0, "")
     [log] = (tmp_path / "store" / "logs").rglob("*.md")
     assert log.name in days  # the day at -23:59, not UTC's
+
+
+@pytest.fixture
+def zone_a_day_west(monkeypatch):
+    """This process in `TZ=UTC+24`; the zone it had is put back after."""
+    monkeypatch.setenv("TZ", "UTC+24")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.parametrize("method, arguments", [("append", ("A fact",)), ("recall", ("fact",)), ("list", ()),
+                                               ("check", ()), ("dream", ())])
+def test_the_library_in_a_zone_a_day_from_utc_raises_a_store_error(root, zone_a_day_west, method, arguments):
+    """The library leaves the process's environment alone, so it cannot take the zone as UTC as
+    the command line does: it says why it cannot run, instead of datetime's ValueError."""
+    store = auto_dream.Store(root)
+    with pytest.raises(auto_dream.StoreError, match="24 hours or more from UTC"):
+        getattr(store, method)(*arguments)
 
 
 # ---------------------------------------------------------------- the library's errors

@@ -22,7 +22,7 @@ from auto_dream.commands.recall import DEFAULT_LIMIT, Hit
 from auto_dream.commands.recall import recall as recall_memories
 from auto_dream.commands.recall import show as show_memory
 from auto_dream.errors import InputError, StoreError, failure_line
-from auto_dream.shell import claude_config_dir, home_folder, local_time
+from auto_dream.shell import claude_config_dir, home_folder, local_time, local_zone_usable
 from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.daylog import Entry
 from auto_dream.store.memory import Memory
@@ -88,6 +88,7 @@ class Store:
 
     def _context(self) -> StoreContext:
         # its config as it is now, and the home a command line run would see
+        _check_local_zone()
         return open_context(self.root, home=home_folder(), claude_config_dir=claude_config_dir())
 
     @_store_errors
@@ -164,8 +165,18 @@ class Store:
         return list_memories(self._context(), _now(now), type, archived)
 
 
+def _check_local_zone() -> None:
+    """StoreError when Python cannot hold the local time zone (`TZ=UTC+24`): every conversion to
+    local time would fail. The command line takes such a zone as UTC (shell.settle_local_zone);
+    the library, which leaves the process's environment alone, says so."""
+    if not local_zone_usable():
+        raise StoreError("the local time zone is 24 hours or more from UTC (TZ=UTC+24, say), more than "
+                         "Python's clock can hold: run with another zone")
+
+
 def _now(now: datetime | None) -> datetime:
     """The clock given, or the current time; a naive time is taken as local time."""
+    _check_local_zone()
     if now is None:
         return local_time()
     return now if now.tzinfo is not None else now.astimezone()

@@ -32,16 +32,22 @@ def local_time() -> datetime:
     return datetime.now().astimezone()
 
 
+def local_zone_usable() -> bool:
+    """Whether Python's datetime can hold the local time zone (settle_local_zone says why not)."""
+    try:
+        datetime.now().astimezone()
+    except (ValueError, OverflowError):
+        return False
+    return True
+
+
 def settle_local_zone() -> str | None:
     """Make the local time zone one that Python's datetime can hold, and say so (the warning to
     print) when it was not. POSIX lets TZ be 24 hours from UTC (`TZ=UTC+24`), datetime only less:
     every conversion to local time, and so every command, failed. Such a zone is taken as UTC,
     in this process (and the programs it starts) alone."""
-    try:
-        datetime.now().astimezone()
+    if local_zone_usable():
         return None
-    except (ValueError, OverflowError):
-        pass
     given = os.environ.get("TZ")
     os.environ["TZ"] = "UTC"
     if hasattr(time, "tzset"):  # POSIX: where such a TZ comes from
