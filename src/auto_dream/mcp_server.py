@@ -215,22 +215,21 @@ def claimed_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
     and 1 writes to standard error, so nothing else in the process (a stray print, a child)
     reads or writes the wire; both are put back after."""
     wire_in, wire_out = os.dup(0), os.dup(1)
-    diverted = False
+    diverted: list[tuple[int, int]] = []  # (the wire's copy, the descriptor it was)
     with suppress(OSError):  # no null device, no stderr: served in place all the same
         null = os.open(os.devnull, os.O_RDONLY)
         try:
-            os.dup2(2, 1)
-            os.dup2(null, 0)
-            diverted = True
+            for descriptor, diversion, wire in ((0, null, wire_in), (1, 2, wire_out)):
+                os.dup2(diversion, descriptor)
+                diverted.append((wire, descriptor))
         finally:
             os.close(null)
     try:
         # never closed here: a worker thread may still be blocked reading it (as the SDK notes)
         yield open(wire_in, "rb", closefd=False), open(wire_out, "wb", closefd=False)
     finally:
-        if diverted:
-            os.dup2(wire_in, 0)
-            os.dup2(wire_out, 1)
+        for wire, descriptor in diverted:
+            os.dup2(wire, descriptor)
 
 
 @asynccontextmanager
