@@ -3,6 +3,7 @@ the command itself spoken to over stdio."""
 
 import json
 import os
+import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -279,16 +280,11 @@ class Wire:
 
     DEADLINE = 20  # seconds for one answer; a dropped request is never answered at all
 
-    def __init__(self, root: Path, home: Path):
+    def __init__(self, process: "subprocess.Popen[bytes]"):
         import queue
-        import subprocess
         import threading
 
-        env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "xdg")}
-        env.pop("ANTHROPIC_API_KEY", None)
-        self.process = subprocess.Popen([sys.executable, "-m", "auto_dream", "mcp", "--root", str(root)],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                        env=env)
+        self.process = process
         self.lines: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=lambda: [self.lines.put(line) for line in self.process.stdout], daemon=True).start()
         answer = self.ask(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -324,9 +320,15 @@ class Wire:
         self.process.wait(timeout=30)
 
 
+def serve_over_stdio(root: Path, home: Path) -> "subprocess.Popen[bytes]":
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "xdg")}
+    return subprocess.Popen([sys.executable, "-m", "auto_dream", "mcp", "--root", str(root)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+
+
 @pytest.fixture
 def wire(root, isolated_env):
-    served = Wire(root, isolated_env)
+    served = Wire(serve_over_stdio(root, isolated_env))
     yield served
     served.close()
 
