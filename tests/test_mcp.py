@@ -3,6 +3,7 @@ the command itself spoken to over stdio."""
 
 import json
 import os
+import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -270,3 +271,123 @@ def test_a_large_store_is_answered_first_and_checked_in_a_thread_after(root, mon
         return found
 
     assert [hit["path"] for hit in session(root, steps)] == ["memories/project/note3.md"]
+
+
+class Wire:
+    """`auto-dream mcp --root R` as a real subprocess, spoken to a raw line at a time. Its standard
+    output is read in a thread, and an answer is waited for until a deadline: a request the
+    server drops fails the test instead of hanging it."""
+
+    DEADLINE = 20  # seconds for one answer; a dropped request is never answered at all
+
+    def __init__(self, process: "subprocess.Popen[bytes]"):
+        import queue
+        import threading
+
+        self.process = process
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(line) for line in self.process.stdout], daemon=True).start()
+        answer = self.ask(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}))
+        assert answer["id"] == 0 and "result" in answer
+        self.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+
+    def send(self, line: str | bytes) -> None:
+        self.process.stdin.write((line.encode() if isinstance(line, str) else line) + b"\n")
+        self.process.stdin.flush()
+
+    def ask(self, line: str | bytes) -> Any:
+        """Send one line and read the next line the server writes, as JSON (an integer too long for
+        Python's int is kept as its digits)."""
+        import queue
+
+        self.send(line)
+        try:
+            answer = self.lines.get(timeout=self.DEADLINE)
+        except queue.Empty:
+            raise AssertionError(f"no answer to {line[:120]!r}") from None
+        return json.loads(answer, parse_int=lambda digits: int(digits) if len(digits) < 100 else digits)
+
+    def call(self, ident: int, tool: str, arguments: str) -> dict[str, Any]:
+        """A tools/call whose arguments are given as raw JSON text (escapes as the client wrote them)."""
+        answer = self.ask(f'{{"jsonrpc":"2.0","id":{ident},"method":"tools/call",'
+                          f'"params":{{"name":"{tool}","arguments":{arguments}}}}}')
+        assert answer["id"] == ident, answer
+        return answer["result"]
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def serve_over_stdio(root: Path, home: Path) -> "subprocess.Popen[bytes]":
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "xdg")}
+    return subprocess.Popen([sys.executable, "-m", "auto_dream", "mcp", "--root", str(root)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+
+
+@pytest.fixture
+def wire(root, isolated_env):
+    served = Wire(serve_over_stdio(root, isolated_env))
+    yield served
+    served.close()
+
+
+LONG_ID = "9" * 4_301  # one digit more than Python turns into an int (sys.get_int_max_str_digits)
+
+
+@pytest.mark.parametrize("line, ident, code", [
+    pytest.param('{"jsonrpc":"2.0","id":3,"method":', None, -32700, id="json cut short"),  # the id cannot be told
+    pytest.param('{"jsonrpc":"2.0","id":3,"method":"ping"} trailing', None, -32700, id="json and more"),
+    pytest.param('{"jsonrpc":"2.0","id":4,"method":"tools/list","params":[1]}', 4, -32602, id="params an array"),
+    pytest.param('{"jsonrpc":"2.0","id":5,"method":"tools/list","params":"all"}', 5, -32600, id="params a string"),
+    pytest.param('{"jsonrpc":"1.0","id":6,"method":"tools/list"}', 6, -32600, id="jsonrpc 1.0"),
+    pytest.param('{"jsonrpc":"2.0","id":{"n":7},"method":"tools/list"}', None, -32600, id="id an object"),
+    pytest.param('{"jsonrpc":"2.0","id":true,"method":"ping"}', None, -32600, id="id a boolean"),
+    pytest.param('{"jsonrpc":"2.0","id":8.5,"method":"ping"}', 8.5, -32600, id="id a fraction"),
+    pytest.param('{"jsonrpc":"2.0","id":' + LONG_ID + ',"method":"ping"}', LONG_ID, -32600, id="id of 4301 digits"),
+    pytest.param('{"jsonrpc":"2.0","id":9,"method":42}', 9, -32600, id="method a number"),
+    pytest.param('{"jsonrpc":"2.0","id":10}', 10, -32600, id="no method"),
+    pytest.param('"ping"', None, -32600, id="not an object"),
+])
+def test_a_request_the_sdk_transport_drops_gets_a_json_rpc_error(wire, line, ident, code):
+    """The SDK's stdio transport drops every line its parser refuses, and the client waits for
+    ever; here each is answered, with the request's id when JSON-RPC allows it as one, and the
+    server goes on serving."""
+    answer = wire.ask(line)
+    assert answer["jsonrpc"] == "2.0" and answer["id"] == ident and answer["error"]["code"] == code, answer
+    assert "\n" not in answer["error"]["message"]
+    assert wire.ask('{"jsonrpc":"2.0","id":"after","method":"ping"}') == {"jsonrpc": "2.0", "id": "after",
+                                                                          "result": {}}
+
+
+def test_a_batch_is_answered_for_each_request_in_it(wire):
+    """MCP has no batches (since 2025-06-18): each request in one gets an error with its id, a
+    notification none, and an empty batch one error with id null."""
+    answers = wire.ask('[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},'
+                       '{"jsonrpc":"2.0","id":"two","method":"tools/list"}]')
+    assert [(answer["id"], answer["error"]["code"]) for answer in answers] == [(1, -32600), ("two", -32600)]
+    assert wire.ask("[]")["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize("tool, arguments, says", [
+    pytest.param("remember", r'{"text":"Deploys ship on Fridays \ud83d"}', "not valid Unicode", id="emoji cut in half"),
+    pytest.param("remember", '{"text":"The caf\xe9 opens at nine"}', "not valid Unicode", id="latin-1 byte"),
+    pytest.param("recall", r'{"query":"deploy \ud83d"}', "not valid Unicode", id="recall emoji cut in half"),
+    pytest.param("recall", '{"query":"caf\xe9"}', "not valid Unicode", id="recall latin-1 byte"),
+    pytest.param("show", r'{"memory":"memories/project/\udce9.md"}', "not valid Unicode", id="show lone surrogate"),
+    pytest.param("remember", r'{"text":"x","type":"\ud83d"}', "unknown type", id="type lone surrogate"),
+])
+def test_text_that_is_not_unicode_is_a_tool_error_and_changes_nothing(wire, root, tool, arguments, says):
+    """A lone surrogate escape (an emoji cut in half, as JavaScript clients send it) and a byte
+    that is not UTF-8 reach the tool, which refuses them in one line as the command line does."""
+    before = tree_hash(root)
+    raw = arguments.encode("utf-8", "surrogateescape") if "\xe9" not in arguments else arguments.encode("latin-1")
+    answer = wire.ask(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"' + tool.encode()
+                      + b'","arguments":' + raw + b"}}")
+    assert answer["id"] == 1 and answer["result"]["isError"] is True, answer
+    [content] = answer["result"]["content"]
+    assert says in content["text"] and "\n" not in content["text"] and "Traceback" not in content["text"]
+    assert tree_hash(root) == before
+    remembered = wire.call(2, "remember", '{"text":"Still serving","type":"project"}')
+    assert remembered["isError"] is False

@@ -1,6 +1,7 @@
 """`import openclaw`: OpenClaw's daily notes (memory/YYYY-MM-DD.md) into the log, once."""
 
 import json
+import os
 from datetime import date, datetime
 from pathlib import Path
 
@@ -225,3 +226,65 @@ def test_the_library_import_returns_its_counts(workspace, tmp_path):
     assert (result.notes_read, result.entries_added, result.already_there, result.skipped) == (2, 9, 0, ())
     assert result.logs_written == ("logs/2026/03/2026-03-10.md", "logs/2026/03/2026-03-11.md")
     assert store.dream(now=datetime(2026, 3, 12, 9, 0).astimezone()).report.stats.created >= 5
+
+
+@pytest.mark.parametrize("target", ["outside", "inside"])
+def test_a_symlinked_note_is_skipped_with_a_warning_and_what_it_leads_to_is_not_imported(cli, workspace, tmp_path,
+                                                                                       target):
+    """A note that is a link to a file holding a password became a memory (and would go to
+    Claude with --llm): it is skipped, as a day's log that is a link is."""
+    secret = tmp_path / "secret.txt" if target == "outside" else workspace / "secret.txt"
+    secret.write_text("- the vault password is hunter2\n", encoding="utf-8")
+    (workspace / "memory" / "2026-03-09.md").symlink_to(secret)
+    root = tmp_path / "store"
+    result = cli("--root", root, "import", "openclaw")
+    assert result.code == 0
+    assert result.err == (f"auto-dream: warning: {workspace / 'memory' / '2026-03-09.md'}: a symbolic link: not read "
+                          "(it may lead out of the workspace, to a secret)\n")
+    assert "read 2 notes" in result.out
+    assert "hunter2" not in " ".join(text for _, _, text in logged(root))
+    assert not (root / "logs" / "2026" / "03" / "2026-03-09.md").exists()
+    report = json.loads(cli("--root", root, "import", "openclaw", "--json").out)
+    assert [skipped["reason"] for skipped in report["skipped"]] == [
+        "a symbolic link: not read (it may lead out of the workspace, to a secret)"]
+
+
+def test_a_note_that_becomes_a_link_after_it_was_looked_at_is_not_followed(workspace, tmp_path, monkeypatch):
+    """The link swapped in between the look and the open (O_NOFOLLOW)."""
+    import auto_dream.commands.import_openclaw as importer
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("- the vault password is hunter2\n", encoding="utf-8")
+    note = workspace / "memory" / "2026-03-09.md"
+    note.write_text("- an ordinary note\n", encoding="utf-8")
+    real_lstat = os.lstat
+
+    def swapped(path, *args, **kwargs):
+        status = real_lstat(path, *args, **kwargs)
+        if Path(path) == note:  # a regular file when looked at, a link when opened
+            note.unlink()
+            note.symlink_to(secret)
+        return status
+
+    monkeypatch.setattr(importer.os, "lstat", swapped)
+    store = auto_dream.open_store(tmp_path / "store", create=True)
+    result = store.import_openclaw(workspace)
+    assert [(skipped.path, skipped.reason) for skipped in result.skipped] == [(note, importer.LINKED)]
+    assert "hunter2" not in " ".join(text for _, _, text in logged(store.root))
+
+
+@pytest.mark.parametrize("name, written", [
+    ("bad\nname.md", "bad\\x0aname.md"),  # a newline would split the warning in two
+    ("esc\x1b[31mred.md", "esc\\x1b[31mred.md"),  # ESC would reach the terminal
+    ("caf\udce9.md", "caf\\xe9.md"),  # a byte that is not UTF-8
+])
+def test_a_skipped_file_name_is_written_out_in_the_warning_and_the_json(cli, workspace, tmp_path, name, written):
+    (workspace / "memory" / name).write_text("- a note\n", encoding="utf-8")
+    root = tmp_path / "store"
+    result = cli("--root", root, "import", "openclaw")
+    assert result.code == 0
+    assert result.err == (f"auto-dream: warning: {workspace / 'memory'}/{written}: not named like a daily note "
+                          "(YYYY-MM-DD.md): not imported\n")
+    again = cli("--root", root, "import", "openclaw", "--json")
+    assert json.loads(again.out)["skipped"][0]["path"] == f"{workspace / 'memory'}/{written}"
+    again.out.encode("utf-8")  # the JSON document is UTF-8 text: no byte of the name went out raw

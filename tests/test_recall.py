@@ -18,7 +18,7 @@ from auto_dream.commands.recall import recall
 from auto_dream.judge.words import SEARCH_SHORTEST, word_sequence, word_spans
 from auto_dream.store.context import open_context
 from auto_dream.store.recall import FILE_NAME, words_of
-from conftest import write_memory_file
+from conftest import tree_hash, write_memory_file
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 
@@ -199,6 +199,33 @@ def test_empty_query_and_unknown_type_exit_2_with_one_line(store, cli):
     assert cli("--root", store, "recall", "deploy", "--limit", "0").code == 2
 
 
+@pytest.mark.parametrize("argv, says", [
+    (["recall", "caf\udce9"], "the query 'caf\\xe9'"),
+    (["recall", "caf\udce9", "--json"], "the query 'caf\\xe9'"),
+    (["show", "caf\udce9"], "the memory's path or name 'caf\\xe9'"),
+    (["show", "memories/project/caf\udce9.md", "--json"], "the memory's path or name 'memories/project/caf\\xe9.md'"),
+])
+def test_a_query_or_name_that_is_not_utf8_exits_2_with_one_line_and_writes_nothing(store, cli, argv, says):
+    """`recall $'caf\\xe9'` in a terminal that is not UTF-8: Python hands the byte over as a lone
+    surrogate, which no memory holds and the consult log cannot record (it was a traceback)."""
+    before = tree_hash(store)
+    result = cli("--root", store, *argv)
+    assert result.code == 2 and result.out == "", result
+    assert result.err == f"auto-dream: error: {says} is not valid Unicode: it holds a byte that is not UTF-8, " \
+                         "or half a character\n"
+    assert tree_hash(store) == before
+
+
+def test_a_query_that_is_not_utf8_through_the_fast_path_exits_2_with_one_line(store, capsys):
+    from auto_dream.__main__ import quick_recall_arguments, run_quick_recall
+
+    found = quick_recall_arguments(["--root", str(store), "recall", "caf\udce9", "--limit", "3"])
+    assert found is not None  # the plain line the fast path runs
+    assert run_quick_recall(found) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "'caf\\xe9' is not valid Unicode" in captured.err
+
+
 # ---------------------------------------------------------------- kept current
 
 
@@ -356,6 +383,18 @@ def test_the_library_recalls_and_shows(store):
     assert isinstance(memory, auto_dream.Memory) and memory.body.strip() == "团队每周五下午把代码部署到生产环境。"
     with pytest.raises(auto_dream.InputError):
         opened.recall("deploy", type="notes")
+
+
+@pytest.mark.parametrize("ask", [lambda store: store.recall("deploy \ud83d"),
+                                 lambda store: store.show("Deploys \ud83d"),
+                                 lambda store: store.recall("caf\udce9", archived=True)])
+def test_the_library_refuses_text_with_a_lone_surrogate_as_bad_input(store, ask):
+    """Half an emoji (what a JavaScript client sends when it cuts one): an InputError naming it,
+    not a UnicodeEncodeError from the consult log or SQLite."""
+    before = tree_hash(store)
+    with pytest.raises(auto_dream.InputError, match="is not valid Unicode"):
+        ask(auto_dream.open_store(store))
+    assert tree_hash(store) == before
 
 
 # ---------------------------------------------------------------- many processes at once

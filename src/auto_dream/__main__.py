@@ -167,6 +167,12 @@ def main() -> None:
 
 
 def _run(argv: list[str]) -> int:
+    from auto_dream.console import tell
+    from auto_dream.shell import settle_local_zone
+
+    unusable_zone = settle_local_zone()  # before anything reads the clock
+    if unusable_zone is not None:
+        tell(f"auto-dream: warning: {unusable_zone}")
     found = quick_append_arguments(argv)
     if found is not None:
         return run_quick_append(found)

@@ -5,11 +5,13 @@ like a command line run; nothing here prints, reads the environment or exits. Th
 a parameter: `now` (an aware datetime), by default the current time with the local zone.
 """
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from auto_dream.commands.append import append_text
 from auto_dream.commands.build_index import build_index
@@ -19,7 +21,8 @@ from auto_dream.commands.listing import ListResult, list_memories
 from auto_dream.commands.recall import DEFAULT_LIMIT, Hit
 from auto_dream.commands.recall import recall as recall_memories
 from auto_dream.commands.recall import show as show_memory
-from auto_dream.shell import claude_config_dir, home_folder, local_time
+from auto_dream.errors import InputError, StoreError, failure_line
+from auto_dream.shell import claude_config_dir, home_folder, local_time, local_zone_usable
 from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.daylog import Entry
 from auto_dream.store.memory import Memory
@@ -34,14 +37,40 @@ if TYPE_CHECKING:  # commands.dream brings the whole dream pipeline: imported wh
     from auto_dream.progress import Progress
 
 
+Returned = TypeVar("Returned")
+Arguments = ParamSpec("Arguments")
+
+
+def _store_errors(method: Callable[Arguments, Returned]) -> Callable[Arguments, Returned]:
+    """`method`, a failure of the file system it did not foresee (a name longer than the file
+    system takes, a disk that is full) raised as the StoreError of its one line, the OSError as
+    its cause: the library's errors are AutoDreamError subclasses, as its callers are told."""
+
+    @functools.wraps(method)
+    def checked(*args: Arguments.args, **kwargs: Arguments.kwargs) -> Returned:
+        try:
+            return method(*args, **kwargs)
+        except OSError as error:
+            failure = failure_line(error)
+            raise StoreError(failure[0] if failure else str(error)) from error
+
+    return checked
+
+
 def open_store(root: str | PathLike[str], create: bool = False) -> "Store":
     """The store at `root` (a `.auto-dream` folder). A missing one is a StoreError, unless
     `create`: then it is made as `auto-dream init` makes it (a store already there is kept)."""
     path = Path(root).absolute()
-    if create:
-        init_store(path)
-    else:
-        open_store_paths(path)
+    if "\0" in str(path):
+        raise InputError(f"the store's path {str(path)!r} holds a NUL character, which no file name can")
+    try:
+        if create:
+            init_store(path)
+        else:
+            open_store_paths(path)
+    except OSError as error:  # one the store's own checks did not foresee: a name too long
+        raise StoreError(f"cannot {'create' if create else 'open'} the store at {path}: "
+                         f"{error.strerror or error}") from error
     return Store(path)
 
 
@@ -52,14 +81,17 @@ class Store:
     root: Path
 
     @property
+    @_store_errors
     def paths(self) -> StoreLayout:
         """Where its logs, memories, archive, MEMORY.md and config.toml are."""
         return layout_at(self.root)
 
     def _context(self) -> StoreContext:
         # its config as it is now, and the home a command line run would see
+        _check_local_zone()
         return open_context(self.root, home=home_folder(), claude_config_dir=claude_config_dir())
 
+    @_store_errors
     def append(self, text: str, type: str | None = None, at: str | datetime | None = None,
                now: datetime | None = None) -> Entry:
         """Add one entry to its day's log; `type` is user, feedback, project or reference (None:
@@ -68,6 +100,7 @@ class Store:
         entry, _ = append_text(self.root, text, type, when, _now(now))
         return entry
 
+    @_store_errors
     def dream(self, *, dry_run: bool = False, propose: bool = False, full: bool = False, budget: int | None = None,
               llm: bool | None = None, if_due: bool = False, api_key: str | None = None, base_url: str | None = None,
               now: datetime | None = None, progress: "Progress | None" = None) -> "DreamOutcome":
@@ -82,20 +115,24 @@ class Store:
                      llm=llm, if_due=if_due, api_key=api_key, base_url=base_url,
                      progress=NO_PROGRESS if progress is None else progress)
 
+    @_store_errors
     def undo(self, run_id: str | None = None, force: bool = False, now: datetime | None = None) -> "Restored":
         """Reverse a dream run (default: the last one) byte for byte; `force` restores files changed since."""
         from auto_dream.commands.dream import undo
 
         return undo(self._context(), _now(now), run_id, force)
 
+    @_store_errors
     def check(self, now: datetime | None = None) -> CheckResult:
         """Freshness and staleness of every memory, entries waiting, whether a dream is due, index drift."""
         return check_store(self._context(), _now(now))
 
+    @_store_errors
     def build_index(self) -> IndexBuild:
         """Rebuild MEMORY.md from the memory files alone (one up to date is left as it is)."""
         return build_index(self._context())
 
+    @_store_errors
     def import_openclaw(self, workspace: str | PathLike[str]) -> "OpenClawImport":
         """Add OpenClaw's daily notes (`workspace/memory/YYYY-MM-DD.md`) to the log, as `auto-dream
         import openclaw WORKSPACE` does: one untyped entry per item or paragraph, at 12:00 of the
@@ -104,6 +141,7 @@ class Store:
 
         return import_openclaw(self.root, Path(workspace).absolute())
 
+    @_store_errors
     def recall(self, query: str, limit: int = DEFAULT_LIMIT, type: str | None = None,
                archived: bool = False, defer: bool = False) -> list[Hit]:
         """The memories that best answer `query`, best first (`archived`: the archive searched
@@ -114,19 +152,31 @@ class Store:
         `auto-dream recall` and the MCP server do)."""
         return recall_memories(self._context(), query, limit, type, archived, local_time(), defer=defer)
 
+    @_store_errors
     def show(self, path_or_name: str, defer: bool = False) -> Memory:
         """One memory, whole: by its path relative to the root, else by its name (`defer` as
         for recall)."""
         return show_memory(self._context(), path_or_name, local_time(), defer=defer)
 
     # Last in the class: below this line `list` would name the method, not the builtin.
+    @_store_errors
     def list(self, type: str | None = None, archived: bool = False, now: datetime | None = None) -> ListResult:
         """Memories grouped by type, newest first in each (`archived`: the archive instead)."""
         return list_memories(self._context(), _now(now), type, archived)
 
 
+def _check_local_zone() -> None:
+    """StoreError when Python cannot hold the local time zone (`TZ=UTC+24`): every conversion to
+    local time would fail. The command line takes such a zone as UTC (shell.settle_local_zone);
+    the library, which leaves the process's environment alone, says so."""
+    if not local_zone_usable():
+        raise StoreError("the local time zone is 24 hours or more from UTC (TZ=UTC+24, say), more than "
+                         "Python's clock can hold: run with another zone")
+
+
 def _now(now: datetime | None) -> datetime:
     """The clock given, or the current time; a naive time is taken as local time."""
+    _check_local_zone()
     if now is None:
         return local_time()
     return now if now.tzinfo is not None else now.astimezone()

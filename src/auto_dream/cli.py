@@ -37,6 +37,7 @@ from auto_dream.shell import (
 )
 from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.paths import MEMORY_TYPES, store_dir_for_init
+from auto_dream.store.text import shown
 
 if TYPE_CHECKING:
     from rich.progress import Progress as RichProgress
@@ -616,11 +617,11 @@ def import_openclaw_command(
     if result.entries_added:
         _store_changed(ctx)
     for skipped in result.skipped:
-        _warn(f"{skipped.path}: {skipped.reason}")
+        _warn(skipped.warning)
     if as_json:
         _print_json(result.as_json())
         return
-    stdout.print(f"read {result.notes_read} notes from {result.workspace / 'memory'}: "
+    stdout.print(f"read {result.notes_read} notes from {shown(str(result.workspace / 'memory'))}: "
                  f"{result.entries_added} entries added, {result.already_there} already in the log", markup=False)
 
 

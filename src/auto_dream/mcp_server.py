@@ -15,18 +15,45 @@ the SDK answers anything else with a bare "Error executing tool" and logs the tr
 stderr. Either way the server goes on serving. Standard output is the protocol's: nothing
 here prints, and the library never does.
 
+The wire is ours (`serve`, `stdio_streams`), not the SDK's stdio transport: that one drops
+every line its parser refuses without a word — a lone surrogate escape (an emoji cut in half,
+as JavaScript clients send it), malformed JSON, an envelope of the wrong shape, an id too
+long for an int — and the client waits for ever. Here every line is screened first
+(`screen`): malformed JSON is answered -32700 with id null, a request MCP cannot take
+-32600 (or -32602) with its id, and text that is not Unicode goes on to the tool, which
+refuses it in one line as the command line does.
+
 Only this module imports `mcp` (pyproject's import contracts), and only `auto-dream mcp`
 imports this module: `append` and `recall` never load the SDK.
 """
 
+import json
+import math
 import os
 import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from mcp.types import ToolAnnotations
+from mcp.shared.message import SessionMessage
+from mcp.types import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCResponse,
+    ToolAnnotations,
+    jsonrpc_message_adapter,
+)
+from pydantic import ValidationError
 
 from auto_dream.api import Store
 from auto_dream.errors import failure_line
@@ -42,6 +69,7 @@ told you before, `recall` it, then `show` the memory you want. `dream` distils w
 remembered into memory files and rebuilds MEMORY.md: it only plans unless asked to apply, \
 and `undo` reverses an applied dream."""
 
+COMPACT = (",", ":")  # JSON as the SDK writes it: no spaces
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 
@@ -164,4 +192,201 @@ def _check_after() -> None:
 
 def serve(root: Path) -> None:
     """Serve the store at `root` over stdio until the client closes the connection."""
-    build_server(root).run("stdio")
+    # MCPServer.run("stdio") would use the SDK's transport; 2.x has no public handle on the
+    # low-level server it runs, and the SDK's own in-memory client takes it the same way
+    # (mcp.client._memory: "TODO: Make `lowlevel_server` public").
+    server = build_server(root)._lowlevel_server
+
+    async def run() -> None:
+        with claimed_stdio() as (reading, writing):
+            async with stdio_streams(reading, writing) as (incoming, outgoing):
+                await server.run(incoming, outgoing, server.create_initialization_options())
+
+    anyio.run(run)
+
+
+# ---------------------------------------------------------------- the wire
+
+
+@contextmanager
+def claimed_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
+    """The process's standard input and output, for the protocol alone, as the SDK's stdio
+    transport keeps them (mcp.server.stdio): while serving, descriptor 0 reads the null device
+    and 1 writes to standard error, so nothing else in the process (a stray print, a child)
+    reads or writes the wire; both are put back after."""
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    diverted: list[tuple[int, int]] = []  # (the wire's copy, the descriptor it was)
+    with suppress(OSError):  # no null device, no stderr: served in place all the same
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            for descriptor, diversion, wire in ((0, null, wire_in), (1, 2, wire_out)):
+                os.dup2(diversion, descriptor)
+                diverted.append((wire, descriptor))
+        finally:
+            os.close(null)
+    try:
+        # never closed here: a worker thread may still be blocked reading it (as the SDK notes)
+        yield open(wire_in, "rb", closefd=False), open(wire_out, "wb", closefd=False)
+    finally:
+        for wire, descriptor in diverted:
+            os.dup2(wire, descriptor)
+
+
+@asynccontextmanager
+async def stdio_streams(reading: BinaryIO, writing: BinaryIO) -> AsyncIterator[
+        tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage | str]]]:
+    """The streams a low-level MCP server runs on, over newline-delimited JSON-RPC: each line
+    read is screened (`screen`) and what the server may not see is answered here; the server's
+    messages and those answers are written one line each, in one place, so they never mix."""
+    to_server, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    outgoing, to_client = anyio.create_memory_object_stream[SessionMessage | str](0)
+    answers = outgoing.clone()  # the server closing its stream must not close the reader's
+    lines = anyio.wrap_file(reading)
+    out = anyio.wrap_file(writing)
+
+    async def read() -> None:
+        async with to_server, answers:
+            try:
+                async for line in lines:
+                    verdict = screen(line)
+                    if isinstance(verdict, str):
+                        await answers.send(verdict)
+                    elif verdict is not None:
+                        await to_server.send(SessionMessage(verdict))
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):  # the server stopped first
+                pass
+
+    async def write() -> None:
+        async with to_client:
+            async for item in to_client:
+                await out.write((wire_text(item) + "\n").encode("utf-8"))
+                await out.flush()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(read)
+        group.start_soon(write)
+        yield incoming, outgoing
+
+
+@dataclass(frozen=True)
+class LongInteger:
+    """A JSON integer of more digits than Python turns into an int (sys.get_int_max_str_digits):
+    kept as written, so that an id of 4,301 digits is answered with that id."""
+
+    digits: str
+
+
+def _integer(digits: str) -> int | LongInteger:
+    try:
+        return int(digits)
+    except ValueError:
+        return LongInteger(digits)
+
+
+def screen(line: bytes) -> JSONRPCMessage | str | None:
+    """What to do with one line from the client: the message to serve; or the line to answer
+    it with at once (a JSON-RPC error, or a batch's array of them); or None when nothing is owed
+    (a blank line, a malformed reply to a request of the server's).
+
+    A byte that is not UTF-8 stands as a lone surrogate, as a `\\ud83d` escape does: the tool
+    given it refuses it in one line (bad input), as `auto-dream recall` refuses such bytes."""
+    text = line.decode("utf-8", "surrogateescape")
+    if not text.strip():
+        return None
+    try:
+        message = json.loads(text.strip(), parse_int=_integer)
+    except (ValueError, RecursionError) as error:  # JSONDecodeError is a ValueError
+        return error_line(None, PARSE_ERROR, f"Parse error: {error}")
+    if isinstance(message, list):
+        return _batch(message)
+    problem = _problem(message)
+    if problem is not None:
+        return error_line(*problem)
+    try:
+        return jsonrpc_message_adapter.validate_python(message, by_name=False)
+    except ValidationError as error:
+        if "method" not in message or "id" not in message:
+            return None  # a notification or a reply: JSON-RPC answers neither
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"][1:])
+        return error_line(message["id"], INVALID_REQUEST, f"Invalid Request: {where}: {first['msg']}")
+
+
+def _problem(message: object) -> tuple[object, int, str] | None:
+    """(the id to answer with, the code, the message) when `message` is no JSON-RPC 2.0 message MCP
+    takes; None when it is one."""
+    if not isinstance(message, dict):
+        return None, INVALID_REQUEST, "Invalid Request: a message is a JSON object"
+    given = message.get("id")
+    answer_to = _answerable(given)
+    if message.get("jsonrpc") != "2.0":
+        return answer_to, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"'
+    if "id" in message and not (isinstance(given, str) or type(given) is int):
+        return answer_to, INVALID_REQUEST, f"Invalid Request: the id must be a string or an integer, not {_kind(given)}"
+    if "method" not in message:
+        if "id" in message and ("result" in message or "error" in message):
+            return None  # a reply to a request of the server's
+        return answer_to, INVALID_REQUEST, 'Invalid Request: no "method"'
+    if not isinstance(message["method"], str):
+        return answer_to, INVALID_REQUEST, f'Invalid Request: "method" must be a string, not {_kind(message["method"])}'
+    params = message.get("params")
+    if isinstance(params, list):
+        return answer_to, INVALID_PARAMS, "Invalid params: MCP takes params by name, as an object, not an array"
+    if params is not None and not isinstance(params, dict):
+        return answer_to, INVALID_REQUEST, f'Invalid Request: "params" must be an object, not {_kind(params)}'
+    return None
+
+
+def _batch(messages: list[object]) -> str | None:
+    """A batch (JSON-RPC 2.0; MCP has none since 2025-06-18): an error for each element owed an
+    answer, in one array; nothing when they are all notifications."""
+    if not messages:
+        return error_line(None, INVALID_REQUEST, "Invalid Request: an empty batch")
+    answers = []
+    for message in messages:
+        if isinstance(message, dict) and "id" not in message and _problem(message) is None:
+            continue  # a notification is never answered
+        problem = _problem(message) or (_answerable(message.get("id") if isinstance(message, dict) else None),
+                                        INVALID_REQUEST, "Invalid Request: MCP takes one message per line, not a batch")
+        answers.append(error_line(*problem))
+    return f"[{','.join(answers)}]" if answers else None
+
+
+def _answerable(given: object) -> object:
+    """The id an error answers with: the request's own, when JSON-RPC allows it as an id (a
+    string or a number); else null, as JSON-RPC says when the id cannot be told."""
+    if isinstance(given, (str, LongInteger)) or (isinstance(given, (int, float)) and not isinstance(given, bool)):
+        return None if isinstance(given, float) and not math.isfinite(given) else given
+    return None
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, LongInteger):
+        return f"an integer of {len(value.digits.lstrip('-')):,} digits"
+    names = {dict: "an object", list: "an array", bool: "a boolean", float: "a fraction", int: "a number",
+             str: "a string", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def error_line(answer_to: object, code: int, message: str) -> str:
+    """A JSON-RPC error response, as the line it is written as (the id as the client wrote it)."""
+    error = json.dumps({"code": code, "message": message}, separators=COMPACT)  # ASCII: a surrogate stays an escape
+    ident = answer_to.digits if isinstance(answer_to, LongInteger) else json.dumps(answer_to)
+    return f'{{"jsonrpc":"2.0","id":{ident},"error":{error}}}'
+
+
+def wire_text(item: SessionMessage | str) -> str:
+    """The line a message is written as. One that holds a lone surrogate (a tool echoing what the
+    client sent) is not UTF-8: it goes as JSON's `\\ud83d` escape, as the client sent it."""
+    if isinstance(item, str):
+        return item
+    message = item.message
+    try:
+        return message.model_dump_json(by_alias=True, exclude_unset=True)
+    except ValueError:
+        try:
+            return json.dumps(message.model_dump(mode="json", by_alias=True, exclude_unset=True), separators=COMPACT)
+        except (ValueError, TypeError):
+            if not isinstance(message, (JSONRPCResponse, JSONRPCError)):
+                raise
+            return error_line(message.id, INTERNAL_ERROR, "Internal error: the answer could not be written as JSON")

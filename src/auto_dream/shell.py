@@ -7,6 +7,7 @@ Nothing heavy is imported here: `append` uses it.
 
 import os
 import sys
+import time
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -29,6 +30,30 @@ TOOL_TIMEOUT = 120  # seconds a scheduler's tool gets
 def local_time() -> datetime:
     """Now, with the local zone: the clock a command runs at unless it is given one."""
     return datetime.now().astimezone()
+
+
+def local_zone_usable() -> bool:
+    """Whether Python's datetime can hold the local time zone (settle_local_zone says why not)."""
+    try:
+        datetime.now().astimezone()
+    except (ValueError, OverflowError):
+        return False
+    return True
+
+
+def settle_local_zone() -> str | None:
+    """Make the local time zone one that Python's datetime can hold, and say so (the warning to
+    print) when it was not. POSIX lets TZ be 24 hours from UTC (`TZ=UTC+24`), datetime only less:
+    every conversion to local time, and so every command, failed. Such a zone is taken as UTC,
+    in this process (and the programs it starts) alone."""
+    if local_zone_usable():
+        return None
+    given = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    if hasattr(time, "tzset"):  # POSIX: where such a TZ comes from
+        time.tzset()
+    zone = f"TZ={given!r}" if given is not None else "the local time zone"
+    return f"{zone} is 24 hours or more from UTC, more than Python's clock can hold: times are taken in UTC"
 
 
 def home_folder() -> Path | None:

@@ -11,6 +11,7 @@ and the fragment's text alone, so a second import finds every entry it wrote and
 nothing; and since dream sorts entries by time, stably, a note's fragments keep its order.
 """
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from auto_dream.errors import InputError
 from auto_dream.store.daylog import FIRST_YEAR, LAST_YEAR, MAX_LOG_BYTES, Entry, append_entry, make_entry, read_log
 from auto_dream.store.openclaw import SESSION_NOTE, Fragment, note_day, note_fragments
 from auto_dream.store.paths import StoreLayout, ensure_store, layout_at
+from auto_dream.store.text import shown
 
 NOTE_TIME = time(12, 0)
 
@@ -31,6 +33,12 @@ class SkippedNote:
 
     path: Path
     reason: str
+
+    @property
+    def warning(self) -> str:
+        """What the command line says of it: the path written out as the other commands write one
+        (store.text.shown), so a name holding a newline or ESC is one line a terminal shows as is."""
+        return f"{shown(str(self.path))}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -45,10 +53,10 @@ class OpenClawImport:
     logs_written: tuple[str, ...]  # relative to the store's root
 
     def as_json(self) -> dict:
-        return {"workspace": str(self.workspace), "notes_read": self.notes_read,
+        return {"workspace": shown(str(self.workspace)), "notes_read": self.notes_read,
                 "entries_added": self.entries_added, "already_there": self.already_there,
                 "logs_written": list(self.logs_written),
-                "skipped": [{"path": str(s.path), "reason": s.reason} for s in self.skipped]}
+                "skipped": [{"path": shown(str(s.path)), "reason": s.reason} for s in self.skipped]}
 
 
 def import_openclaw(root: Path, workspace: Path) -> OpenClawImport:
@@ -96,17 +104,17 @@ def _read_notes(workspace: Path) -> tuple[list[tuple[date, Path, list[Fragment]]
     """The daily notes of `workspace`, oldest first, parsed; every other .md file of memory/ skipped."""
     if not workspace.is_dir():
         what = "is not a folder" if workspace.exists() else "does not exist"
-        raise InputError(f"no OpenClaw workspace at {workspace}: it {what}")
+        raise InputError(f"no OpenClaw workspace at {shown(str(workspace))}: it {what}")
     folder = workspace / "memory"
     if not folder.is_dir():
-        raise InputError(f"no daily notes in {workspace}: it has no memory/ folder "
+        raise InputError(f"no daily notes in {shown(str(workspace))}: it has no memory/ folder "
                          "(OpenClaw keeps them in memory/YYYY-MM-DD.md)")
     notes: list[tuple[date, Path, list[Fragment]]] = []
     skipped: list[SkippedNote] = []
     try:
         names = sorted(os.listdir(folder))
     except OSError as error:
-        raise InputError(f"cannot read {folder}: {error.strerror}") from None
+        raise InputError(f"cannot read {shown(str(folder))}: {error.strerror}") from None
     for name in names:
         path = folder / name
         if not name.lower().endswith(".md") or path.is_dir():
@@ -126,18 +134,26 @@ def _read_notes(workspace: Path) -> tuple[list[tuple[date, Path, list[Fragment]]
     return notes, skipped
 
 
+LINKED = "a symbolic link: not read (it may lead out of the workspace, to a secret)"
+
+
 def _read_note(path: Path, skipped: list[SkippedNote]) -> str | None:
-    """The note's text; None (and why, in `skipped`) for a FIFO, a device, a huge file, not UTF-8."""
+    """The note's text; None (and why, in `skipped`) for a symbolic link (as a day's log that is
+    one is not read: what it leads to would become memories, and go to Claude with --llm), a FIFO,
+    a device, a huge file, not UTF-8."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            skipped.append(SkippedNote(path, LINKED))
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW)
         with open(fd, "rb") as handle:
             status = os.fstat(fd)
             if not stat.S_ISREG(status.st_mode):
                 skipped.append(SkippedNote(path, "not a regular file: not read"))
                 return None
             raw = handle.read(MAX_LOG_BYTES + 1)
-    except OSError as error:
-        skipped.append(SkippedNote(path, f"cannot read: {error.strerror}"))
+    except OSError as error:  # ELOOP: it became a link since the lstat
+        skipped.append(SkippedNote(path, LINKED if error.errno == errno.ELOOP else f"cannot read: {error.strerror}"))
         return None
     if len(raw) > MAX_LOG_BYTES:
         skipped.append(SkippedNote(path, f"larger than {MAX_LOG_BYTES:,} bytes: not read"))

@@ -55,6 +55,18 @@ class Hit:
 def check_query(query: str) -> None:
     if not query.strip():
         raise InputError("empty query: give the words to look for, e.g. `auto-dream recall deploy friday`")
+    _check_unicode(query, "the query")
+
+
+def _check_unicode(given: str, what: str) -> None:
+    """InputError for text that holds a lone surrogate: a byte of the command line that is not
+    UTF-8 (`recall $'caf\\xe9'`), or half an emoji sent by a JavaScript client. No memory holds
+    such text, and the consult log could not record it."""
+    try:
+        given.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(f"{what} '{shown(given)}' is not valid Unicode: it holds a byte that is not UTF-8, "
+                         "or half a character") from None
 
 
 def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory_type: str | None = None,
@@ -100,6 +112,7 @@ def show(context: StoreContext, path_or_name: str, now: datetime | None = None, 
     wanted = path_or_name.strip()
     if not wanted:
         raise InputError("give a memory's path (as recall and MEMORY.md show it) or its name")
+    _check_unicode(wanted, "the memory's path or name")  # a file so named is never read as a memory
     path = with_recall_index(context.paths, context.tz, lambda index: _find(index, context, wanted), defer)
     from auto_dream.store.memory import read_memory  # the YAML parser: only `show` needs it
 
