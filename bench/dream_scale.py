@@ -1,7 +1,8 @@
-"""How dream scales: whole-process wall time and peak RSS, full and incremental, and the
-indexed pair search against the all-pairs reference.
+"""How dream scales: whole-process wall time and peak RSS, full and incremental, the indexed
+pair search against the all-pairs reference, and one dream over thousands of new entries.
 
     .venv/bin/python bench/dream_scale.py [--sizes 1000 10000 100000] [--pairs-at 10000]
+                                          [--entries 1000 4000 16000] [--locomo PATH]
 
 For each size N: a synthetic store of N memories (bench/synth.py, fixed seed) in a git
 repo; `auto-dream dream --full` as a separate process (the full run, every pair checked);
@@ -12,29 +13,49 @@ Every dream is a separate process run from compiled bytecode, as an installed to
 start_launcher). Peak RSS is the child's own maximum resident set (wait4). Targets:
 incremental 100 entries into 100k memories <= 2 s and <= 3x the same into 1k; peak RSS
 <= 500 MB at 100k; the indexed search >= 20x faster than all-pairs at 10k with identical
-pairs.
+pairs; the full dream of the --pairs-at store (a whole process: reading every file, every
+pair checked, MEMORY.md written) >= 5x faster than the seeds' all-pairs scan alone over the
+same memories, measured in the same run.
+
+New entries in one dream (--entries; 0 to skip): a fresh store, one log of N entries, one
+`auto-dream dream --no-llm` as a whole process, for two kinds of entries:
+  small vocabulary  each entry a word of its own and four of twelve common words
+                    (synth.add_small_vocabulary_entries): most pairs pass the overlap rule
+  LoCoMo            LoCoMo's 2,541 real observations in session order, back-dated to their
+                    sessions; past 2,541 the same again with each conversation's two speakers
+                    renamed (--locomo: the data file; the series is left out without it)
+Printed: seconds, the ratio to the first size, peak RSS. Targets: 4,000 <= 6x the 1,000
+time, 16,000 <= 20x; 16,000 small-vocabulary entries <= 60 s.
 """
 
 import argparse
 import json
 import os
+import re
+import shlex
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from auto_dream.judge.pairs import indexed_pairs, reference_pairs  # noqa: E402
 from auto_dream.judge.similarity import Profile  # noqa: E402
-from auto_dream.store.paths import StorePaths  # noqa: E402
+from auto_dream.store.daylog import Entry, format_entry  # noqa: E402
+from auto_dream.store.paths import (
+    StorePaths,  # noqa: E402
+    ensure_store,  # noqa: E402
+)
 from auto_dream.store.scan import scan_memories  # noqa: E402
-from synth import add_entries, make_store  # noqa: E402
+from synth import add_entries, add_small_vocabulary_entries, make_store  # noqa: E402
 
 COMMAND = Path(sys.executable).parent / "auto-dream"
+REPO = Path(__file__).resolve().parent.parent
 
 
 # Linux counts a child's peak RSS from the moment it is forked, so a child of this process
@@ -120,16 +141,30 @@ def incremental_run(result: dict, folder: Path) -> None:
     shutil.rmtree(root.parent, ignore_errors=True)
 
 
-def pair_search(size: int, folder: Path, threshold: float) -> None:
-    root = folder / f"pairs-{size}" / ".auto-dream"
-    make_store(root, size, seed=size)
-    memories = scan_memories(StorePaths(root), None).memories
+def pair_search(size: int, folder: Path, threshold: float, repeat: int) -> None:
+    """The indexed pair search against the all-pairs reference, in process; then the whole full
+    dream of the same store against that reference, taking turns `repeat` times."""
+    pristine = folder / f"pairs-{size}" / ".auto-dream"
+    make_store(pristine, size, seed=size)
+    memories = scan_memories(StorePaths(pristine), None).memories
     by_type: dict[str, dict[str, frozenset[str]]] = {}
     for memory in memories:
         by_type.setdefault(memory.type, {})[memory.path] = Profile.of(memory.text()).words
-    start = time.perf_counter()
-    reference = set().union(*(reference_pairs(pool, threshold) for pool in by_type.values()))
-    reference_time = time.perf_counter() - start
+    reference_times, full_times = [], []
+    for turn in range(repeat):
+        start = time.perf_counter()
+        reference = set().union(*(reference_pairs(pool, threshold) for pool in by_type.values()))
+        reference_times.append(time.perf_counter() - start)
+        root = folder / f"full-{size}" / ".auto-dream"
+        shutil.rmtree(root.parent, ignore_errors=True)
+        clone(pristine, root)
+        os.sync()
+        full_s, _, full_rc = timed_process("--root", str(root), "dream", "--full", "--budget", "100000000", "--json")
+        if full_rc != 0:
+            sys.exit(f"dream_scale: the full dream of {size:,} memories exited with {full_rc}")
+        full_times.append(full_s)
+        shutil.rmtree(root.parent, ignore_errors=True)
+    reference_time = statistics.median(reference_times)
     # the indexed search takes a fraction of a second, where a busy spell of this shared machine
     # weighs most: the median of five runs, taken right after the reference
     times = []
@@ -140,19 +175,129 @@ def pair_search(size: int, folder: Path, threshold: float) -> None:
     indexed_time = statistics.median(times)
     comparisons = sum(len(pool) * (len(pool) - 1) // 2 for pool in by_type.values())
     print(f"\npair search at {size:,} memories (threshold {threshold}, same-type pairs: {comparisons:,}):")
-    print(f"  all-pairs reference: {reference_time:8.2f} s, {len(reference):,} pairs")
+    print(f"  all-pairs reference: {reference_time:8.2f} s (median of {repeat}), {len(reference):,} pairs")
     print(f"  indexed (prefix):    {indexed_time:8.2f} s (median of 5: {min(times):.2f}-{max(times):.2f} s), "
           f"{len(indexed):,} pairs")
     print(f"  speed-up:            {reference_time / indexed_time:8.1f}x (target >= 20x)")
     print(f"  identical pairs:     {reference == indexed}")
+    full_time = statistics.median(full_times)
+    print(f"\nfull dream of the same {size:,} memories, whole process (dream --full on a fresh copy: every file "
+          f"read, every pair checked), taking turns with the all-pairs scan, median of {repeat}:")
+    print(f"  full dream: {full_time:.2f} s ({min(full_times):.2f}-{max(full_times):.2f}); all-pairs scan alone: "
+          f"{reference_time:.2f} s; the full dream is {reference_time / full_time:.1f}x faster (target >= 5x)")
+
+
+# ---------------------------------------------------------------- new entries in one dream
+
+SPEAKERS = ["Aiko", "Bruno", "Chidi", "Dana", "Emeka", "Farah", "Goran", "Hana", "Ines", "Jonas", "Kavya", "Lars",
+            "Mira", "Nikhil", "Olga", "Pedro", "Quinn", "Rosa", "Sven", "Tomas"]
+
+
+def locomo_entries(data: Path, count: int) -> list[tuple[datetime, str]]:
+    """`count` (time, text): LoCoMo's observations in session order, each session's back-dated to
+    its date one second apart; past the end the same again, each conversation's two speakers
+    renamed (a round of new names each time)."""
+    samples = json.loads(data.read_text(encoding="utf-8"))
+    once: list[tuple[int, datetime, str, str]] = []  # (conversation, time, speaker, text)
+    for number, sample in enumerate(samples):
+        conversation = sample["conversation"]
+        observations = sample["observation"]
+        for key in sorted(observations, key=lambda k: int(re.search(r"\d+", k).group())):
+            session = int(re.search(r"\d+", key).group())
+            at = datetime.strptime(conversation[f"session_{session}_date_time"], "%I:%M %p on %d %B, %Y")
+            for speaker, facts in observations[key].items():
+                for fact, _ in facts:
+                    once.append((number, at, speaker, fact))
+                    at += timedelta(seconds=1)
+    entries = []
+    for round_ in range(count // len(once) + 1):
+        for number, at, speaker, fact in once:
+            if len(entries) == count:
+                return entries
+            if round_:
+                names = [name for name in samples[number]["conversation"] if name.startswith("speaker_")]
+                for place, name_key in enumerate(sorted(names)):
+                    real = samples[number]["conversation"][name_key]
+                    fact = fact.replace(real, SPEAKERS[(round_ * 2 + place + number) % len(SPEAKERS)] + "ine" * round_)
+            entries.append((at + timedelta(days=round_), fact))
+    return entries
+
+
+def write_log(root: Path, entries: list[tuple[datetime, str | None, str]]) -> None:
+    """The entries (time, type, text) into their days' logs, oldest first, as `append` writes them."""
+    paths = ensure_store(root)
+    by_day: dict[Path, list[str]] = {}
+    for at, kind, text in sorted(entries, key=lambda e: e[0]):
+        by_day.setdefault(paths.log_file(at.date()), []).append(format_entry(Entry(at, text, kind)))
+    for log, lines in by_day.items():
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write("".join(lines))
+
+
+def one_dream_series(folder: Path, sizes: list[int], locomo: Path | None) -> None:
+    """One dream over N new entries on a fresh store, for each kind and size."""
+    def small_vocabulary(root: Path, count: int) -> None:
+        ensure_store(root)
+        add_small_vocabulary_entries(root, count)
+
+    def real(root: Path, count: int) -> None:
+        write_log(root, [(at, None, text) for at, text in locomo_entries(locomo, count)])
+
+    kinds = {"small vocabulary": small_vocabulary}
+    if locomo is not None:
+        kinds["LoCoMo"] = real
+    else:
+        print("\n(LoCoMo left out: no --locomo data file)")
+    for kind, make in kinds.items():
+        print(f"\nnew entries in one dream, {kind} (dream --no-llm on a fresh store, whole process):")
+        print(f"{'entries':>9} {'seconds':>8} {'ratio':>7} {'peak RSS':>9}  created merged review")
+        first = None
+        for size in sizes:
+            root = folder / f"entries-{size}" / ".auto-dream"
+            shutil.rmtree(root.parent, ignore_errors=True)
+            make(root, size)
+            (root / "config.toml").write_text('timezone = "UTC"\n', encoding="utf-8")
+            os.sync()
+            seconds, peak_mb, code, report = timed_report("--root", str(root), "dream", "--no-llm", "--json")
+            first = first or seconds
+            stats = report.get("stats", {})
+            flag = "" if code == 0 else f"  (exit code {code})"
+            print(f"{size:>9,} {seconds:>7.2f}s {seconds / first:>6.1f}x {peak_mb:>7.0f}MB  "
+                  f"{stats.get('created', '?'):>7} {stats.get('merged', '?'):>6} {stats.get('review', '?'):>6}{flag}",
+                  flush=True)
+            shutil.rmtree(root.parent, ignore_errors=True)
+        print("  targets: 4,000 <= 6x the 1,000 time, 16,000 <= 20x; 16,000 small-vocabulary entries <= 60 s")
+
+
+def timed_report(*argv: str) -> tuple[float, float, int, dict]:
+    """timed_process, and the --json report the dream printed (read from a file: the launcher
+    sends the child's output nowhere)."""
+    out = Path(tempfile.mkstemp(prefix="bench-report-", suffix=".json")[1])
+    try:
+        seconds, peak_mb, code = _timed(["sh", "-c", f'exec "$0" "$@" > {shlex.quote(str(out))}', str(COMMAND), *argv])
+        try:
+            report = json.loads(out.read_text(encoding="utf-8"))
+        except ValueError:
+            report = {}
+    finally:
+        out.unlink()
+    return seconds, peak_mb, code, report
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1_000, 10_000, 100_000],
+                        help="store sizes for the full and incremental dreams (none: skip them)")
     parser.add_argument("--pairs-at", type=int, default=10_000, help="0 to skip the pair-search comparison")
     parser.add_argument("--threshold", type=float, default=0.4, help="the lower of the two overlap thresholds")
     parser.add_argument("--repeat", type=int, default=5, help="incremental dreams per size (median reported)")
+    parser.add_argument("--full-repeat", type=int, default=3,
+                        help="full dreams and all-pairs scans of the --pairs-at store, taking turns")
+    parser.add_argument("--entries", type=int, nargs="*", default=[1_000, 4_000, 16_000],
+                        help="new entries in one dream (none: skip the series)")
+    parser.add_argument("--locomo", type=Path, default=REPO / ".." / "shared" / "data" / "locomo10.json",
+                        help="LoCoMo's locomo10.json, for the real-text series")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     start_launcher(folder / "pycache")  # while this process is still small
@@ -189,14 +334,16 @@ def main() -> None:
         for size in args.sizes:
             shutil.rmtree(folder / f"store-{size}", ignore_errors=True)
         if args.pairs_at:
-            pair_search(args.pairs_at, folder, args.threshold)
+            pair_search(args.pairs_at, folder, args.threshold, args.full_repeat)
+        if args.entries:
+            one_dream_series(folder, args.entries, args.locomo if args.locomo.is_file() else None)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     python = Path(sys.executable)
     python = python.relative_to(Path.cwd()) if python.is_relative_to(Path.cwd()) else python
     print(f"\nreproduce: {python} "
           f"bench/dream_scale.py --sizes {' '.join(map(str, args.sizes))} --pairs-at {args.pairs_at} "
-          f"--repeat {args.repeat}")
+          f"--repeat {args.repeat} --full-repeat {args.full_repeat} --entries {' '.join(map(str, args.entries))}")
 
 
 if __name__ == "__main__":

@@ -127,3 +127,33 @@ def add_entries(root: Path, entries: int, seed: int = 2, rates: Rates = Rates(),
     with open(log, "a", encoding="utf-8") as handle:
         handle.write("".join(lines))
     return entries
+
+
+# The small shared vocabulary of a busy team's log: every entry names a thing of its own and
+# four of these twelve words, so a large share of all pairs of entries pass the overlap rule.
+COMMON_WORDS = ["deploy", "billing", "kafka", "postgres", "rebase", "branch", "tuesday", "invoice", "queue",
+                "review", "cache", "redis"]
+
+
+def marker(number: int) -> str:
+    """A word of letters only that no other entry has (a digit would read as a value)."""
+    letters = ""
+    number += 26 ** 3
+    while number:
+        number, rest = divmod(number, 26)
+        letters += chr(ord("a") + rest)
+    return "zx" + letters
+
+
+def add_small_vocabulary_entries(root: Path, entries: int, seed: int = 1,
+                                 day: datetime = datetime(2026, 12, 1, 9, 0)) -> int:
+    """`entries` project entries in one day's log: a marker of its own and four common words each."""
+    rng = random.Random(seed)
+    lines = [format_entry(Entry(day + timedelta(seconds=number),
+                                " ".join([marker(number), *rng.sample(COMMON_WORDS, 4)]), "project"))
+             for number in range(entries)]
+    log = root / "logs" / f"{day:%Y}" / f"{day:%m}" / f"{day:%Y-%m-%d}.md"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "a", encoding="utf-8") as handle:
+        handle.write("".join(lines))
+    return entries
