@@ -1,0 +1,159 @@
+"""Hardening round 2 (issue 25): writes that race a dream, build-index or undo.
+
+An agent appends to MEMORY.md while a dream runs (ordinary in Claude Code), a shell holds it
+open, an editor saves over it: each lands at one exact step, made deterministic by wrapping
+the `os` the replacing code calls, never by sleeping. Nothing anyone wrote is lost, no path is
+ever empty, and no warning advises a command that would lose it."""
+
+import importlib
+import os
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from auto_dream.distill.deterministic import DeterministicDistiller
+from auto_dream.dream.runner import dream
+from auto_dream.dream.state import DreamOptions
+from auto_dream.store.context import open_context
+from auto_dream.store.daylog import Entry, append_entry
+
+NOW = datetime(2026, 11, 30, 10, tzinfo=timezone.utc)
+OLD = datetime(2026, 10, 1, tzinfo=timezone.utc).timestamp()
+DEPLOYS = ("---\nname: Deploy day\ndescription: Deploys happen on Fridays\ntype: project\n---\n"
+           "The team deploys to production on Friday.\n")
+INDEX = ("# Project memory\n\n## Project\n- [Deploy day](project_deploy_day.md) — my own hook\n\n"
+         "## Inline facts\n- The staging database is reset every Sunday night\n1. First numbered fact\n")
+LINE = "- a fact the agent appended while the dream ran\n"
+# the calls that name a file or look at one: the moments between them are the steps of a replace
+STEPS = {"link", "rename", "unlink", "open", "lstat", "fstat", "chmod", "utime", "replace"}
+
+
+def claude_folder(base: Path, index: str = INDEX) -> Path:
+    folder = base / ".claude" / "memory"
+    folder.mkdir(parents=True)
+    (folder / "project_deploy_day.md").write_text(DEPLOYS, encoding="utf-8")
+    os.utime(folder / "project_deploy_day.md", (OLD, OLD))
+    (folder / "MEMORY.md").write_text(index, encoding="utf-8")
+    return folder
+
+
+def with_an_entry(folder: Path):
+    context = open_context(folder, create=True)
+    append_entry(context.paths, Entry(at=datetime(2026, 11, 30, 9, tzinfo=timezone.utc),
+                                      text="Reviews of the parser crate need a second reviewer", type="project"))
+    return context
+
+
+class Steps:
+    """`os` as the modules that replace a file see it, while `active`: `write` runs right after
+    the `at`-th call that names or looks at a file (or exchanges two names)."""
+
+    def __init__(self, at: int, write: Callable[[], None]):
+        self.at, self.write = at, write
+        self.calls, self.fired, self.active = 0, False, False
+
+    def step(self) -> None:
+        if self.active:
+            self.calls += 1
+            if self.calls == self.at:
+                self.fired = True
+                self.write()
+
+    def __getattr__(self, name: str):
+        real = getattr(os, name)
+        if name not in STEPS:
+            return real
+
+        def call(*args, **kwargs):
+            result = real(*args, **kwargs)
+            self.step()
+            return result
+        return call
+
+
+def step_into(monkeypatch, steps: Steps, path: str) -> None:
+    """Count the steps of apply's change to `path` only (today's apply and replace, or the
+    move-aside apply of before: whichever modules there are)."""
+    import auto_dream.dream.apply as apply_module
+    import auto_dream.dream.runs as runs_module
+
+    modules = [runs_module]
+    try:
+        modules.append(importlib.import_module("auto_dream.store.replace"))
+    except ImportError:
+        pass
+    for module in modules:
+        monkeypatch.setattr(module, "os", steps)
+        if hasattr(module, "exchange"):
+            real_exchange = module.exchange
+
+            def exchange(first, second, real_exchange=real_exchange):
+                done = real_exchange(first, second)
+                steps.step()
+                return done
+            monkeypatch.setattr(module, "exchange", exchange)
+    real_apply_change = apply_module.apply_change
+
+    def apply_change(paths, change, *rest):
+        steps.active = change.path == path
+        try:
+            return real_apply_change(paths, change, *rest)
+        finally:
+            steps.active = False
+    monkeypatch.setattr(apply_module, "apply_change", apply_change)
+
+
+def hidden_files(folder: Path) -> set[str]:
+    return {p.name for p in folder.iterdir() if p.name.startswith(".") and p.is_file()} - {".consolidate-lock"}
+
+
+def dream_with_a_write_at_each_step(tmp_path: Path, monkeypatch, writer: str) -> int:
+    """Dream a Claude Code folder whose MEMORY.md is written to at step 1, 2, … of its replace,
+    until a run ends before the step; returns how many steps there were."""
+    at = 0
+    while True:
+        at += 1
+        folder = claude_folder(tmp_path / f"{writer}-{at}")
+        index = folder / "MEMORY.md"
+        context = with_an_entry(folder)
+        fd = os.open(index, os.O_WRONLY | os.O_APPEND)  # a shell that opened it before the dream
+
+        def write() -> None:
+            if writer == "descriptor":
+                os.write(fd, LINE.encode())
+            elif writer == "append":
+                with open(index, "a", encoding="utf-8") as handle:  # echo "- fact" >> MEMORY.md
+                    handle.write(LINE)
+            else:  # an editor saving a new file over it
+                (folder / "editor.swp").write_text(index.read_text(encoding="utf-8") + LINE, encoding="utf-8")
+                os.rename(folder / "editor.swp", index)
+        steps = Steps(at, write)
+        with monkeypatch.context() as patch:
+            step_into(patch, steps, "MEMORY.md")
+            try:
+                report = dream(context, NOW, DreamOptions(), DeterministicDistiller()).report.as_json()
+            finally:
+                os.close(fd)
+        if not steps.fired:
+            return at - 1
+        where = f"{writer} after step {at}: {report['warnings']}"
+        text = index.read_text(encoding="utf-8")
+        for line in INDEX.splitlines():  # the title, the sections, every hand-written line: at the path
+            assert line in text.splitlines(), f"{line!r} is gone from MEMORY.md: {where}"
+        kept = hidden_files(folder)
+        for name in kept:  # nothing is beside it that no warning names
+            assert any(name in warning for warning in report["warnings"]), f"{name} unnamed: {where}"
+        assert LINE in text or any(LINE in (folder / name).read_text(encoding="utf-8") for name in kept), \
+            f"the line is lost: {where}"
+        assert not any("build-index" in warning for warning in report["warnings"]), where
+        if LINE not in text:
+            assert "changed since the dream started" in " ".join(report["warnings"]), where
+
+
+@pytest.mark.parametrize("writer", ["append", "descriptor", "editor"])
+def test_a_write_to_memory_md_at_any_step_of_its_replace_loses_nothing(tmp_path, monkeypatch, writer):
+    """Item 1: the move-aside window. A write that found the path empty made a MEMORY.md of one
+    line and dream deleted the original; one through a descriptor went into a deleted copy."""
+    assert dream_with_a_write_at_each_step(tmp_path, monkeypatch, writer) >= 8
