@@ -157,3 +157,42 @@ def test_a_write_to_memory_md_at_any_step_of_its_replace_loses_nothing(tmp_path,
     """Item 1: the move-aside window. A write that found the path empty made a MEMORY.md of one
     line and dream deleted the original; one through a descriptor went into a deleted copy."""
     assert dream_with_a_write_at_each_step(tmp_path, monkeypatch, writer) >= 8
+
+
+class Killed(BaseException):
+    """What a SIGKILL leaves: no handler runs, nothing is cleaned up (but the locks, which a
+    dead process does not hold)."""
+
+
+@pytest.mark.parametrize("written", [False, True])
+def test_a_dream_killed_at_any_step_of_memory_md_replace_is_rolled_back_by_the_next_leaving_nothing_beside(
+        tmp_path, monkeypatch, written):
+    at = 0
+    while True:
+        at += 1
+        folder = claude_folder(tmp_path / f"{written}-{at}")
+        index = folder / "MEMORY.md"
+        context = with_an_entry(folder)
+
+        def kill() -> None:
+            if written:
+                with open(index, "a", encoding="utf-8") as handle:
+                    handle.write(LINE)
+            raise Killed
+        steps = Steps(at, kill)
+        with monkeypatch.context() as patch:
+            step_into(patch, steps, "MEMORY.md")
+            try:
+                dream(context, NOW, DreamOptions(), DeterministicDistiller())
+            except Killed:
+                pass
+        if not steps.fired:
+            break
+        report = dream(open_context(folder), NOW, DreamOptions(), DeterministicDistiller()).report.as_json()
+        where = f"killed after step {at}: {report['warnings']}"
+        assert any("interrupted while applying: rolled back" in w for w in report["warnings"]), where
+        text = index.read_text(encoding="utf-8")
+        assert all(line in text.splitlines() for line in INDEX.splitlines()), where
+        assert (LINE in text) == written, where
+        assert hidden_files(folder) == set(), where
+    assert at > 8
