@@ -196,3 +196,101 @@ def test_a_dream_killed_at_any_step_of_memory_md_replace_is_rolled_back_by_the_n
         assert (LINE in text) == written, where
         assert hidden_files(folder) == set(), where
     assert at > 8
+
+
+# ---------------------------------------------------------------- item 2: build-index in a Claude Code folder
+
+UNLISTED = ("---\nname: Parser reviews\ndescription: Parser crate reviews need a second reviewer\ntype: project\n"
+            "---\nReviews of the parser crate need a second reviewer.\n")
+
+
+def folder_with_an_unlisted_memory(base: Path) -> Path:
+    folder = claude_folder(base)
+    (folder / "project_parser_reviews.md").write_text(UNLISTED, encoding="utf-8")  # build-index adds its line
+    return folder
+
+
+def test_build_index_keeps_a_line_appended_between_its_read_and_its_write(tmp_path, cli, monkeypatch):
+    import auto_dream.store.memory_md as memory_md
+
+    folder = folder_with_an_unlisted_memory(tmp_path)
+    index = folder / "MEMORY.md"
+    real_render, renders = memory_md.render_index, []
+
+    def render_then_the_agent_writes(*args, **kwargs):
+        result = real_render(*args, **kwargs)
+        renders.append(result)
+        if len(renders) == 1:
+            with open(index, "a", encoding="utf-8") as handle:
+                handle.write(LINE)
+        return result
+    monkeypatch.setattr(memory_md, "render_index", render_then_the_agent_writes)
+    result = cli("--root", folder, "build-index")
+    assert result.code == 0, result
+    text = index.read_text(encoding="utf-8")
+    assert LINE in text and "](project_parser_reviews.md)" in text  # made again from the file as it then was
+    assert all(line in text.splitlines() for line in INDEX.splitlines())
+    assert hidden_files(folder) == set()
+
+
+def test_build_index_in_a_folder_whose_memory_md_keeps_changing_writes_nothing_and_says_so(tmp_path, cli,
+                                                                                            monkeypatch):
+    import auto_dream.store.memory_md as memory_md
+
+    folder = folder_with_an_unlisted_memory(tmp_path)
+    index = folder / "MEMORY.md"
+    real_render = memory_md.render_index
+    lines = iter(f"- the agent's fact number {n}\n" for n in range(10))
+
+    def render_then_the_agent_writes(*args, **kwargs):
+        result = real_render(*args, **kwargs)
+        with open(index, "a", encoding="utf-8") as handle:
+            handle.write(next(lines))
+        return result
+    monkeypatch.setattr(memory_md, "render_index", render_then_the_agent_writes)
+    result = cli("--root", folder, "build-index")
+    assert result.code == 1 and result.err.count("\n") == 1 and "kept changing" in result.err, result
+    assert "](project_parser_reviews.md)" not in index.read_text(encoding="utf-8")
+    assert index.read_text(encoding="utf-8").endswith("- the agent's fact number 2\n")
+
+
+@pytest.mark.parametrize("writer", ["append", "descriptor"])
+def test_build_index_loses_no_line_written_at_any_step_of_its_replace(tmp_path, cli, monkeypatch, writer):
+    import auto_dream.store.memory_md as memory_md
+    import auto_dream.store.replace as replace
+
+    at = 0
+    while True:
+        at += 1
+        folder = folder_with_an_unlisted_memory(tmp_path / str(at))
+        index = folder / "MEMORY.md"
+        fd = os.open(index, os.O_WRONLY | os.O_APPEND)
+
+        def write() -> None:
+            if writer == "descriptor":
+                os.write(fd, LINE.encode())
+            else:
+                with open(index, "a", encoding="utf-8") as handle:
+                    handle.write(LINE)
+        steps = Steps(at, write)
+        real_replace = memory_md.replace_if_unchanged
+
+        def replace_counting(*args, **kwargs):
+            steps.active = True
+            try:
+                return real_replace(*args, **kwargs)
+            finally:
+                steps.active = False
+        with monkeypatch.context() as patch:
+            patch.setattr(replace, "os", steps)
+            patch.setattr(memory_md, "replace_if_unchanged", replace_counting)
+            try:
+                result = cli("--root", folder, "build-index")
+            finally:
+                os.close(fd)
+        if not steps.fired:
+            break
+        text = index.read_text(encoding="utf-8")
+        assert result.code == 0 and LINE in text and "](project_parser_reviews.md)" in text, (at, result)
+        assert all(line in text.splitlines() for line in INDEX.splitlines()) and hidden_files(folder) == set()
+    assert at > 8

@@ -5,7 +5,6 @@ pre/, or absent), its mode, and the hash of what the run wrote. With it, `undo` 
 run byte for byte, and a run killed half-way is rolled back by the next dream or undo.
 """
 
-import errno
 import hashlib
 import json
 import os
@@ -19,9 +18,16 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from auto_dream.errors import InputError, StoreError
-from auto_dream.store.memory import fsync_dir, remove_temporary, write_atomic, write_temporary
+from auto_dream.store.memory import write_atomic
 from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs, read_regular
-from auto_dream.store.replace import Expected, Replaced, remove_if_unchanged, replace_if_unchanged, side_names
+from auto_dream.store.replace import (
+    Expected,
+    Replaced,
+    create_if_absent,
+    remove_if_unchanged,
+    replace_if_unchanged,
+    side_names,
+)
 from auto_dream.store.scan import Fingerprint
 from auto_dream.store.walk import fingerprint_of
 
@@ -251,7 +257,7 @@ def apply_change(paths: StoreLayout, change: FileChange, run_id: str, expected: 
     target = paths.root / change.path
     data = change.data()
     if pre_sha256 is None:  # there was no file: a new one goes only where none has appeared
-        if data is None or _link_new(target, data):
+        if data is None or create_if_absent(target, data):
             return None
         return "written by someone else since the dream started"
     if expected is None:  # it changed while it was journaled
@@ -268,26 +274,6 @@ def _why_left(paths: StoreLayout, outcome: Replaced, since: str) -> str:
         return f"removed {since}"
     kept = ", ".join(paths.relative(path) for path in outcome.kept)
     return f"changed {since}" + (f" (a version written meanwhile is kept beside it as {kept})" if kept else "")
-
-
-def _link_new(target: Path, data: bytes) -> bool:
-    """Write `data` to `target` only if no file is there (False when one is), durably."""
-    temporary = write_temporary(target, data)
-    try:
-        try:
-            os.link(temporary, target)
-        except FileExistsError:
-            return False
-        except OSError as error:  # a file system without hard links: the narrow check-then-rename
-            if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
-                raise
-            if os.path.lexists(target):
-                return False
-            os.rename(temporary, target)
-        fsync_dir(target.parent)
-        return True
-    finally:
-        remove_temporary(temporary)
 
 
 def recover_aside(paths: StoreLayout, run_id: str, journal: dict) -> list[str]:
@@ -402,7 +388,7 @@ def _put_back_pre(paths: StoreLayout, folder: Path, run_id: str, record: dict, t
         data = _read_pre(folder / "pre" / record["pre"])
         mode = record["mode"] if record["mode"] is not None else FILE_MODE
         if now is None:  # removed since the run (undo --force): made again where no file has appeared
-            made = _link_new(target, data)
+            made = create_if_absent(target, data)
             if made:
                 os.chmod(target, mode)
                 if record.get("mtime_ns") is not None:

@@ -274,6 +274,26 @@ def _drop_held(held: Path, theirs: _Held, target: Path, expected: Expected) -> l
     return [held]
 
 
+def create_if_absent(target: Path, data: bytes) -> bool:
+    """Write `data` to `target` only if no file is there (False when one is: it is left), durably."""
+    temporary = write_temporary(target, data)
+    try:
+        try:
+            os.link(temporary, target)
+        except FileExistsError:
+            return False
+        except OSError as error:  # a file system without hard links: the narrow check-then-rename
+            if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+                raise
+            if os.path.lexists(target):
+                return False
+            os.rename(temporary, target)
+        fsync_dir(target.parent)
+        return True
+    finally:
+        remove_temporary(temporary)
+
+
 def remove_if_unchanged(target: Path, expected: Expected, held: Path) -> Replaced:
     """Remove `target` if it is still `expected`. It is moved to `held` (a fresh hidden name beside
     it) and checked there: a file changed since goes back, or, when a new file has taken the path
