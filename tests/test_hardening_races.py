@@ -294,3 +294,104 @@ def test_build_index_loses_no_line_written_at_any_step_of_its_replace(tmp_path, 
         assert result.code == 0 and LINE in text and "](project_parser_reviews.md)" in text, (at, result)
         assert all(line in text.splitlines() for line in INDEX.splitlines()) and hidden_files(folder) == set()
     assert at > 8
+
+
+# ---------------------------------------------------------------- item 3 and 19: undo
+
+
+def dreamed_folder(base: Path, cli) -> tuple[Path, dict[str, bytes], str]:
+    """A Claude Code folder after one dream that created a topic file and added its line to
+    MEMORY.md: the folder, its files as they were before, the new file's name."""
+    folder = claude_folder(base)
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    assert cli("--root", folder, "append", "--type", "project",
+               "Reviews of the parser crate need a second reviewer").code == 0
+    assert cli("--root", folder, "dream", "--no-llm").code == 0
+    (created,) = {p.name for p in folder.glob("*.md")} - set(before)
+    return folder, before, created
+
+
+def test_undo_leaves_a_file_edited_while_it_runs_and_says_so(tmp_path, cli, monkeypatch):
+    """Item 3: undo checked for changes once, at the start, then wrote each file over: an edit
+    made while it ran was overwritten, and a file the run created was removed with it."""
+    import auto_dream.dream.runs as runs
+
+    folder, before, created = dreamed_folder(tmp_path, cli)
+    index, topic = folder / "MEMORY.md", folder / created
+    real_read_pre, edits = runs._read_pre, []
+
+    def edit_while_undo_runs(path):  # undo reads each pre-image right before it puts it back
+        if not edits:
+            edits.append(path)
+            with open(index, "a", encoding="utf-8") as handle:
+                handle.write(LINE)
+            with open(topic, "a", encoding="utf-8") as handle:
+                handle.write("\nEdited while undo ran.\n")
+        return real_read_pre(path)
+    monkeypatch.setattr(runs, "_read_pre", edit_while_undo_runs)
+    result = cli("--root", folder, "undo")
+    monkeypatch.undo()
+    assert result.code == 0 and edits, result
+    assert LINE in index.read_text(encoding="utf-8") and "Edited while undo ran." in topic.read_text(encoding="utf-8")
+    assert "MEMORY.md changed while undo ran: left as it is" in result.err, result
+    assert f"{created} changed while undo ran: left as it is" in result.err, result
+    assert "2 changed while undo ran, left as they are" in result.out, result
+    assert hidden_files(folder) == set()
+    # the run is not undone yet: a second undo says what changed, and --force finishes it, keeping copies
+    again = cli("--root", folder, "undo")
+    assert again.code == 1 and "changed since that run" in again.err, again
+    forced = cli("--root", folder, "undo", "--force")
+    assert forced.code == 0, forced
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and p.name != ".consolidate-lock"} \
+        == before
+
+
+def test_undo_force_says_it_discards_later_changes_and_keeps_a_copy_of_each(tmp_path, cli):
+    """Item 19: undo --force put the files back without a word about the changes it discarded,
+    and kept no copy of them."""
+    folder, before, _ = dreamed_folder(tmp_path, cli)
+    index = folder / "MEMORY.md"
+    with open(index, "a", encoding="utf-8") as handle:
+        handle.write(LINE)
+    edited = index.read_bytes()
+    refused = cli("--root", folder, "undo")
+    assert refused.code == 1 and "versions it replaces are kept in" in refused.err, refused
+    forced = cli("--root", folder, "undo", "--force")
+    assert forced.code == 0 and index.read_bytes() == before["MEMORY.md"], forced
+    (warning,) = [line for line in forced.err.splitlines() if "MEMORY.md" in line]
+    assert "restored anyway (--force): the version with those changes is kept as" in warning
+    copy = folder / warning.rsplit(" kept as ", 1)[1]
+    assert copy.read_bytes() == edited
+    assert copy.is_relative_to(folder / ".auto-dream") and not copy.name.endswith(".md")  # Claude Code never reads it
+
+
+def test_native_undo_puts_memory_md_back_byte_for_byte_when_nothing_changed_it(tmp_path, cli):
+    """Item 19: in our own layout undo rebuilt MEMORY.md from the memories even when the run's
+    version was still there, so the one before the run (a note added by hand) did not come back."""
+    from auto_dream.store.paths import ensure_store
+
+    root = tmp_path / "store" / ".auto-dream"
+    ensure_store(root)
+    assert cli("--root", root, "append", "--type", "project", "The staging cluster lives in eu-west-1.").code == 0
+    assert cli("--root", root, "build-index").code == 0
+    index = root / "MEMORY.md"
+    with open(index, "a", encoding="utf-8") as handle:
+        handle.write("<!-- a note kept by hand -->\n")
+    before = index.read_bytes()
+    assert cli("--root", root, "dream", "--no-llm").code == 0
+    assert index.read_bytes() != before
+    assert cli("--root", root, "undo").code == 0
+    assert index.read_bytes() == before
+
+
+def test_native_undo_rebuilds_memory_md_when_it_changed_since_the_run(tmp_path, cli):
+    from auto_dream.store.paths import ensure_store
+
+    root = tmp_path / "store" / ".auto-dream"
+    ensure_store(root)
+    assert cli("--root", root, "append", "--type", "project", "The staging cluster lives in eu-west-1.").code == 0
+    assert cli("--root", root, "dream", "--no-llm").code == 0
+    index = root / "MEMORY.md"
+    index.write_text("scribbled over\n", encoding="utf-8")
+    assert cli("--root", root, "undo").code == 0
+    assert "scribbled" not in index.read_text(encoding="utf-8") and "eu-west-1" not in index.read_text(encoding="utf-8")

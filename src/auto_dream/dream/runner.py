@@ -201,7 +201,8 @@ def _writable_store(context: StoreContext) -> None:
 
 def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) -> Restored:
     """Reverse a dream run (default: the last one applied), refusing files changed since.
-    MEMORY.md is derived: it is rebuilt from the memories as the undo leaves them."""
+    Our own MEMORY.md is put back byte for byte, or, changed since the run (or a file left as
+    it is), rebuilt from the memories as the undo leaves them."""
     if run_id is not None:
         check_run_id(run_id)
     if context.paths.layout == "claude-code":
@@ -211,7 +212,7 @@ def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) 
         rolled, _ = roll_back_interrupted(context.paths)
         clean_leftovers(context.paths)
         if rolled and run_id is None:
-            if context.paths.layout != "claude-code":
+            if any(result.rebuild_index for result in rolled):
                 rebuild_index(context, moves=False)
             return rolled[-1]  # undoing the interrupted run is what was asked
         target = run_id or last_done_run(context.paths)
@@ -223,7 +224,7 @@ def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) 
         if status != "done":
             raise StoreError(f"run {target} is {status}, there is nothing to undo")
         restored = restore(context.paths, target, force=force)
-        if context.paths.layout != "claude-code":
+        if restored.rebuild_index:
             # ours is derived from the memories; a Claude Code folder's MEMORY.md is theirs,
             # restored byte for byte like its topic files (or, changed since, refused)
             rebuild_index(context, moves=False)
