@@ -395,3 +395,31 @@ def test_native_undo_rebuilds_memory_md_when_it_changed_since_the_run(tmp_path, 
     index.write_text("scribbled over\n", encoding="utf-8")
     assert cli("--root", root, "undo").code == 0
     assert "scribbled" not in index.read_text(encoding="utf-8") and "eu-west-1" not in index.read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- item 18: Claude Code's lock after a kill
+
+
+@pytest.mark.parametrize("after", [("undo",), ("dream", "--if-due", "--no-llm")])
+def test_a_killed_dream_rolled_back_puts_claude_codes_lock_back_too(tmp_path, cli, after):
+    """A dream SIGKILLed while applying left .consolidate-lock naming its dead PID with a fresh
+    mtime: Claude Code then skipped its own consolidation for 24 hours. The next dream or undo,
+    rolling the run back, puts the lock back as Claude Code left it."""
+    from conftest import run_installed
+
+    folder = claude_folder(tmp_path)
+    lock = folder / ".consolidate-lock"
+    lock.write_text("2147483646")  # Claude Code's consolidation three days ago; no process has that pid now
+    os.utime(lock, (OLD, OLD))
+    before = lock.read_bytes(), lock.stat().st_mtime_ns
+    assert cli("--root", folder, "append", "--type", "project", "Reviews of the parser crate need a second reviewer",
+               ).code == 0
+    killed = run_installed("--root", folder, "dream", "--no-llm", env={"AUTO_DREAM_TEST_KILL_AT_STEP": "3"})
+    assert killed.returncode == -9, killed
+    assert (lock.read_bytes(), lock.stat().st_mtime_ns) != before  # what the kill left: its pid, stamped now
+    result = cli("--root", folder, *after)
+    assert result.code == 0, result
+    (run_folder,) = (folder / ".auto-dream" / "runs").iterdir()
+    assert (run_folder / "status").read_text() == "rolled_back", result
+    assert (lock.read_bytes(), lock.stat().st_mtime_ns) == before
+    assert not (folder / ".auto-dream" / "claude_lock.json").exists()
