@@ -423,3 +423,21 @@ def test_a_killed_dream_rolled_back_puts_claude_codes_lock_back_too(tmp_path, cl
     assert (run_folder / "status").read_text() == "rolled_back", result
     assert (lock.read_bytes(), lock.stat().st_mtime_ns) == before
     assert not (folder / ".auto-dream" / "claude_lock.json").exists()
+
+
+def test_a_retired_files_hand_written_memory_md_line_is_kept_with_its_archive_copy(tmp_path, cli):
+    """Item 19: MEMORY.md drops the list item linking a file dream retires; the hook a person
+    wrote on it survived only in the run's journal. The archive copy keeps it."""
+    import yaml
+
+    folder = claude_folder(tmp_path)
+    assert cli("--root", folder, "append", "--type", "project",
+               "The team deploys to production on Monday now, not Friday").code == 0
+    assert cli("--root", folder, "dream", "--no-llm").code == 0
+    hook = "- [Deploy day](project_deploy_day.md) — my own hook"
+    assert hook not in (folder / "MEMORY.md").read_text(encoding="utf-8")
+    copy = folder / ".auto-dream" / "archive" / "project" / "project_deploy_day.markdown"
+    frontmatter = yaml.safe_load(copy.read_text(encoding="utf-8").split("---\n")[1])
+    assert frontmatter["memory_md_lines"] == [hook]
+    assert cli("--root", folder, "undo").code == 0
+    assert (folder / "MEMORY.md").read_text(encoding="utf-8") == INDEX and not copy.exists()

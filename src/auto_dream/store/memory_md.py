@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from auto_dream.errors import StoreError
 from auto_dream.store.cache import ParseCache
-from auto_dream.store.claude_index import rebuild_claude_index
+from auto_dream.store.claude_index import lines_by_link, rebuild_claude_index
 from auto_dream.store.consult import last_consulted
 from auto_dream.store.context import StoreContext
 from auto_dream.store.index import NO_ACTIVITY, Activity, IndexLimits, IndexResult, IndexSource, build_index
@@ -63,8 +63,10 @@ def _claude_index(context: StoreContext, live: list[Memory], unreadable: Sequenc
     listed = [m.path for m in live if _links(built.text, m.path)]
     warnings = list(built.warnings)
     files = ((OVERFLOW_NAME, built.overflow_text),) if built.overflow_text is not None else ()
+    dropped_lines = tuple((path, tuple(lines)) for path, lines in lines_by_link(built.dropped, retired).items())
     return IndexResult(text=built.text, listed=listed, omitted=len(live) - len(listed), warnings=warnings,
-                       files=files, moved=built.moved, dropped=len(built.dropped), read_from=read_from)
+                       files=files, moved=built.moved, dropped=len(built.dropped), read_from=read_from,
+                       dropped_lines=dropped_lines)
 
 
 def _links(text: str, path: str) -> bool:
