@@ -565,8 +565,9 @@ def _crash_hook() -> "StepHook | None":
 def undo(
     ctx: typer.Context,
     run_id: Annotated[Optional[str], typer.Argument(metavar="[RUN_ID]", help="Default: the last dream run.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Restore files changed since the run too, discarding those "
-                                        "changes: each version replaced is copied into the run's folder first.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Restore files changed since the run too, discarding "
+                                        "those changes: each version replaced is copied into the run's folder "
+                                        "first.")] = False,
 ) -> None:
     """Reverse a dream run: every file it touched is restored byte for byte. A file changed since
     the run stops it (unless --force); one changed while it runs is left as it is, and said so."""

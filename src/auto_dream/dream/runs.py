@@ -287,8 +287,9 @@ def recover_aside(paths: StoreLayout, run_id: str, journal: dict) -> list[str]:
         if target.parent not in listed:
             listed[target.parent] = sorted(entry.name for entry in _entries(target.parent))
         pattern = _side_name(run_id, target.name)
+        sides = [name for name in listed[target.parent] if pattern.fullmatch(name)]
         # the replaced file (.old) before the new one (.new): it is the one a path without a file lacks
-        for name in sorted((n for n in listed[target.parent] if pattern.fullmatch(n)), key=lambda n: n.endswith(".new")):
+        for name in sorted(sides, key=lambda name: name.endswith(".new")):
             side = target.with_name(name)
             kept = digest(read_if_present(side))
             if not os.path.lexists(target) and kept != record["post_sha256"]:

@@ -179,6 +179,32 @@ def _hold(path: Path) -> _Held | None:
     return held
 
 
+_NO_HARD_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
+
+
+def _link(source: Path | str, name: Path) -> bool:
+    """A second name for `source`'s file (FileExistsError when `name` is taken); False, with
+    nothing done, on a file system without hard links (FAT, some network shares)."""
+    try:
+        os.link(source, name, follow_symlinks=False)
+    except OSError as error:
+        if error.errno not in _NO_HARD_LINKS:
+            raise
+        return False
+    return True
+
+
+def _move_to_free(source: Path | str, name: Path) -> None:
+    """`source` renamed to `name`, which must be free (FileExistsError): where names cannot be
+    linked, the narrow check-then-rename (the names are ours, or the path a removal emptied)."""
+    if not _link(source, name):
+        if os.path.lexists(name):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(name))
+        os.rename(source, name)
+        return
+    os.unlink(source)
+
+
 def _stage(name: Path, data: bytes, mode: int | None = None, mtime_ns: int | None = None) -> None:
     """`data` at `name`, whole and on disk (with `mode` and `mtime_ns` when given) before it is
     anywhere a reader looks. `name` is a fresh name of ours: a file there is never replaced."""
@@ -188,7 +214,7 @@ def _stage(name: Path, data: bytes, mode: int | None = None, mtime_ns: int | Non
             os.chmod(temporary, mode)
         if mtime_ns is not None:
             os.utime(temporary, ns=(mtime_ns, mtime_ns))
-        os.link(temporary, name)
+        _move_to_free(temporary, name)
     finally:
         remove_temporary(temporary)
 
@@ -203,7 +229,8 @@ def replace_if_unchanged(target: Path, data: bytes, expected: Expected, held: Pa
     _stage(staged, data, mode, mtime_ns)
     with _Held(staged) as ours:
         try:
-            os.link(target, held, follow_symlinks=False)
+            linked = _link(target, held)  # without hard links, the file is held by its descriptor alone
+            theirs = _hold(held if linked else target)
         except FileNotFoundError:
             os.unlink(staged)
             return Replaced("absent")
@@ -212,31 +239,34 @@ def replace_if_unchanged(target: Path, data: bytes, expected: Expected, held: Pa
             raise
         # From here a failure leaves both names beside the path, for the caller's recovery
         # (dream's journal knows what each one holds: runs.recover_aside).
-        return _replace_held(target, expected, held, staged, ours, sha256(data))
-
-
-def _replace_held(target: Path, expected: Expected, held: Path, staged: Path, ours: _Held, written: str) -> Replaced:
-    theirs = _hold(held)
-    if theirs is None:  # a link or a FIFO at the path: not the file that was read
-        os.unlink(held)
-        os.unlink(staged)
-        return Replaced("changed")
-    with theirs:
-        if not (theirs.matches(expected) and theirs.is_at(target)):
+        if theirs is None:  # a link or a FIFO at the path: not the file that was read
             os.unlink(staged)
-            return Replaced("changed", _drop_held(held, theirs, target, expected))
-        exchanged = _swap(staged, target)  # the new file is at the path
-        back = staged if exchanged else held
-        if (not exchanged or theirs.is_at(staged)) and theirs.holds(expected.sha256):
-            if exchanged:
-                os.unlink(staged)  # a second name of the file held
+            if linked:
+                os.unlink(held)
+            return Replaced("changed")
+        with theirs:
+            return _replace_held(target, expected, held, staged, theirs, ours, sha256(data))
+
+
+def _replace_held(target: Path, expected: Expected, held: Path, staged: Path, theirs: _Held, ours: _Held,
+                  written: str) -> Replaced:
+    if not (theirs.matches(expected) and theirs.is_at(target)):
+        os.unlink(staged)
+        return Replaced("changed", _drop_held(held, theirs, target, expected))
+    exchanged = _swap(staged, target)  # the new file is at the path
+    back = staged if exchanged else held
+    if (not exchanged or theirs.is_at(staged)) and theirs.holds(expected.sha256):
+        if exchanged:
+            os.unlink(staged)  # a second name of the file held
+        if os.path.lexists(held):
             os.unlink(held)
-            if theirs.holds(expected.sha256):  # nothing came through a descriptor before its names went
-                fsync_dir(target.parent)
-                return Replaced("done")
-            _stage(held, theirs.read())  # it did: their bytes are put back from the descriptor
-            back = held
-        return _give_back(target, back, held, staged, theirs, ours, expected, written)
+        if theirs.holds(expected.sha256):  # nothing came through a descriptor before its names went
+            fsync_dir(target.parent)
+            return Replaced("done")
+        back = held
+    if not os.path.lexists(back):  # their file has no name left: its bytes are put back from the descriptor
+        _stage(back, theirs.read())
+    return _give_back(target, back, held, staged, theirs, ours, expected, written)
 
 
 def _give_back(target: Path, back: Path, held: Path, staged: Path, theirs: _Held, ours: _Held,
@@ -279,15 +309,9 @@ def create_if_absent(target: Path, data: bytes) -> bool:
     temporary = write_temporary(target, data)
     try:
         try:
-            os.link(temporary, target)
+            _move_to_free(temporary, target)
         except FileExistsError:
             return False
-        except OSError as error:  # a file system without hard links: the narrow check-then-rename
-            if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
-                raise
-            if os.path.lexists(target):
-                return False
-            os.rename(temporary, target)
         fsync_dir(target.parent)
         return True
     finally:
@@ -317,9 +341,8 @@ def remove_if_unchanged(target: Path, expected: Expected, held: Path) -> Replace
 
 def _put_back(held: Path, target: Path) -> Replaced:
     try:
-        os.link(held, target)
+        _move_to_free(held, target)
     except FileExistsError:  # a new file took the path: both stay
         return Replaced("changed", [held])
-    os.unlink(held)
     fsync_dir(target.parent)
     return Replaced("changed")
