@@ -441,3 +441,30 @@ def test_a_retired_files_hand_written_memory_md_line_is_kept_with_its_archive_co
     assert frontmatter["memory_md_lines"] == [hook]
     assert cli("--root", folder, "undo").code == 0
     assert (folder / "MEMORY.md").read_text(encoding="utf-8") == INDEX and not copy.exists()
+
+
+def test_native_memory_md_written_while_undo_runs_is_made_again_and_the_undo_finishes(tmp_path, cli, monkeypatch):
+    """Our own MEMORY.md is derived: written to while undo runs, it is not a file left half
+    undone but made again from the memories the undo leaves."""
+    import auto_dream.dream.runs as runs
+    from auto_dream.store.paths import ensure_store
+
+    root = tmp_path / "store" / ".auto-dream"
+    ensure_store(root)
+    assert cli("--root", root, "build-index").code == 0
+    assert cli("--root", root, "append", "--type", "project", "The staging cluster lives in eu-west-1.").code == 0
+    assert cli("--root", root, "dream", "--no-llm").code == 0
+    index = root / "MEMORY.md"
+    real_read_pre = runs._read_pre
+
+    def scribble_then_read(path):
+        with open(index, "a", encoding="utf-8") as handle:
+            handle.write("scribbled while undo ran\n")
+        return real_read_pre(path)
+    monkeypatch.setattr(runs, "_read_pre", scribble_then_read)
+    result = cli("--root", root, "undo")
+    assert result.code == 0 and "left" not in result.out + result.err, result
+    text = index.read_text(encoding="utf-8")
+    assert "scribbled" not in text and "eu-west-1" not in text
+    (run_folder,) = (root / ".state" / "runs").iterdir()
+    assert (run_folder / "status").read_text() == "undone"

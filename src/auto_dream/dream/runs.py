@@ -362,6 +362,8 @@ def restore(paths: StoreLayout, run_id: str, force: bool, rolling_back: bool = F
         why = _put_back_pre(paths, folder, run_id, record, target, now)
         if why is None:
             restored.append(path)
+        elif path == derived:
+            rebuild = True  # written to meanwhile: made again from the memories, as after any run
         else:
             left.append(path)
             warnings.append(f"{path} {why}: left as it is")
