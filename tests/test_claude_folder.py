@@ -182,10 +182,24 @@ def test_a_dead_holders_lock_is_taken_and_left_with_the_time_of_the_run(tmp_path
     lock = folder / ".consolidate-lock"
     lock.write_text("2147483646")  # no process has it
     os.utime(lock, (OLD, OLD))
+    run(cli, folder, "append", "--type", "project", "Reviews of the parser crate need a second reviewer")
     started = time.time()
     run(cli, folder, "dream", "--no-llm")
     assert lock.read_text() == str(os.getpid())
     assert lock.stat().st_mtime >= started - 1  # Claude Code's 24-hour gate counts this run
+
+
+def test_a_run_that_changes_nothing_leaves_the_lock_as_it_was(tmp_path, cli):
+    folder = claude_folder(tmp_path, {"feedback_tmp.md": METADATA})
+    run(cli, folder, "append", "--type", "project", "Reviews of the parser crate need a second reviewer")
+    run(cli, folder, "dream", "--no-llm")
+    lock = folder / ".consolidate-lock"
+    lock.write_text("2147483646")  # Claude Code's own consolidation, since: no process has its pid now
+    os.utime(lock, (OLD, OLD))
+    before = lock.read_bytes(), lock.stat().st_mtime_ns
+    report = json.loads(run(cli, folder, "dream", "--no-llm", "--json").out)
+    assert report["actions"] == []
+    assert (lock.read_bytes(), lock.stat().st_mtime_ns) == before  # no consolidation for its 24-hour gate
 
 
 def test_a_failed_run_puts_the_lock_back_as_it_was(tmp_path):
@@ -210,6 +224,7 @@ def test_a_failed_run_puts_the_lock_back_as_it_was(tmp_path):
 
 def test_a_run_that_is_not_due_leaves_the_lock_as_it_was(tmp_path, cli):
     folder = claude_folder(tmp_path, {"feedback_tmp.md": METADATA})
+    run(cli, folder, "append", "--type", "project", "Reviews of the parser crate need a second reviewer")
     run(cli, folder, "dream", "--no-llm")
     lock = folder / ".consolidate-lock"
     os.utime(lock, (OLD, OLD))

@@ -3,6 +3,7 @@ and an untouched file; otherwise we take it as Claude Code does, keep it stamped
 good run, and put it back exactly as it was when the run fails."""
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -68,14 +69,16 @@ def test_a_live_holder_stamped_in_the_future_still_holds_it_as_in_claude_code(tm
 def test_a_live_holder_two_hours_old_is_stale_and_taken(tmp_path, sleeper):
     lock = write_lock(tmp_path, str(sleeper.pid), age_seconds=2 * HOUR)
     check_free(tmp_path, time.time())
-    with consolidate_lock(tmp_path, time.time):
+    with consolidate_lock(tmp_path, time.time) as hold:
         assert lock.read_text() == str(os.getpid())
+        hold.consolidated()
     assert lock.read_text() == str(os.getpid())
 
 
 def test_a_dead_holder_is_taken_and_stamped_with_the_end_of_the_run(tmp_path):
     lock = write_lock(tmp_path, str(dead_pid()), age_seconds=60)
-    with consolidate_lock(tmp_path, time.time):
+    with consolidate_lock(tmp_path, time.time) as hold:
+        hold.consolidated()
         ended = time.time()
     assert lock.read_bytes() == str(os.getpid()).encode()  # Claude Code's own form: no newline
     assert lock.stat().st_mtime >= ended
@@ -83,8 +86,8 @@ def test_a_dead_holder_is_taken_and_stamped_with_the_end_of_the_run(tmp_path):
 
 def test_the_end_time_comes_from_the_clock_we_are_given(tmp_path):
     readings = iter([1_000_000.0, 1_000_000.0, 1_050_000.5])
-    with consolidate_lock(tmp_path, lambda: next(readings)):
-        pass
+    with consolidate_lock(tmp_path, lambda: next(readings)) as hold:
+        hold.consolidated()
     assert (tmp_path / LOCK_FILE).stat().st_mtime_ns == 1_050_000_500_000_000
 
 
@@ -106,6 +109,74 @@ def test_a_failed_run_leaves_no_lock_where_there_was_none(tmp_path):
             assert (tmp_path / LOCK_FILE).exists()
             raise RuntimeError("boom")
     assert not (tmp_path / LOCK_FILE).exists()
+
+
+def test_a_run_that_changed_nothing_puts_the_lock_back_byte_for_byte_and_to_the_nanosecond(tmp_path):
+    """Issue 25: a dream that applied nothing left the lock stamped with its end, and Claude
+    Code's 24-hour gate counted a consolidation that never happened."""
+    lock = write_lock(tmp_path, f"{dead_pid()}", age_seconds=0)
+    os.utime(lock, ns=(1_700_000_000_123_456_789, 1_700_000_000_987_654_321))
+    before = as_it_is(lock)
+    with consolidate_lock(tmp_path, time.time):
+        assert lock.read_text() == str(os.getpid())
+    assert as_it_is(lock) == before
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    with consolidate_lock(folder, time.time):
+        assert (folder / LOCK_FILE).exists()
+    assert not (folder / LOCK_FILE).exists()
+
+
+def test_the_record_holds_the_prior_lock_while_held_and_goes_at_the_end(tmp_path):
+    lock = write_lock(tmp_path, "2147483646", age_seconds=HOUR / 2)
+    record = tmp_path / "state" / claude_lock.RECORD
+    with consolidate_lock(tmp_path, time.time, record) as hold:
+        saved = json.loads(record.read_text())
+        assert saved["pid"] == os.getpid() and saved["consolidated"] is False
+        assert bytes.fromhex(saved["prior"]["body"]) == b"2147483646"
+        hold.consolidated()
+        assert json.loads(record.read_text())["consolidated"] is True
+    assert not record.exists() and lock.read_text() == str(os.getpid())
+
+
+def killed_holder(folder: Path, record: Path, consolidated: bool) -> tuple[bytes, int]:
+    """What a run SIGKILLed while holding the lock leaves: the lock naming its dead PID, stamped
+    fresh, and its record of the lock before it. Returns the lock as it was before."""
+    lock = write_lock(folder, "31337", age_seconds=3 * 24 * HOUR)  # Claude Code's, three days ago
+    before = as_it_is(lock)
+    pid = dead_pid()
+    prior = {"body": before[0].hex(), "atime_ns": before[1], "mtime_ns": before[1]}
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"pid": pid, "taken_ns": time.time_ns(), "prior": prior,
+                                  "consolidated": consolidated}))
+    write_lock(folder, str(pid), age_seconds=0)
+    return before
+
+
+def test_recover_puts_back_the_lock_a_killed_run_left(tmp_path):
+    record = tmp_path / "state" / claude_lock.RECORD
+    before = killed_holder(tmp_path, record, consolidated=False)
+    claude_lock.recover(tmp_path, record)
+    assert as_it_is(tmp_path / LOCK_FILE) == before and not record.exists()
+
+
+def test_recover_leaves_the_lock_of_a_killed_run_that_had_applied_its_changes(tmp_path):
+    record = tmp_path / "state" / claude_lock.RECORD
+    killed_holder(tmp_path, record, consolidated=True)
+    left = as_it_is(tmp_path / LOCK_FILE)
+    claude_lock.recover(tmp_path, record)
+    assert as_it_is(tmp_path / LOCK_FILE) == left and not record.exists()
+
+
+def test_recover_leaves_a_lock_taken_since_and_a_record_whose_run_is_alive(tmp_path, sleeper):
+    record = tmp_path / "state" / claude_lock.RECORD
+    killed_holder(tmp_path, record, consolidated=False)
+    taken = as_it_is(write_lock(tmp_path, str(sleeper.pid), age_seconds=0))  # Claude Code took it since
+    claude_lock.recover(tmp_path, record)
+    assert as_it_is(tmp_path / LOCK_FILE) == taken and not record.exists()
+    record.write_text(json.dumps({"pid": sleeper.pid, "taken_ns": 1, "prior": None, "consolidated": False}))
+    claude_lock.recover(tmp_path, record)  # a run still going: its record is its own
+    assert as_it_is(tmp_path / LOCK_FILE) == taken and record.exists()
 
 
 @pytest.mark.parametrize("body", ["", "abc", "\n", "-"])

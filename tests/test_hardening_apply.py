@@ -286,11 +286,11 @@ def test_a_write_error_half_way_rolls_the_run_back(root, monkeypatch):
     index_before = (root / "MEMORY.md").read_bytes() if (root / "MEMORY.md").exists() else None
     real, calls = runs.apply_change, []
 
-    def failing(paths, change, run_id, expected):
+    def failing(paths, change, run_id, *expected):
         calls.append(change.path)
         if len(calls) == 3:
             raise OSError(errno.ENOSPC, "No space left on device", str(paths.root / change.path))
-        return real(paths, change, run_id, expected)
+        return real(paths, change, run_id, *expected)
 
     monkeypatch.setattr("auto_dream.dream.apply.apply_change", failing)
     with pytest.raises(StoreError, match="rolled back"):

@@ -117,7 +117,8 @@ class Store:
 
     @_store_errors
     def undo(self, run_id: str | None = None, force: bool = False, now: datetime | None = None) -> "Restored":
-        """Reverse a dream run (default: the last one) byte for byte; `force` restores files changed since."""
+        """Reverse a dream run (default: the last one) byte for byte; `force` restores files changed
+        since, keeping a copy of each version it replaces (`Restored.replaced`)."""
         from auto_dream.commands.dream import undo
 
         return undo(self._context(), _now(now), run_id, force)

@@ -566,18 +566,30 @@ def _crash_hook() -> "StepHook | None":
 def undo(
     ctx: typer.Context,
     run_id: Annotated[Optional[str], typer.Argument(metavar="[RUN_ID]", help="Default: the last dream run.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Restore files changed since the run too.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Restore files changed since the run too, discarding "
+                                        "those changes: each version replaced is copied into the run's folder "
+                                        "first.")] = False,
 ) -> None:
-    """Reverse a dream run: every file it touched is restored byte for byte."""
+    """Reverse a dream run: every file it touched is restored byte for byte. A file changed since
+    the run stops it (unless --force); one changed while it runs is left as it is, and said so."""
     from auto_dream.commands.dream import undo as undo_run
 
     result = undo_run(_context(ctx), local_time(), run_id, force)
     _store_changed(ctx)
     for path in result.conflicts:
-        _warn(f"{path} had changed since the interrupted run; left as it is" if result.interrupted
-              else f"{path} had changed since the run; restored anyway (--force)")
+        if result.interrupted:
+            _warn(f"{path} had changed since the interrupted run; left as it is")
+        elif path in result.replaced:
+            _warn(f"{path} had changed since the run; restored anyway (--force): the version with those changes "
+                  f"is kept as {result.replaced[path]}")
+        else:
+            _warn(f"{path} had changed since the run; restored anyway (--force)")
+    for warning in result.warnings:
+        _warn(warning)
     verb = "rolled back the interrupted run" if result.interrupted else "undid run"
-    stdout.print(f"{verb} {result.run_id}: {len(result.restored)} files restored", markup=False)
+    left = (f"; {len(result.left)} changed while undo ran, left as they are (`auto-dream undo {result.run_id}` "
+            "again finishes it)") if result.left and not result.interrupted else ""
+    stdout.print(f"{verb} {result.run_id}: {len(result.restored)} files restored{left}", markup=False)
 
 
 @app.command("mcp")

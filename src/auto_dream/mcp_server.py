@@ -151,9 +151,11 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
     def undo(run_id: str | None = None) -> dict[str, Any]:
         """Reverse an applied dream (default: the last one): every file it touched is put back
         byte for byte. Stops, changing nothing, if a file was changed by someone since the run
-        (`auto-dream undo --force` on the command line overrides that; this tool never does)."""
+        (`auto-dream undo --force` on the command line overrides that; this tool never does).
+        A file changed while it runs is left as it is: `left` names it, `warnings` say why."""
         restored = _call(store.undo, run_id)
-        return {"run_id": restored.run_id, "restored": restored.restored, "interrupted": restored.interrupted}
+        return {"run_id": restored.run_id, "restored": restored.restored, "interrupted": restored.interrupted,
+                "left": restored.left, "warnings": restored.warnings}
 
     @server.resource("auto-dream://MEMORY.md", name="MEMORY.md", mime_type="text/markdown",
                      description="The store's index: one line per memory, what to read at the start of a session.")

@@ -23,6 +23,7 @@ from auto_dream.dream.plan import (
 from auto_dream.dream.runs import (
     DONE,
     FileChange,
+    Journaled,
     apply_change,
     digest,
     read_if_present,
@@ -34,7 +35,6 @@ from auto_dream.dream.runs import (
 from auto_dream.dream.state import Snapshot
 from auto_dream.errors import StoreError
 from auto_dream.progress import NO_PROGRESS, WRITING, Progress
-from auto_dream.store.cache import Fingerprint
 from auto_dream.store.index import IndexResult
 from auto_dream.store.scan import fingerprint
 from auto_dream.store.views import LiveView
@@ -71,7 +71,7 @@ class _Writer:
     it; a change left out takes the actions that hang on it with it."""
 
     def __init__(self, selected: Applied, snapshot: Snapshot, run_id: str, steps: list[PlannedChange],
-                 seen: list[Fingerprint | None]):
+                 seen: list[Journaled]):
         self.selected, self.snapshot, self.run_id = selected, snapshot, run_id
         self.steps, self.seen = steps, seen
         self.left: set[str] = set()  # paths whose change did not happen
@@ -80,19 +80,19 @@ class _Writer:
         self.frozen: set[str] = set()  # derived files changed by someone since they were read: left alone
 
     def write(self, number: int) -> None:
-        step = self.steps[number]
-        expected = self.seen[number] if step.derived else step.expected
+        step, seen = self.steps[number], self.seen[number]
+        expected = seen.stamp if step.derived else step.expected
         why = None
         if missing := [p for p in step.needs if p in self.left]:
             why = f"{missing[0]} was left as it is"
-        elif step.expected is not None and self.seen[number] != step.expected:
+        elif step.expected is not None and seen.stamp != step.expected:
             why = "changed since the dream started"
         elif step.archives and not still_as_orient_saw(self.snapshot, step.archives):
             why = f"{step.archives} changed since the dream started"
         elif step.derived and step.change.path in self.frozen:
             why = "changed since the dream started"
         if why is None:
-            why = apply_change(self.snapshot.context.paths, step.change, self.run_id, expected)
+            why = apply_change(self.snapshot.context.paths, step.change, self.run_id, expected, seen.sha256)
         if why is not None:
             self._leave(number, why)
 
@@ -103,8 +103,7 @@ class _Writer:
         self.left.add(path)
         selected, live = self.selected, self.selected.live
         if step.derived:
-            selected.skipped.append(f"{path} {why}: not rewritten"
-                                    + (" (run `auto-dream build-index`)" if path == "MEMORY.md" else ""))
+            selected.skipped.append(f"{path} {why}: not rewritten" + _remade_by(self.snapshot, path))
             if path == "MEMORY.md":
                 selected.actions = [a for a in selected.actions if not isinstance(a, RebuildIndex)]
             return
@@ -142,6 +141,17 @@ class _Writer:
             set_post(self.snapshot.context.paths, self.run_id, number, change.data())
         if "MEMORY.md" not in self.number:  # not journaled, so not written: not rebuilt either
             self.selected.actions = [a for a in self.selected.actions if not isinstance(a, RebuildIndex)]
+
+
+def _remade_by(snapshot: Snapshot, path: str) -> str:
+    """What makes a derived file left as it is again. Never a command that would lose a line
+    someone wrote into it meanwhile: in our own layout MEMORY.md holds nothing but what the
+    memories make; a Claude Code folder's is made again from itself, every line kept."""
+    if path != snapshot.context.paths.relative(snapshot.context.paths.index):
+        return ""
+    if snapshot.context.paths.layout == "claude-code":
+        return "; the next dream makes it again from it as it is then, keeping every line"
+    return "; the next dream makes it again from the memories"
 
 
 def apply(plan: Plan, snapshot: Snapshot, step_hook: StepHook | None = None,

@@ -163,6 +163,7 @@ def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
     live = decisions.live if len(kept) == len(decisions.actions) else live_after(actions, snapshot.memories)
     derived = derive(snapshot.context, live, actions, snapshot.unreadable, snapshot.now)
     index = derived.index
+    actions = with_index_lines(actions, index)
     if derived.index_changed:
         actions.append(RebuildIndex(index.text, len(index.listed), index.omitted))
     changes = [*memory_changes(actions, snapshot.fingerprints, paths.root),
@@ -192,6 +193,21 @@ def archive_copies(actions: list[Action], paths: StoreLayout, now: datetime, run
             action = replace(action, archived=replace(memory, path=path, extra=extra))
         named.append(action)
     return named
+
+
+def with_index_lines(actions: list[Action], index: IndexResult) -> list[Action]:
+    """A Claude Code folder's MEMORY.md drops the lines that link a file the run retires: its
+    archive copy keeps them, verbatim, in `memory_md_lines` (a hook a person wrote included),
+    so they are found with the file and not only in the run's journal."""
+    dropped = dict(index.dropped_lines)
+    kept: list[Action] = []
+    for action in actions:
+        if isinstance(action, RetireMemory) and action.archived is not None and action.memory.path in dropped:
+            archived = action.archived
+            extra = {**archived.extra, "memory_md_lines": list(dropped[action.memory.path])}
+            action = replace(action, archived=replace(archived, extra=extra))
+        kept.append(action)
+    return kept
 
 
 def _archive_path(memory: Memory, taken: dict[str, TakenNames], paths: StoreLayout) -> str:

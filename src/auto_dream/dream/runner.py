@@ -11,7 +11,7 @@ from auto_dream.distill.base import Distiller
 from auto_dream.dream import bookkeeping
 from auto_dream.dream.apply import Applied, StepHook, apply
 from auto_dream.dream.bookkeeping import dream_is_due
-from auto_dream.dream.claude_lock import check_free, consolidate_lock
+from auto_dream.dream.claude_lock import RECORD, Hold, check_free, consolidate_lock, recover
 from auto_dream.dream.consolidate import consolidate
 from auto_dream.dream.gather import gather
 from auto_dream.dream.lock import dream_lock
@@ -91,17 +91,19 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
     is finished when the run ends, however it ends.
 
     In a Claude Code folder a real run also holds Claude Code's own `.consolidate-lock`, as
-    its Auto Dream does (claude_lock): busy is exit 3; after a run its mtime says when the
-    folder was last consolidated, and a run that fails, or finds it is not due, puts it back."""
+    its Auto Dream does (claude_lock): busy is exit 3; after a run that changed files its mtime
+    says when the folder was last consolidated, and a run that fails, finds it is not due or
+    changes nothing puts it back (a killed one: the next dream or undo does)."""
     dry_run = options.dry_run
     claude = context.paths.layout == "claude-code"
     if claude and dry_run:
         check_free(context.paths.root, time.time())
     try:
-        with consolidate_lock(context.paths.root, time.time) if claude and not dry_run else nullcontext():
+        with (consolidate_lock(context.paths.root, time.time, context.paths.state / RECORD) if claude and not dry_run
+              else nullcontext()) as hold:
             if not dry_run:
                 _writable_store(context)  # a folder Claude Code is consolidating gains nothing
-            return _dream(context, now, options, distiller, if_due, step_hook, progress)
+            return _dream(context, now, options, distiller, if_due, step_hook, progress, hold)
     except _NotDue as not_due:
         return not_due.outcome
     finally:
@@ -117,7 +119,7 @@ class _NotDue(Exception):
 
 
 def _dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
-           if_due: bool, step_hook: StepHook | None, progress: Progress) -> DreamOutcome:
+           if_due: bool, step_hook: StepHook | None, progress: Progress, hold: Hold | None) -> DreamOutcome:
     dry_run = options.dry_run
     with nullcontext() if dry_run else dream_lock(context.paths, now):
         progress.start(READING, None)
@@ -135,6 +137,8 @@ def _dream(context: StoreContext, now: datetime, options: DreamOptions, distille
             report = build_report(plan)
             return DreamOutcome(report, render_markdown(report), working_set=working_set)
         applied = apply(plan, snapshot, step_hook, progress)
+        if hold is not None and applied.changes:
+            hold.consolidated()  # Claude Code's lock says so, even if this process dies before its end
         progress.start(RECORDING, None)
         report = build_report(plan, applied)
         markdown = render_markdown(report)
@@ -201,17 +205,20 @@ def _writable_store(context: StoreContext) -> None:
 
 def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) -> Restored:
     """Reverse a dream run (default: the last one applied), refusing files changed since.
-    MEMORY.md is derived: it is rebuilt from the memories as the undo leaves them."""
+    Our own MEMORY.md is put back byte for byte, or, changed since the run (or a file left as
+    it is), rebuilt from the memories as the undo leaves them."""
     if run_id is not None:
         check_run_id(run_id)
     if context.paths.layout == "claude-code":
         check_free(context.paths.root, time.time())  # Claude Code is not rewriting what undo restores
     _writable_store(context)
     with dream_lock(context.paths, now):
+        if context.paths.layout == "claude-code":
+            recover(context.paths.root, context.paths.state / RECORD)  # a killed dream's hold on Claude Code's lock
         rolled, _ = roll_back_interrupted(context.paths)
         clean_leftovers(context.paths)
         if rolled and run_id is None:
-            if context.paths.layout != "claude-code":
+            if any(result.rebuild_index for result in rolled):
                 rebuild_index(context, moves=False)
             return rolled[-1]  # undoing the interrupted run is what was asked
         target = run_id or last_done_run(context.paths)
@@ -223,7 +230,7 @@ def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) 
         if status != "done":
             raise StoreError(f"run {target} is {status}, there is nothing to undo")
         restored = restore(context.paths, target, force=force)
-        if context.paths.layout != "claude-code":
+        if restored.rebuild_index:
             # ours is derived from the memories; a Claude Code folder's MEMORY.md is theirs,
             # restored byte for byte like its topic files (or, changed since, refused)
             rebuild_index(context, moves=False)

@@ -5,7 +5,6 @@ pre/, or absent), its mode, and the hash of what the run wrote. With it, `undo` 
 run byte for byte, and a run killed half-way is rolled back by the next dream or undo.
 """
 
-import errno
 import hashlib
 import json
 import os
@@ -14,14 +13,23 @@ import shutil
 import stat as stat_module
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from auto_dream.errors import InputError, StoreError
-from auto_dream.store.memory import fsync_dir, remove_temporary, write_atomic, write_temporary
+from auto_dream.store.memory import write_atomic
 from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs, read_regular
-from auto_dream.store.scan import Fingerprint, fingerprint
+from auto_dream.store.replace import (
+    Expected,
+    Replaced,
+    create_if_absent,
+    remove_if_unchanged,
+    replace_if_unchanged,
+    side_names,
+)
+from auto_dream.store.scan import Fingerprint
+from auto_dream.store.walk import fingerprint_of
 
 RUNS = "runs"
 STATUS = "status"  # a run folder's one-word status, beside its journal
@@ -78,9 +86,18 @@ def run_number(run_id: str) -> int:
     return int(check_run_id(run_id).split("-", 1)[0])
 
 
-def side_path(target: Path, run_id: str) -> Path:
-    """Where apply moves a file while it checks it: beside it, hidden, named after the run."""
-    return target.with_name(f".{target.name}.{run_id}.old")
+@dataclass(frozen=True)
+class Journaled:
+    """A file as write_journal read it: its fingerprint (None when absent, or changing while it
+    was read) and its bytes' sha256 (None when absent). apply replaces it only while it is so."""
+
+    stamp: Fingerprint | None
+    sha256: str | None
+
+
+def _side_name(run_id: str, name: str) -> re.Pattern[str]:
+    """The hidden names a run (and its undo, `.undo`) gives a file beside it: replace.side_names."""
+    return re.compile(re.escape(f".{name}.{run_id}") + r"(?:\.undo)?(?:-\d+)?\.(?:old|new)")
 
 
 def _read_seen(path: Path) -> tuple[bytes | None, Fingerprint | None]:
@@ -96,15 +113,15 @@ def _read_seen(path: Path) -> tuple[bytes | None, Fingerprint | None]:
             raise StoreError(f"{path}: not a regular file; dream writes only regular files")
         data = handle.read()
         after = os.fstat(fd)
-    seen = (after.st_size, after.st_mtime_ns, after.st_ino)
-    unchanged = (before.st_size, before.st_mtime_ns, before.st_ino) == seen and len(data) == after.st_size
+    seen = fingerprint_of(after)
+    unchanged = fingerprint_of(before) == seen and len(data) == after.st_size
     return data, seen if unchanged else None
 
 
 def write_journal(paths: StoreLayout, run_id: str, changes: list[FileChange],
-                  started: datetime) -> list[Fingerprint | None]:
+                  started: datetime) -> list[Journaled]:
     """Record pre-images and intended results, durably, before the first change. Returns each
-    file's fingerprint as its pre-image was read: apply replaces a file only while it still is so.
+    file as its pre-image was read: apply replaces a file only while it still is so.
 
     A journal that cannot be written in whole (a full disk) leaves no run folder behind."""
     folder = run_dir(paths, run_id)
@@ -119,7 +136,7 @@ def write_journal(paths: StoreLayout, run_id: str, changes: list[FileChange],
 
 
 def _write_journal(folder: Path, paths: StoreLayout, run_id: str, changes: list[FileChange],
-                   started: datetime) -> list[Fingerprint | None]:
+                   started: datetime) -> list[Journaled]:
     make_dirs(folder / "pre")
     files, seen = [], []
     for number, change in enumerate(changes):
@@ -127,7 +144,7 @@ def _write_journal(folder: Path, paths: StoreLayout, run_id: str, changes: list[
         before, seen_as = _read_seen(target)
         if before is not None:
             write_atomic(folder / "pre" / f"{number:05d}", before)
-        seen.append(seen_as)
+        seen.append(Journaled(seen_as, digest(before)))
         mode = stat_module.S_IMODE(os.lstat(target).st_mode) if before is not None else None
         files.append({"path": change.path, "pre": f"{number:05d}" if before is not None else None,
                       "pre_sha256": digest(before), "post_sha256": digest(change.data()),
@@ -226,111 +243,96 @@ def run_ids(paths: StoreLayout) -> list[str]:
     return sorted(found, key=lambda run_id: (run_number(run_id), run_id))
 
 
-def apply_change(paths: StoreLayout, change: FileChange, run_id: str, expected: Fingerprint | None) -> str | None:
-    """Put one change in place unless its file is no longer as expected (None: absent); returns
-    why it was left alone, or None when done.
+def apply_change(paths: StoreLayout, change: FileChange, run_id: str, expected: Fingerprint | None,
+                 pre_sha256: str | None) -> str | None:
+    """Put one change in place unless its file is no longer as journaled (`pre_sha256`, None:
+    absent) and as expected (its fingerprint); returns why it was left alone, or None when done.
 
-    A file is moved aside before it is compared, and the new one is linked in only where no
-    file is: an editor saving between the check and the write finds the path empty, and what
-    it writes is kept. A kill in between leaves the file beside its path; restore puts it back.
+    The path is never empty and no one's write is lost (store/replace.py): a line an agent
+    appends, or a shell writes through a descriptor it opened before the dream, while the file
+    is replaced, leaves it as they made it; what was written to dream's new version meanwhile
+    is kept beside it and named. A kill in between leaves hidden files beside the path, which
+    recover_aside sorts out.
     """
     target = paths.root / change.path
-    aside = None
-    if expected is not None:
-        aside = side_path(target, run_id)
-        try:
-            os.rename(target, aside)
-        except FileNotFoundError:
-            return "removed since the dream started"
-        if fingerprint(aside) != expected:
-            if _put_back(aside, target):
-                return "changed since the dream started"
-            return f"changed since the dream started (and was replaced: the changed one is kept as {aside.name})"
-    try:
-        data = change.data()
-        placed = data is None or _link_new(target, data)  # None: the change removes the file
-    except BaseException:
-        if aside is not None:
-            _put_back(aside, target)
-        raise
-    if aside is not None:
-        aside.unlink()  # as it was when journaled: its pre-image holds it
-    fsync_dir(target.parent)
-    return None if placed else "written by someone else since the dream started"
+    data = change.data()
+    if pre_sha256 is None:  # there was no file: a new one goes only where none has appeared
+        if data is None or create_if_absent(target, data):
+            return None
+        return "written by someone else since the dream started"
+    if expected is None:  # it changed while it was journaled
+        return "changed since the dream started"
+    held, staged = side_names(target, run_id)
+    wanted = Expected(pre_sha256, expected)
+    outcome = (remove_if_unchanged(target, wanted, held) if data is None
+               else replace_if_unchanged(target, data, wanted, held, staged))
+    return None if outcome.status == "done" else _why_left(paths, outcome, "since the dream started")
 
 
-def _link_new(target: Path, data: bytes) -> bool:
-    """Write `data` to `target` only if no file is there (False when one is), durably."""
-    temporary = write_temporary(target, data)
-    try:
-        try:
-            os.link(temporary, target)
-        except FileExistsError:
-            return False
-        except OSError as error:  # a file system without hard links: the narrow check-then-rename
-            if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
-                raise
-            if os.path.lexists(target):
-                return False
-            os.rename(temporary, target)
-        return True
-    finally:
-        remove_temporary(temporary)
-
-
-def _put_back(aside: Path, target: Path) -> bool:
-    """Return a file moved aside to its path; if a new file took the path meanwhile, both stay (False)."""
-    try:
-        os.link(aside, target)
-    except FileExistsError:
-        return False
-    aside.unlink()
-    return True
+def _why_left(paths: StoreLayout, outcome: Replaced, since: str) -> str:
+    if outcome.status == "absent":
+        return f"removed {since}"
+    kept = ", ".join(paths.relative(path) for path in outcome.kept)
+    return f"changed {since}" + (f" (a version written meanwhile is kept beside it as {kept})" if kept else "")
 
 
 def recover_aside(paths: StoreLayout, run_id: str, journal: dict) -> list[str]:
-    """Files a killed run had moved aside go back to their paths; returns warnings for any
-    that cannot (a new file took the path): those stay beside it, hidden, named in the warning."""
+    """The hidden files a killed run or undo left beside their paths (replace.side_names): one
+    whose path has no file goes back to it; one holding what the journal or the path holds goes;
+    any other stays, named in a warning."""
     warnings = []
+    listed: dict[Path, list[str]] = {}
     for record in journal["files"]:
         target = paths.root / record["path"]
-        aside = side_path(target, run_id)
-        if not os.path.lexists(aside):
-            continue
-        if not os.path.lexists(target):
-            os.rename(aside, target)
-            continue
-        kept = digest(read_if_present(aside))
-        if kept in (record["pre_sha256"], digest(read_if_present(target))):
-            aside.unlink()  # the journal's pre-image holds it
-        else:
-            warnings.append(f"{record['path']}: an earlier version is kept beside it as "
-                            f"{paths.relative(aside)}")
+        if target.parent not in listed:
+            listed[target.parent] = sorted(entry.name for entry in _entries(target.parent))
+        pattern = _side_name(run_id, target.name)
+        sides = [name for name in listed[target.parent] if pattern.fullmatch(name)]
+        # the replaced file (.old) before the new one (.new): it is the one a path without a file lacks
+        for name in sorted(sides, key=lambda name: name.endswith(".new")):
+            side = target.with_name(name)
+            kept = digest(read_if_present(side))
+            if not os.path.lexists(target) and kept != record["post_sha256"]:
+                os.rename(side, target)
+            elif kept in (record["pre_sha256"], record["post_sha256"], digest(read_if_present(target))):
+                side.unlink()  # the journal or the path holds it
+            else:
+                warnings.append(f"{record['path']}: another version is kept beside it as {paths.relative(side)}")
     return warnings
+
+
+REPLACED = "replaced"  # a run folder's copies of the versions `undo --force` replaced
 
 
 @dataclass(frozen=True)
 class Restored:
     run_id: str
     restored: list[str]
-    conflicts: list[str]  # changed since the run: left as they are (or overwritten with force)
+    conflicts: list[str]  # changed since the run: left as they are (or, forced, replaced: see `replaced`)
     interrupted: bool = False  # the run had been killed while applying
+    left: list[str] = field(default_factory=list)  # changed while undo ran: left as someone made them
+    replaced: dict[str, str] = field(default_factory=dict)  # forced: path -> the copy of the version replaced
+    warnings: list[str] = field(default_factory=list)  # files kept beside their paths, and why
+    rebuild_index: bool = False  # our own MEMORY.md was not put back byte for byte: made again from the memories
 
 
 def restore(paths: StoreLayout, run_id: str, force: bool, rolling_back: bool = False) -> Restored:
     """Put every file the run touched back as it was before the run.
 
     A file that is neither what the run wrote nor what was there before was changed by
-    someone since: undo refuses (unless forced); a roll-back leaves it and reports it.
-    Our MEMORY.md is derived: it never stops an undo, and the caller rebuilds it. A Claude
-    Code folder's is theirs (lines a run moved out or dropped are only in its pre-image): it
-    is a file like the others.
+    someone since: undo refuses (unless forced: the version replaced is copied into the run's
+    folder first); a roll-back leaves it and reports it. Each file is checked again right
+    before it is replaced (store/replace.py): one changed while undo runs is left as it is,
+    reported, and the run stays `done`, so `undo` can finish it. Our MEMORY.md is derived:
+    it never stops an undo; it is put back byte for byte when nothing changed it since the
+    run, else the caller rebuilds it. A Claude Code folder's is theirs (lines a run moved out
+    or dropped are only in its pre-image): it is a file like the others.
     """
     journal = read_journal(paths, run_id)
     folder = run_dir(paths, run_id)
     for record in journal["files"]:
         _check_inside(paths, paths.root / record["path"])
-    recover_aside(paths, run_id, journal)
+    warnings = recover_aside(paths, run_id, journal)
     current = {r["path"]: digest(read_if_present(paths.root / r["path"])) for r in journal["files"]}
     # rebuilt from the memories, never a reason to refuse an undo (in our own layout)
     derived = paths.relative(paths.index) if paths.layout != "claude-code" else None
@@ -339,32 +341,78 @@ def restore(paths: StoreLayout, run_id: str, force: bool, rolling_back: bool = F
     if conflicts and not force and not rolling_back:
         raise StoreError(f"cannot undo run {run_id}: {conflicts[0]} changed since that run"
                          + (f" (and {len(conflicts) - 1} more)" if len(conflicts) > 1 else "")
-                         + "; use --force to restore anyway")
-    restored = []
-    for record in reversed(journal["files"]):
-        if record["path"] in conflicts and not force:
+                         + "; use --force to restore anyway (the versions it replaces are kept in "
+                         f"{paths.relative(folder / REPLACED)})")
+    restored: list[str] = []
+    left: list[str] = []
+    replaced: dict[str, str] = {}
+    rebuild = bool(conflicts) and not force
+    for number, record in reversed(list(enumerate(journal["files"]))):
+        path, now = record["path"], current[record["path"]]
+        if path in conflicts and not force:
             continue
-        target = paths.root / record["path"]
-        if record["path"] == derived and current[record["path"]] != record["post_sha256"]:
-            continue  # rebuilt since the run: the caller rebuilds it again
-        if record["pre"] is None:
-            if target.exists() or target.is_symlink():
-                target.unlink()
-                _remove_empty_folders(paths, target.parent)
-                restored.append(record["path"])
+        if path == derived and now != record["post_sha256"]:
+            rebuild = rebuild or now != record["pre_sha256"]  # rebuilt since the run: made again
             continue
-        if current[record["path"]] == record["pre_sha256"]:
+        if now == record["pre_sha256"]:
             continue  # never changed (the run stopped before it): leave it, and its times, alone
-        write_atomic(target, _read_pre(folder / "pre" / record["pre"]))
-        os.chmod(target, record["mode"] if record["mode"] is not None else FILE_MODE)
-        if record.get("mtime_ns") is not None:
-            os.utime(target, ns=(record["mtime_ns"], record["mtime_ns"]))
-        restored.append(record["path"])
-    set_status(paths, run_id, ROLLED_BACK if rolling_back else UNDONE)
+        target = paths.root / path
+        if path in conflicts and now is not None and (copy := _keep_replaced(paths, folder, number, target, now)):
+            replaced[path] = copy
+        why = _put_back_pre(paths, folder, run_id, record, target, now)
+        if why is None:
+            restored.append(path)
+        elif path == derived:
+            rebuild = True  # written to meanwhile: made again from the memories, as after any run
+        else:
+            left.append(path)
+            warnings.append(f"{path} {why}: left as it is")
+    rebuild = rebuild or bool(left)
+    if rolling_back or not left:
+        set_status(paths, run_id, ROLLED_BACK if rolling_back else UNDONE)
     from auto_dream.dream.bookkeeping import forget_logs_done
 
     forget_logs_done(paths)  # the distilled record went back: every log must be read again
-    return Restored(run_id, restored, conflicts, interrupted=rolling_back)
+    return Restored(run_id, restored, conflicts, interrupted=rolling_back, left=left, replaced=replaced,
+                    warnings=warnings, rebuild_index=rebuild and derived is not None)
+
+
+def _put_back_pre(paths: StoreLayout, folder: Path, run_id: str, record: dict, target: Path,
+                  now: str | None) -> str | None:
+    """The file as it was before the run, in place of the version read as `now` (its sha256,
+    None: absent) if it still is that; returns why not, or None when done."""
+    held, staged = side_names(target, f"{run_id}.undo")
+    if record["pre"] is None:  # the run created it
+        assert now is not None  # an absent file equals an absent pre-image: restore left it
+        outcome = remove_if_unchanged(target, Expected(now), held)
+        if outcome.status == "done":
+            _remove_empty_folders(paths, target.parent)
+    else:
+        data = _read_pre(folder / "pre" / record["pre"])
+        mode = record["mode"] if record["mode"] is not None else FILE_MODE
+        if now is None:  # removed since the run (undo --force): made again where no file has appeared
+            made = create_if_absent(target, data)
+            if made:
+                os.chmod(target, mode)
+                if record.get("mtime_ns") is not None:
+                    os.utime(target, ns=(record["mtime_ns"], record["mtime_ns"]))
+            return None if made else "changed while undo ran"
+        outcome = replace_if_unchanged(target, data, Expected(now), held, staged, mode, record.get("mtime_ns"))
+    if outcome.status == "done" or (outcome.status == "absent" and record["pre"] is None):
+        return None
+    return _why_left(paths, outcome, "while undo ran")
+
+
+def _keep_replaced(paths: StoreLayout, folder: Path, number: int, target: Path, now: str) -> str | None:
+    """undo --force: a copy of the version it replaces, in the run's folder (its journal number
+    for a name, so a Claude Code folder never takes it for a topic file); returns where, or None
+    when the file is changing again (the replace then leaves it as it is)."""
+    data = read_if_present(target)
+    if data is None or digest(data) != now:
+        return None
+    copy = folder / REPLACED / f"{number:05d}"
+    write_atomic(copy, data)
+    return paths.relative(copy)
 
 
 def _check_inside(paths: StoreLayout, target: Path) -> None:
@@ -403,6 +451,7 @@ def roll_back_interrupted(paths: StoreLayout) -> tuple[list[Restored], list[str]
                             f"{len(result.restored)} files")
             warnings.extend(f"{path}: changed since the interrupted run {run_id}, left as it is"
                             for path in result.conflicts)
+            warnings.extend(result.warnings)
     return rolled, warnings
 
 

@@ -498,3 +498,16 @@ def _overflow_text(existing: str | None, moved: list[_Line], today: date, cr: st
     if text and not text.endswith("\n" + cr + "\n"):
         text += cr + "\n"  # a blank line before the new section
     return text + f"## Moved on {today.isoformat()}{cr}\n" + "".join(line.text + "\n" for line in moved)
+
+
+def lines_by_link(lines: Sequence[str], paths: Collection[str]) -> dict[str, list[str]]:
+    """The `lines` (ClaudeIndex.dropped) by the file of `paths` each list item's first link
+    names, as the rebuild resolved it when it dropped them: a retired file by its own path."""
+    names = _Names((), paths)
+    found: dict[str, list[str]] = {}
+    for line in lines:
+        destination = _first_link(line)
+        path = names.resolve(destination) if destination else None
+        if path is not None:
+            found.setdefault(path, []).append(line)
+    return found

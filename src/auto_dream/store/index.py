@@ -38,6 +38,8 @@ class IndexResult:
     files: tuple[tuple[str, str], ...] = ()
     moved: int = 0  # hand-written lines moved there
     dropped: int = 0  # in a Claude Code folder, list items dropped for linking a retired file
+    # ... those lines, by the retired file each links: (path, lines)
+    dropped_lines: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # In a Claude Code folder, the files the text was made from (MEMORY.md, the overflow file)
     # and their fingerprints then (None: absent): a file changed since makes it again (apply).
     read_from: tuple[tuple[str, object], ...] = ()

@@ -9,12 +9,13 @@ from urllib.parse import quote
 
 from auto_dream.errors import StoreError
 from auto_dream.store.cache import ParseCache
-from auto_dream.store.claude_index import rebuild_claude_index
+from auto_dream.store.claude_index import lines_by_link, rebuild_claude_index
 from auto_dream.store.consult import last_consulted
 from auto_dream.store.context import StoreContext
 from auto_dream.store.index import NO_ACTIVITY, Activity, IndexLimits, IndexResult, IndexSource, build_index
 from auto_dream.store.memory import Memory, Unreadable, archived_names, read_regular, write_atomic
 from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME, StoreLayout
+from auto_dream.store.replace import Expected, create_if_absent, replace_if_unchanged, sha256, side_names
 from auto_dream.store.scan import MemoryScan, fingerprint, scan_memories
 from auto_dream.store.templates import load_template
 
@@ -62,8 +63,10 @@ def _claude_index(context: StoreContext, live: list[Memory], unreadable: Sequenc
     listed = [m.path for m in live if _links(built.text, m.path)]
     warnings = list(built.warnings)
     files = ((OVERFLOW_NAME, built.overflow_text),) if built.overflow_text is not None else ()
+    dropped_lines = tuple((path, tuple(lines)) for path, lines in lines_by_link(built.dropped, retired).items())
     return IndexResult(text=built.text, listed=listed, omitted=len(live) - len(listed), warnings=warnings,
-                       files=files, moved=built.moved, dropped=len(built.dropped), read_from=read_from)
+                       files=files, moved=built.moved, dropped=len(built.dropped), read_from=read_from,
+                       dropped_lines=dropped_lines)
 
 
 def _links(text: str, path: str) -> bool:
@@ -95,25 +98,52 @@ class IndexBuild:
     unreadable: list[Unreadable]
 
 
+_ATTEMPTS = 3  # a Claude Code folder's MEMORY.md written to while it is made again: made again from it
+
+
 def rebuild_index(context: StoreContext, moves: bool = True) -> IndexBuild:
     """Write MEMORY.md from memories/ alone; an index already up to date is not rewritten. In a
     Claude Code folder the file is theirs: lines that would move out (over Claude Code's caps)
     or go (linking a retired file) are a dream's to change, in a run `undo` reverses: refused
-    here (StoreError), or, without `moves`, MEMORY.md is left as it is."""
+    here (StoreError), or, without `moves`, MEMORY.md is left as it is. And it is made from the
+    file as it is: replaced only while it still is what was read (store/replace.py), else made
+    again from it as it is then (StoreError if it keeps changing)."""
     scan = scan_memories(context.paths, context.tz, cache=ParseCache.load(context.paths))
-    result = render_index(context, scan.memories, scan.unreadable)
-    if (result.moved or result.dropped) and not moves:
-        return IndexBuild(result=result, changed=False, unreadable=scan.unreadable)
-    if result.moved or result.dropped:
-        what = (f"move {result.moved} hand-written lines to {OVERFLOW_NAME}" if result.moved
-                else f"drop {result.dropped} lines that link retired files")
-        raise StoreError(f"rebuilding MEMORY.md would {what}: only `auto-dream dream` changes a person's lines, "
-                         "in a run `auto-dream undo` reverses; nothing was written")
-    data = result.text.encode("utf-8")
-    changed = index_differs(context, data)
-    if changed:
-        write_atomic(context.paths.index, data)
-    return IndexBuild(result=result, changed=changed, unreadable=scan.unreadable)
+    theirs = context.paths.layout == "claude-code"
+    for _ in range(_ATTEMPTS):
+        before = read_regular(context.paths.index) if theirs else None  # what the new one is made from
+        result = render_index(context, scan.memories, scan.unreadable)
+        if (result.moved or result.dropped) and not moves:
+            return IndexBuild(result=result, changed=False, unreadable=scan.unreadable)
+        if result.moved or result.dropped:
+            what = (f"move {result.moved} hand-written lines to {OVERFLOW_NAME}" if result.moved
+                    else f"drop {result.dropped} lines that link retired files")
+            raise StoreError(f"rebuilding MEMORY.md would {what}: only `auto-dream dream` changes a person's lines, "
+                             "in a run `auto-dream undo` reverses; nothing was written")
+        data = result.text.encode("utf-8")
+        if not index_differs(context, data):
+            return IndexBuild(result=result, changed=False, unreadable=scan.unreadable)
+        if not theirs:
+            write_atomic(context.paths.index, data)  # ours: derived from the memories alone
+            return IndexBuild(result=result, changed=True, unreadable=scan.unreadable)
+        if _replace_theirs(context.paths, data, before):
+            return IndexBuild(result=result, changed=True, unreadable=scan.unreadable)
+    raise StoreError(f"{context.paths.index} kept changing while it was made again: nothing was written; "
+                     "run build-index again")
+
+
+def _replace_theirs(paths: StoreLayout, data: bytes, before: bytes | None) -> bool:
+    """A Claude Code folder's MEMORY.md replaced by `data` if it is still `before` (None: absent);
+    False when someone wrote it meanwhile (their file is left as they made it)."""
+    if before is None:
+        return create_if_absent(paths.index, data)
+    held, staged = side_names(paths.index, "build-index")
+    outcome = replace_if_unchanged(paths.index, data, Expected(sha256(before)), held, staged)
+    if outcome.kept:
+        names = ", ".join(paths.relative(path) for path in outcome.kept)
+        raise StoreError(f"{paths.index} was written to while it was replaced: it is left as it was written, "
+                         f"and a line written meanwhile is kept beside it as {names}; nothing else was changed")
+    return outcome.status == "done"
 
 
 def index_differs(context: StoreContext, data: bytes) -> bool:

@@ -19,6 +19,11 @@ def fingerprint(path: Path) -> Fingerprint | None:
         stat = path.lstat()
     except FileNotFoundError:
         return None
+    return fingerprint_of(stat)
+
+
+def fingerprint_of(stat: os.stat_result) -> Fingerprint:
+    """The fingerprint of a file whose status is at hand (an open file's fstat)."""
     return (stat.st_size, _int64(stat.st_mtime_ns), _int64(stat.st_ino))
 
 
