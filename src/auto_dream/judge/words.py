@@ -50,16 +50,20 @@ def stem(token: str) -> str:
 SHORTEST, SEARCH_SHORTEST = 3, 2
 
 
+# _TOKEN with a group for each kind: findall tells a CJK run from a word without a second match
+_TOKEN_KINDS = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)", re.UNICODE)
+
+
 def word_sequence(text: str, shortest: int = SHORTEST) -> list[str]:
     """The significant words of `text` in order (with repeats), stemmed: CJK runs give their
     bigrams; a word of other letters or digits counts from `shortest` characters."""
     words = []
-    for token in _TOKEN.findall(text.lower()):
-        if _CJK_RUN.fullmatch(token):
-            if len(token) == 1:
-                words.append(token)
+    for run, token in _TOKEN_KINDS.findall(text.lower()):
+        if run:
+            if len(run) == 1:
+                words.append(run)
             else:
-                words.extend(token[i:i + 2] for i in range(len(token) - 1))
+                words.extend(run[i:i + 2] for i in range(len(run) - 1))
         elif len(token) >= shortest and token not in STOP_WORDS:
             words.append(stem(token))
     return words
