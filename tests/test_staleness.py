@@ -1,10 +1,13 @@
 """Staleness (DESIGN 3.2): references, their scope, the classes, and what prune does with them."""
 
 import json
+import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.dream.runner import dream
@@ -20,6 +23,7 @@ from auto_dream.judge.staleness import (
     extract_references,
     find_repo,
     is_verifiable,
+    without_line_suffix,
 )
 from auto_dream.store.context import open_context
 from auto_dream.store.memory import split_frontmatter
@@ -612,3 +616,29 @@ def test_a_name_only_named_is_still_only_named_when_read_from_the_parse_cache(ro
     later = dream(open_context(root), NOW + timedelta(days=30), DreamOptions(),
                   DeterministicDistiller()).report.as_json()
     assert archive_actions(later) == [] and (root / relative).is_file()
+
+
+# ---------------------------------------------------------------- long runs are read once
+
+# The URL and line-suffix patterns as they were: right, but read a long run of letters (or of
+# `1:`) again from each of its characters, so a 900,000-letter memory took an hour to check.
+QUADRATIC_URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+QUADRATIC_LINE_SUFFIX = re.compile(r":\d+(?:[:,-]\d+)*$")
+
+
+@settings(max_examples=3000)
+@given(st.text(alphabet="aZ1\u0663+.-:/ \n\u017f\u212a,x`", max_size=40))
+def test_urls_are_found_where_they_always_were(text):
+    assert extract_references(text) == extract_references(QUADRATIC_URL.sub(" ", text))
+
+
+@settings(max_examples=3000)
+@given(st.text(alphabet="a1\u0663:,-./ ", max_size=30))
+def test_a_line_suffix_is_cut_where_it_always_was(token):
+    assert without_line_suffix(token) == QUADRATIC_LINE_SUFFIX.sub("", token)
+
+
+def test_a_url_after_a_run_of_letters_and_a_line_list_after_a_long_path_are_still_found():
+    text = ("see " + "x" * 5000 + "https://example.com/src/gone.py and `src/app.py:"
+            + ",".join(["1"] * 3000) + "`")
+    assert extract_references(text).files == ("src/app.py",)
