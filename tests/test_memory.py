@@ -559,6 +559,21 @@ def test_an_unquoted_hash_is_part_of_the_value_and_survives_a_rewrite():
     assert (again.name, again.description) == (memory.name, memory.description)
 
 
+@pytest.mark.parametrize(("line", "whole"), [
+    ("description: 2026-08-14 #1131 closed — the suite runs in 4 minutes",
+     "2026-08-14 #1131 closed — the suite runs in 4 minutes"),  # not the date 2026-08-14
+    ("description: 42 #answer to the on-call quiz", "42 #answer to the on-call quiz"),  # not 42
+    ("description: yes #we ship on Fridays", "yes #we ship on Fridays"),  # not True
+    ("description: #1131 closed", "#1131 closed"),  # not null
+])
+def test_a_description_yaml_would_type_before_a_hash_is_the_whole_line(line, whole):
+    memory = parse_ok(f"---\nname: Suite speed\n{line}\ntype: project\n---\nThe suite got faster.\n")
+    assert memory.description == whole
+    assert "description" not in memory.extra  # one line of text: written back as the memory shows it
+    named = parse_ok(f"---\n{line.replace('description', 'name')}\ntype: project\n---\nThe suite got faster.\n")
+    assert named.name == whole
+
+
 def test_a_quoted_value_with_a_real_comment_after_it_keeps_yaml_reading():
     memory = parse_ok('---\nname: "Deploy day" # set by the release team\n'
                       'description: Fridays\ntype: project\n---\nx\n')

@@ -311,10 +311,12 @@ def _scalar(written: str) -> object:
 
 def _whole_values(metadata: dict, block: str) -> dict:
     """`name` and `description` YAML cut at an unquoted ` #` (a comment to YAML), made whole
-    again: `name: Stray #[test] attribute` is "Stray #[test] attribute", as the person wrote it
-    and as Claude Code shows it. Other keys keep YAML's reading: `type: feedback # from review`
-    is a feedback memory, and a key auto-dream does not own reads as any YAML reader reads it."""
-    if " #" not in block:
+    again: `name: Stray #[test] attribute` is "Stray #[test] attribute", and `description:
+    2026-08-14 #1131 closed` is that whole line, not the date 2026-08-14: in these two the whole
+    line is the value, as the person wrote it and as Claude Code shows it. Other keys keep YAML's
+    reading: `type: feedback # from review` is a feedback memory, and a key auto-dream does not
+    own reads as any YAML reader reads it."""
+    if "#" not in block:
         return metadata  # nothing YAML could have taken for a comment
     lines = {}
     for line in block.splitlines():
@@ -323,11 +325,25 @@ def _whole_values(metadata: dict, block: str) -> dict:
             lines[match.group(1)] = (match.group(2) or "").strip()  # the last wins, as in YAML
     for key in ("name", "description"):
         value, written = metadata.get(key), lines.get(key)
-        if not isinstance(value, str) or not written or written[0] in "'\"|>[{&*!" or written == value:
+        if not written or written[0] in "'\"|>[{&*!" or written == value or isinstance(value, (dict, list)):
             continue
-        if written.startswith(value) and written[len(value):].lstrip().startswith("#") and " #" in written:
+        # YAML's value is the part before the comment, typed: `2026-08-14 #1131 closed` is the date 2026-08-14
+        before = _COMMENT.split(" " + written, maxsplit=1)[0].strip()
+        if before != written and _yaml_reading(before) == (value, type(value)):
             metadata[key] = written
     return metadata
+
+
+_COMMENT = re.compile(r"[ \t]#")  # where YAML takes the rest of a plain value for a comment
+
+
+def _yaml_reading(written: str) -> tuple[object, type] | None:
+    """What YAML reads `written` as, with its type (so that 1 is not True), or None when it cannot."""
+    try:
+        value = yaml.load(written, Loader=_YAML_LOADER)
+    except YAML_ERRORS:
+        return None
+    return value, type(value)
 
 
 def _too_deep(value: object, depth: int = 0, seen: set | None = None) -> bool:
