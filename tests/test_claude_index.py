@@ -422,3 +422,54 @@ def test_a_fenced_block_moves_whole_and_a_second_run_changes_nothing():
     assert all(f"](feedback_{n}.md)" in first.text + first.overflow_text for n in range(15))
     second = rebuild_claude_index(first.text, live, (), IndexLimits(), date(2026, 12, 2), first.overflow_text)
     assert second.text == first.text and second.overflow_text is None and second.added == []
+
+
+# ---------------------------------------------------------------- code read as CommonMark reads it
+
+
+def links_read_by_commonmark(text: str) -> list[str]:
+    """The destinations a CommonMark reader (markdown-it-py) finds as links in `text`."""
+    from markdown_it import MarkdownIt
+
+    found = []
+    for token in MarkdownIt("commonmark").parse(text):
+        found += [child.attrs["href"] for child in token.children or () if child.type == "link_open"]
+    return found
+
+
+def run_six_times(existing: str, live: list[Memory], **options) -> list[str]:
+    texts = [existing]
+    for _ in range(6):
+        texts.append(rebuild(texts[-1], live, **options).text)
+    return texts
+
+
+UNCLOSED = "# Memory Index\n\n## Feedback\n- [Tabs](feedback_tabs.md) — tabs, not spaces\n\nRun it so:\n```bash\n" \
+           "npm test -- --watch\n"
+
+
+def test_a_fence_never_closed_gets_the_new_links_before_it_once_not_at_every_run():
+    live = [memory("feedback_tabs.md"), memory("feedback_rebase.md"), memory("user_reader.md"),
+            memory("project_deploy.md")]
+    texts = run_six_times(UNCLOSED, live, unreadable=["broken.md"])
+    assert texts[2:] == [texts[1]] * 5  # the second run and every one after change nothing
+    first = texts[1]
+    assert first.endswith("```bash\nnpm test -- --watch\n")  # the person's lines, as written, still last
+    assert sorted(links_read_by_commonmark(first)) == sorted(m.path for m in live)  # each linked, once
+    assert first.count("- Not read (1") == 1
+    assert all(line in first.splitlines() for line in UNCLOSED.splitlines())
+
+
+def test_a_link_after_a_fence_left_open_in_a_list_item_counts_as_linked():
+    # CommonMark closes the fence with its list item: the link after it is a link, not code
+    existing = "# Memory Index\n- Build:\n  ```\n  make all\n- [Tabs](feedback_tabs.md) — tabs, not spaces\n"
+    built = rebuild(existing, [memory("feedback_tabs.md")])
+    assert built.text == existing and built.added == []
+
+
+def test_an_indented_code_block_is_code_and_a_fence_line_with_a_backtick_in_its_info_is_not_a_fence():
+    existing = ("# Memory Index\n\nAn example of the form:\n\n    - [Example](feedback_example.md) — code\n\n"
+                "```not`a fence\n- [Tabs](feedback_tabs.md) — tabs, not spaces\n")
+    built = rebuild(existing, [memory("feedback_example.md"), memory("feedback_tabs.md")])
+    assert built.added == ["feedback_example.md"]  # the indented line is code; the line after ```not`a is a link
+    assert rebuild(built.text, [memory("feedback_example.md"), memory("feedback_tabs.md")]).text == built.text

@@ -37,3 +37,35 @@ def test_a_memory_of_900000_letters_is_listed_and_checked_in_moments_not_an_hour
     checked = run(root, "check", "--json")
     assert checked.returncode == 0, checked.stderr[-2000:]
     assert [m["staleness"] for m in json.loads(checked.stdout)["memories"]] == ["EVERGREEN"]
+
+
+# ---------------------------------------------------------------- a code fence never closed
+
+
+def claude_folder(base: Path, files: dict[str, str]) -> Path:
+    """A Claude Code memory folder (a MEMORY.md and topic files) at base/.claude/memory."""
+    folder = base / ".claude" / "memory"
+    folder.mkdir(parents=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_a_fence_never_closed_in_memory_md_does_not_make_every_run_add_the_links_again(tmp_path):
+    folder = claude_folder(tmp_path, {
+        "MEMORY.md": "# Memory Index\n\n## Feedback\n- [Tabs](feedback_tabs.md) — tabs, not spaces\n\n"
+                     "Run the suite so:\n```bash\nnpm test -- --watch\n",
+        "feedback_tabs.md": "---\nname: Tabs\ndescription: Tabs, not spaces\ntype: feedback\n---\nIndent with tabs.\n",
+        "feedback_rebase.md": "---\nname: Rebase\ndescription: Rebase before merging\ntype: feedback\n---\n"
+                              "Rebase feature branches before merging.\n",
+        "project_deploy.md": "---\nname: Deploy day\ndescription: Deploys happen on Fridays\ntype: project\n---\n"
+                             "The team deploys on Friday.\n",
+    })
+    indexes = []
+    for command in ("dream", "build-index", "dream", "build-index", "dream", "build-index"):
+        done = run(folder, *(["dream", "--no-llm"] if command == "dream" else [command]))
+        assert done.returncode == 0, done.stderr[-2000:]
+        indexes.append((folder / "MEMORY.md").read_text(encoding="utf-8"))
+    assert indexes[1:] == [indexes[0]] * 5, indexes[-1]
+    assert indexes[0].count("(project_deploy.md)") == 1 and indexes[0].count("(feedback_rebase.md)") == 1
+    assert indexes[0].endswith("```bash\nnpm test -- --watch\n")

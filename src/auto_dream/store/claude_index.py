@@ -12,11 +12,16 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import cache
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from auto_dream.store.index import SEPARATOR, IndexLimits, entry_text, link_path, shorten, unreadable_line
 from auto_dream.store.memory import Memory
 from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 CLAUDE_TITLE = "# Memory Index"  # the title Claude Code gives a MEMORY.md it starts
 OVERFLOW_LABEL = "Moved from MEMORY.md"
@@ -145,6 +150,7 @@ def rebuild_claude_index(existing: str | None, live: Sequence[Memory], retired: 
     added = [line.memory.path for line in lines if not line.written and line.memory is not None]
     if unread_line:
         kept.append(unread_line)
+    kept = _before_open_fence(kept, parsed.open_fence)
     # a hand-written line longer than limits.line_chars is kept whole, and not warned about at
     # every run: Claude Code loads it as it is (its caps are lines and bytes)
     return ClaudeIndex(
@@ -209,26 +215,47 @@ def _by_file_name(paths: Collection[str]) -> dict[str, str | None]:
     return found
 
 
-class _Fences:
-    """Whether each line, in order, is part of a fenced code block (where nothing is a link or a
-    heading); `block` numbers the blocks."""
+@dataclass(frozen=True)
+class _Code:
+    """The lines of a MEMORY.md that are code, as CommonMark reads the file (where nothing is a
+    link or a heading): fenced and indented code blocks, a fence in a list or a quote ending
+    with it, and a fence never closed running to the end of the file."""
 
-    def __init__(self) -> None:
-        self.fence: str | None = None
-        self.block = -1
+    block: dict[int, int]  # line number: the code block it is part of (its fence lines too)
+    open_at: int | None  # the first line of a fence never closed that runs to the end, or None
 
-    def inside(self, content: str) -> bool:
-        if self.fence is not None:
-            stripped = content.strip()
-            if stripped.startswith(self.fence) and set(stripped) == {self.fence[0]}:
-                self.fence = None
-            return True
-        opener = _FENCE.match(content)
-        if opener:
-            self.fence = opener.group(1)
-            self.block += 1
-            return True
-        return False
+    @classmethod
+    def of(cls, lines: Sequence[str]) -> "_Code":
+        """`lines` without their line ends (a "\\r" left at the end of one is no line end of its own)."""
+        block: dict[int, int] = {}
+        open_at = None
+        text = "".join(line.removesuffix("\r").replace("\r", " ") + "\n" for line in lines)
+        blocks = (token for token in _commonmark().parse(text)
+                  if token.type in ("fence", "code_block") and token.map is not None)
+        for number_of_block, token in enumerate(blocks):
+            first, end = token.map
+            block.update(dict.fromkeys(range(first, end), number_of_block))
+            if token.type == "fence" and token.level == 0 and end == len(lines) \
+                    and not (end - 1 > first and _closes(lines[end - 1], token.markup)):
+                open_at = first
+        return cls(block, open_at)
+
+
+@cache
+def _commonmark() -> "MarkdownIt":
+    """markdown-it-py's CommonMark block parser, loaded when a Claude Code folder's MEMORY.md is read
+    (not by `append`): it knows every rule of where code begins and ends, which a line scan does not."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").disable(["inline", "text_join"])  # the blocks are all that is asked
+
+
+def _closes(line: str, opening: str) -> bool:
+    """Whether `line` closes a fence opened with `opening` (CommonMark: up to three spaces, the same
+    character at least as many times, then only spaces or tabs)."""
+    closing = _FENCE.match(line.removesuffix("\r"))
+    return bool(closing and closing.group(1)[0] == opening[0] and len(closing.group(1)) >= len(opening)
+                and not line.removesuffix("\r")[closing.end():].strip(" \t"))
 
 
 def _destinations(content: str) -> Iterator[str]:
@@ -271,8 +298,9 @@ def _first_link(content: str) -> str | None:
 
 
 def _linked_in(text: str, names: _Names) -> set[str]:
-    fences = _Fences()
-    return {path for line in text.split("\n") if not fences.inside(line.removesuffix("\r"))
+    lines = text.split("\n")
+    code = _Code.of(lines)
+    return {path for number, line in enumerate(lines) if number not in code.block
             for destination in _destinations(line.removesuffix("\r"))
             if (path := names.resolve(destination)) is not None}
 
@@ -284,18 +312,22 @@ class _Parsed:
     dropped: list[str]
     after: dict[str, int]  # memory type: the index of the last non-blank line of its section
     anchor: _Line | None  # our line linking the overflow file
+    open_fence: _Line | None = None  # the first line of a fence never closed that runs to the end
 
 
 def _parse(raw_lines: list[str], names: _Names, live: dict[str, Memory], overflow_name: str,
            overflow_prefix: str, unread: str | None) -> _Parsed:
     parsed = _Parsed([], set(), [], {}, None)
-    fences = _Fences()
+    code = _Code.of(raw_lines)
     open_sections: list[tuple[str, int]] = []  # (type, heading level) of the typed sections a line is in
     for number, text in enumerate(raw_lines):
         content = text.removesuffix("\r")
-        if fences.inside(content):
-            parsed.lines.append(_Line(text, _HAND, fence=fences.block))
-            _note_section_line(parsed, open_sections, content)
+        if number in code.block:
+            parsed.lines.append(_Line(text, _HAND, fence=code.block[number]))
+            if code.open_at is not None and number >= code.open_at:
+                parsed.open_fence = parsed.open_fence or parsed.lines[-1]
+            else:  # a new line after the last line of a fence never closed would be code too
+                _note_section_line(parsed, open_sections, content)
             continue
         if number == 0 and content.lstrip("\ufeff").startswith("# "):
             line = _Line(text, _TITLE)
@@ -480,6 +512,19 @@ class _Moves:
                 self.vanished.add(id(line))
                 self.line_count -= 1
                 self.byte_count -= line.cost
+
+
+def _before_open_fence(lines: list[_Line], opening: _Line | None) -> list[_Line]:
+    """`lines` with those added at the end moved to just before `opening`, the first line of a fence
+    never closed: after it they would be code (CommonMark runs the fence to the end of the file),
+    links no one reads as links, and the next run would add them again."""
+    at = next((number for number, line in enumerate(lines) if line is opening), None)
+    if at is None:
+        return lines  # no such fence, or it moved to the overflow file
+    added = [line for line in lines[at:] if not line.written]
+    if added and added[0].kind == _NEW and not added[0].content.strip() and (at == 0 or not lines[at - 1].content.strip()):
+        added = added[1:]  # the blank line before an added section: there is one before the fence already
+    return [*lines[:at], *added, *(line for line in lines[at:] if line.written)]
 
 
 def _age(memory: Memory | None) -> tuple:
