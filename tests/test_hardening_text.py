@@ -1,14 +1,22 @@
 """Hardening (issue 25), text: what the words and lines of a memory or MEMORY.md did to the commands,
 each case as a user meets it.
 
+- A merge or an archive rewrote frontmatter lines dream does not own (`owner:` became `owner:
+  null`, a flow list a block list, a quoted key unquoted, `!!set` a mapping) and made the file
+  and MEMORY.md owner-only; and Claude Code's own `modified:` made a file "read, never
+  rewritten", so it could be neither merged into nor retired.
 - A long run of letters in a memory made `list`, `check` and `dream` read it again from each
   letter (a 900,000-letter memory, under the 1 MB limit, took an hour, holding the locks).
+- A code fence never closed in MEMORY.md made every dream and build-index add the new links again.
 
 Commands run through the installed `auto-dream` with a timeout, so a hang fails, it does not
 stall the suite; HOME and XDG folders are in tmp_path (conftest.isolated_env).
 """
 
+import difflib
 import json
+import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -22,6 +30,83 @@ def run(root: Path, *argv: str, seconds: float = 60) -> subprocess.CompletedProc
                               timeout=seconds)
     except subprocess.TimeoutExpired as stopped:
         return subprocess.CompletedProcess(stopped.cmd, None, "", f"did not finish in {seconds:g} s")
+
+
+# ---------------------------------------------------------------- frontmatter edited as text
+
+TABS = """---
+name: Tabs
+description: Indent with tabs
+type: feedback
+owner:
+tags: [style, editor]
+"quoted key": kept
+labels: !!set {a, b}
+# reviewed by Ana
+ticket: 0755   # the Jira one
+modified: 2026-11-20T10:00:00.000Z
+---
+
+Indent with tabs in every file of the repository.
+"""
+DEPLOY = """---
+name: Deploy day
+description: Deploys happen on Fridays
+metadata:
+  type: project
+  modified: 2026-11-20T10:00:00.000Z
+---
+
+The team deploys to production on Friday.
+"""
+INDEX = "# Memory Index\n\n- [Tabs](feedback_tabs.md) — tabs\n- [Deploy day](project_deploy.md) — Fridays\n"
+
+
+def added_lines(before: str, after: str) -> list[str]:
+    """The lines `after` has that `before` does not, where `before`'s lines all stay, in order (else fails)."""
+    lines = list(difflib.ndiff(before.splitlines(), after.splitlines()))
+    assert not [line for line in lines if line.startswith("- ")], "\n".join(lines)
+    return [line[2:] for line in lines if line.startswith("+ ")]
+
+
+def mode(path: Path) -> str:
+    return oct(stat.S_IMODE(path.stat().st_mode))
+
+
+def test_a_merge_and_an_archive_change_only_the_keys_dream_owns_and_keep_the_modes(tmp_path):
+    folder = claude_folder(tmp_path, {"feedback_tabs.md": TABS, "project_deploy.md": DEPLOY, "MEMORY.md": INDEX})
+    for name in ("feedback_tabs.md", "project_deploy.md", "MEMORY.md"):
+        os.chmod(folder / name, 0o644)
+    for entry_type, text in (("feedback", "Indent with tabs in every file of the repository."),
+                             ("project", "The team no longer deploys on Friday; deploys happen on Tuesday.")):
+        assert run(folder, "append", "--type", entry_type, text).returncode == 0
+    done = run(folder, "dream", "--no-llm", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert not [w for w in report["warnings"] if "never rewritten" in w]
+    rows = {(row["kind"], row["path"], row["target"]) for row in report["actions"]}
+    assert {row[0] for row in rows if "feedback_tabs.md" in row} == {"merge"}, rows
+    assert {row[0] for row in rows if "project_deploy.md" in row} == {"supersede"}, rows
+
+    merged = (folder / "feedback_tabs.md").read_text(encoding="utf-8")
+    assert [line.split(":")[0] for line in added_lines(TABS, merged)] == ["mtime", "sources"]
+    (copy,) = (folder / ".auto-dream" / "archive" / "project").iterdir()
+    archived = copy.read_text(encoding="utf-8")
+    assert [line.split(":")[0] for line in added_lines(DEPLOY, archived)] == [
+        "mtime", "archived", "archived_reason", "archived_by_run", "superseded_by", "memory_md_lines"]
+    assert (mode(folder / "feedback_tabs.md"), mode(folder / "MEMORY.md")) == ("0o644", "0o644")
+
+    assert run(folder, "undo").returncode == 0
+    assert (folder / "feedback_tabs.md").read_text(encoding="utf-8") == TABS
+    assert (folder / "project_deploy.md").read_text(encoding="utf-8") == DEPLOY
+
+
+def test_build_index_keeps_memory_md_s_mode(tmp_path):
+    folder = claude_folder(tmp_path, {"feedback_tabs.md": TABS, "MEMORY.md": "# Memory Index\n"})
+    os.chmod(folder / "MEMORY.md", 0o644)
+    assert run(folder, "build-index").returncode == 0
+    assert "(feedback_tabs.md)" in (folder / "MEMORY.md").read_text(encoding="utf-8")
+    assert mode(folder / "MEMORY.md") == "0o644"
 
 
 # ---------------------------------------------------------------- a long run of letters

@@ -2,6 +2,7 @@
 
 import os
 import stat
+from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -19,8 +20,10 @@ from auto_dream.store.memory import (
     parse_memory,
     read_memory,
     render_memory,
+    rewrite_memory,
     slugify,
     write_atomic,
+    written_text,
 )
 from auto_dream.store.scan import scan_memories
 from conftest import tree_hash, write_memory_file
@@ -46,6 +49,11 @@ def frontmatter_of(rendered: str) -> dict:
     assert rendered.startswith("---\n")
     block = rendered[4:].split("\n---\n", 1)[0]
     return yaml.safe_load(block)
+
+
+def rewritten(text: str, before: Memory, after: Memory) -> str:
+    """The text a rewrite gives a file that held `text` (read as `before`) when it becomes `after`."""
+    return rewrite_memory(written_text(text.encode("utf-8"), before.body), before, after)
 
 
 def round_trip(memory: Memory) -> Memory:
@@ -291,7 +299,7 @@ def test_write_atomic_replaces_an_existing_file(tmp_path):
     target.chmod(0o644)
     write_atomic(target, b"new")
     assert target.read_bytes() == b"new"
-    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644  # a person's file keeps its mode
     assert os.listdir(folder) == ["m.md"]
 
 
@@ -613,7 +621,10 @@ def test_a_comment_after_a_key_auto_dream_reads_is_still_a_comment():
     memory = parse_ok(written, "deploy.md")  # outside any type folder: the type is the frontmatter's
     assert memory.type == "feedback"
     assert memory.sources == ("3f9a1c0e22b4",) and memory.extra["status"] == "active"
-    assert "comment" in memory.read_only  # a rewrite would drop the comments: never rewritten
+    assert memory.read_only is None  # a rewrite edits the lines it changes, and keeps the comments
+    merged = replace(memory, sources=("3f9a1c0e22b4", "7d2e0b9c11aa"))
+    assert rewritten(written, memory, merged) == written.replace(
+        "sources: 3f9a1c0e22b4 # the log entry", "sources: [3f9a1c0e22b4, 7d2e0b9c11aa]")
 
 
 def test_a_repeated_key_is_read_from_its_last_line_as_yaml_reads_it():
@@ -634,11 +645,17 @@ def test_a_native_store_names_new_memories_as_design_says_and_a_claude_folder_as
 @pytest.mark.parametrize("line", ["# reviewed by Ana on 2026-03-01", "owner: ops # the on-call team",
                                   "standup: 9:30", "ticket: 0755", "version: 1.10", "approved: no",
                                   "metadata:\n  type: feedback\n  sprint: 07"])
-def test_frontmatter_a_rewrite_would_change_is_read_but_never_rewritten(line):
+def test_frontmatter_a_yaml_writer_would_change_is_kept_byte_for_byte_by_a_rewrite(line):
     for broken in ("", "description: Cover letter standards: NYC location\n"):  # valid YAML, and line-read
         text = f"---\nname: Deploy rule\n{broken}type: feedback\n{line}\n---\nAlways deploy blue-green.\n"
         memory = parse_ok(text, "memories/feedback/20260301_deploy.md")
-        assert memory.read_only and ("comment" in memory.read_only or "would write" in memory.read_only), line
+        assert memory.read_only is None, line
+        merged = replace(memory, body=memory.body + "\n\nRoll back by switching colours.",
+                         sources=("3f9a1c0e22b4",), mtime=datetime(2026, 3, 2, 9, 30, tzinfo=timezone.utc))
+        assert rewritten(text, memory, merged) == text.replace(
+            f"{line}\n---\nAlways deploy blue-green.\n",
+            f"{line}\nmtime: 2026-03-02T09:30:00+00:00\nsources: [3f9a1c0e22b4]\n---\n"
+            "Always deploy blue-green.\n\nRoll back by switching colours.\n")
 
 
 @pytest.mark.parametrize("line", ["owner: ops", "rank: 3", "modified: 2026-03-01", "flag: true",
@@ -648,3 +665,133 @@ def test_frontmatter_a_rewrite_writes_back_as_it_was_may_be_rewritten(line):
     memory = parse_ok(f"---\nname: Deploy rule\ntype: feedback\n{line}\n---\nAlways deploy blue-green.\n",
                       "memories/feedback/20260301_deploy.md")
     assert memory.read_only is None
+
+
+# ---------------------------------------------------------------- a rewrite edits the frontmatter as text
+
+# Lines a YAML writer changes (issue 25: `owner:` became `owner: null`, a flow list a block list,
+# a quoted key unquoted, `!!set` a mapping) or that made a file "read, never rewritten" (Claude
+# Code's own `modified:`): a merge or an archive now keeps each byte for byte.
+KEPT_AS_WRITTEN = [
+    "owner:",
+    "tags: [style, editor]",
+    '"quoted key": kept',
+    "labels: !!set {a, b}",
+    "modified: 2026-11-20T10:00:00.000Z",
+    "metadata:\n  type: feedback\n  modified: 2026-11-20T10:00:00.000Z\n  originSessionId: 5f0c-11aa",
+    "notes: |\n  line one\n\n  # not a comment\n",
+    "steps:\n- build\n- ship",
+    "# a comment line\nticket: 0755   # the Jira one",
+    "title: 'single quoted'\nempty: ''",
+    "wrapped: a plain value\n  continued on the next line",
+    'escaped: "tab\\there, a line separator \\u2028 here"',
+    "anchor: &shared 1",
+]
+MERGE_TIME = datetime(2026, 11, 21, 8, 0, tzinfo=timezone.utc)
+
+
+def claude_topic(lines: str, name: str = "feedback_tabs.md") -> tuple[str, Memory]:
+    text = f"---\nname: Tabs\ndescription: Indent with tabs\ntype: feedback\n{lines}\n---\n\nIndent with tabs.\n"
+    memory = parse_ok(text, name)
+    return text, memory
+
+
+@pytest.mark.parametrize("lines", KEPT_AS_WRITTEN)
+def test_a_merge_adds_its_mtime_and_sources_and_keeps_every_other_line_byte_for_byte(lines):
+    text, memory = claude_topic(lines)
+    assert memory.read_only is None
+    merged = replace(memory, body=memory.body + "\n\nAlso in YAML files.", sources=("3f9a1c0e22b4", "7d2e0b9c11aa"),
+                     mtime=MERGE_TIME)
+    assert rewritten(text, memory, merged) == text.replace(
+        f"{lines}\n---\n\nIndent with tabs.\n",
+        f"{lines}\nmtime: 2026-11-21T08:00:00+00:00\nsources: [3f9a1c0e22b4, 7d2e0b9c11aa]\n---\n\n"
+        "Indent with tabs.\n\nAlso in YAML files.\n")
+
+
+@pytest.mark.parametrize("lines", KEPT_AS_WRITTEN)
+def test_an_archive_copy_adds_the_archive_keys_and_keeps_every_other_line_byte_for_byte(lines):
+    text, memory = claude_topic(lines)
+    copy = replace(memory, path=".auto-dream/archive/feedback/feedback_tabs.markdown",
+                   extra={**memory.extra, "archived": "2026-11-21T08:00:00+00:00", "archived_reason": "stale: gone",
+                          "archived_by_run": "0042-20261121T080000"})
+    assert rewritten(text, memory, copy) == text.replace(
+        f"{lines}\n---\n",
+        f"{lines}\nmtime: {memory.mtime.isoformat(timespec='seconds')}\narchived: '2026-11-21T08:00:00+00:00'\n"
+        "archived_reason: 'stale: gone'\narchived_by_run: 0042-20261121T080000\n---\n")
+
+
+def test_a_rewrite_replaces_the_lines_of_a_key_it_changes_where_they_are_and_only_those():
+    text = ("---\nname: Tabs\ntype: feedback\nmtime: 2026-03-01  # set by hand\nsources:\n- 3f9a1c0e22b4\n"
+            "# the ids above came from the March log\nrank: 3\n---\nIndent with tabs.\n")
+    memory = parse_ok(text, "feedback_tabs.md")
+    merged = replace(memory, sources=("3f9a1c0e22b4", "7d2e0b9c11aa"), mtime=MERGE_TIME)
+    assert rewritten(text, memory, merged) == (
+        "---\nname: Tabs\ntype: feedback\nmtime: 2026-11-21T08:00:00+00:00\nsources: [3f9a1c0e22b4, 7d2e0b9c11aa]\n"
+        "# the ids above came from the March log\nrank: 3\n---\nIndent with tabs.\n")
+
+
+def test_a_line_read_frontmatter_stays_as_written_and_reads_back_after_a_merge():
+    text = ("---\nname: Cover letters\ndescription: Cover letter standards: NYC location, one page\n"
+            "type: feedback\n---\nEvery cover letter names the NYC office.\n")
+    memory = parse_ok(text, "feedback_cover_letters.md")
+    merged = replace(memory, sources=("3f9a1c0e22b4", "7d2e0b9c11aa"), mtime=MERGE_TIME)
+    again = parse_ok(rewritten(text, memory, merged), "feedback_cover_letters.md")
+    assert (again.description, again.sources, again.mtime) == (memory.description, merged.sources, MERGE_TIME)
+    assert rewritten(text, memory, merged).startswith(text.split("---\nEvery")[0])
+
+
+def test_an_archive_copy_of_a_file_with_no_name_line_says_the_name_its_new_file_name_no_longer_does():
+    text = "---\ntype: feedback\n---\nIndent with tabs.\n"
+    memory = parse_ok(text, "feedback_tabs.md")
+    copy = replace(memory, path=".auto-dream/archive/feedback/feedback_tabs.markdown",
+                   extra={"archived": "2026-11-21T08:00:00+00:00"})
+    again = parse_ok(rewritten(text, memory, copy), copy.path)
+    assert again.name == memory.name == "feedback tabs"
+
+
+@pytest.mark.parametrize("text", [
+    "---\n{name: Tabs, type: feedback}\n---\nIndent with tabs.\n",  # a flow mapping
+    "---\nname: &n Tabs\ntitle: *n\ntype: feedback\n---\nIndent with tabs.\n",  # an alias
+    "---\n? name\n: Tabs\ntype: feedback\n---\nIndent with tabs.\n",  # an explicit key
+    # YAML refuses it for its sources line alone: rewritten, `ticket: 0755` would be read as 493
+    "---\nname: Tabs\ntype: feedback\nsources: a: b\nticket: 0755\n---\nIndent with tabs.\n",
+])
+def test_frontmatter_a_rewrite_cannot_edit_line_by_line_is_read_but_never_rewritten(text):
+    memory = parse_ok(text, "feedback_tabs.md")
+    assert memory.name == "Tabs"
+    assert memory.read_only and any(why in memory.read_only for why in ("line by line", "alias", "would change"))
+
+
+# Whole entries in any order; each parse_memory calls writable must take any rewrite.
+ENTRIES = [*KEPT_AS_WRITTEN, "name: Tabs", "description: Indent with tabs", "type: feedback",
+           "mtime: 2026-03-01", "mtime: 2026-03-01T10:00:00+01:00 # by hand", "sources: [3f9a1c0e22b4]",
+           "sources:\n- 3f9a1c0e22b4\n\n# a comment after the list", "sources: 3f9a1c0e22b4", "", "# a comment",
+           "description: it says: two colons", "name: Stray #[test] attribute", "rank: 3", "pinned: false",
+           "sources: a: b", "superseded_by: `other.md`", "standup: 9:30", "archived_reason: 'it said: \"no\"'"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(ENTRIES), max_size=8), st.sampled_from(["", "\n", "\n\n"]),
+       st.sampled_from(["", "Indent with tabs.", "  indented first line\nsecond"]), st.booleans())
+def test_any_writable_frontmatter_takes_a_merge_and_an_archive_and_keeps_its_other_lines(entries, gap, body,
+                                                                                          archive):
+    text = "---\n" + "".join(entry + "\n" for entry in entries) + "---\n" + gap + body + ("\n" if body else "")
+    memory = parse(text, "memories/feedback/20260301_tabs.md")
+    if not isinstance(memory, Memory) or memory.read_only:
+        return
+    if archive:
+        after = replace(memory, path="archive/feedback/20260301_tabs_2.md",
+                        extra={**memory.extra, "archived": "2026-11-21T08:00:00+00:00", "archived_by_run": "0042",
+                               "archived_reason": 'contradicts tabs.md: "Spaces,\nnot tabs"',
+                               "memory_md_lines": ["- [Tabs](20260301_tabs.md) — tabs, not spaces"]})
+    else:
+        after = replace(memory, body=(memory.body + "\n\nAlso in YAML files.").strip(), mtime=MERGE_TIME,
+                        sources=(*memory.sources, "7d2e0b9c11aa"))
+    new = rewritten(text, memory, after)  # StoreError if it would not read back as `after`
+    again = parse_ok(new, after.path)
+    assert (again.name, again.description, again.type, again.body, again.sources, again.mtime) == \
+        (after.name, after.description, after.type, after.body, after.sources, after.mtime.replace(microsecond=0))
+    owned = ("mtime:", "sources:", "archived:", "archived_by_run:", "archived_reason:", "memory_md_lines:", "name:")
+    kept = [line for line in text.split("---\n")[1].splitlines() if not line.startswith(owned)]
+    new_lines = iter(new.split("---\n")[1].splitlines())
+    assert all(any(line == other for other in new_lines) for line in kept if not line.startswith("- "))

@@ -31,10 +31,11 @@ from auto_dream.store.memory import (
     Memory,
     TakenNames,
     Unreadable,
+    WrittenText,
     archived_names,
-    body_gap,
     read_regular,
-    render_memory,
+    rewrite_memory,
+    written_text,
 )
 from auto_dream.store.memory_md import activity_at, index_differs, render_index
 from auto_dream.store.paths import StoreLayout
@@ -219,36 +220,48 @@ def _archive_path(memory: Memory, taken: dict[str, TakenNames], paths: StoreLayo
     return paths.archive_path(memory.type, name)
 
 
-def _rendered(memory: Memory, gap: str = "") -> bytes:
-    return render_memory(memory, gap).encode("utf-8")
+def _rendered(written: WrittenText | None, before: Memory, after: Memory) -> bytes:
+    return rewrite_memory(written, before, after).encode("utf-8")
 
 
-def _gap(source: Path) -> str:
-    """The blank lines between frontmatter and body in `source` (the file a rewrite replaces, or
-    an archive copy comes from): read when the plan is made, so every rendering agrees."""
+def _written(source: Path, memory: Memory) -> WrittenText | None:
+    """What a rewrite keeps of `source` (the file an update replaces, or an archive copy comes
+    from), read as `memory`: its frontmatter lines and the white space around its body (the body
+    is the memory's), read when the plan is made, so every rendering agrees; None for a file not
+    there (a memory this run creates)."""
     try:
         data = read_regular(source, MAX_MEMORY_BYTES)
     except StoreError:
-        return ""
-    return body_gap(data) if data is not None else ""
+        return None
+    return written_text(data, memory.body) if data is not None else None
 
 
 def memory_changes(actions: list[Action] | tuple[Action, ...], fingerprints: Mapping[str, Fingerprint],
                    root: Path) -> list[PlannedChange]:
-    """Every memory file the actions write or remove, in order: memories, archive copies, removals."""
+    """Every memory file the actions write or remove, in order: memories, archive copies, removals.
+    A file that exists is edited, not written anew: only the frontmatter lines of the keys that
+    change, and the body (store.memory.rewrite_memory)."""
     steps: dict[str, PlannedChange] = {}
     removals: list[PlannedChange] = []
+    as_read: dict[str, Memory] = {}  # each memory path a run rewrites or archives: the memory its file holds
     for action in actions:
         match action:
-            case CreateMemory(memory=memory) | UpdateMemory(after=memory):
-                gap = _gap(root / memory.path) if isinstance(action, UpdateMemory) else ""
-                steps[memory.path] = PlannedChange(FileChange(memory.path, partial(_rendered, memory, gap)),
+            case UpdateMemory(before=before, after=memory):
+                as_read[before.path] = before
+                written = _written(root / before.path, before)
+                steps[memory.path] = PlannedChange(FileChange(memory.path, partial(_rendered, written, before, memory)),
                                                    expected=fingerprints.get(memory.path))
+            case CreateMemory(memory=memory):
+                steps[memory.path] = PlannedChange(FileChange(memory.path, partial(_rendered, None, memory, memory)),
+                                                   expected=fingerprints.get(memory.path))
+    created = {a.memory.path for a in actions if isinstance(a, CreateMemory)}
     for action in actions:
         if isinstance(action, RetireMemory) and action.archived is not None:
             memory, copy = action.memory, action.archived
+            before = as_read.get(memory.path, memory)
+            written = None if memory.path in created else _written(root / memory.path, before)
             needs = (action.target,) if action.target else ()
-            steps[copy.path] = PlannedChange(FileChange(copy.path, partial(_rendered, copy, _gap(root / memory.path))),
+            steps[copy.path] = PlannedChange(FileChange(copy.path, partial(_rendered, written, before, copy)),
                                              needs,
                                              archives=memory.path)
             steps.pop(memory.path, None)

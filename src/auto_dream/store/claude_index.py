@@ -230,10 +230,9 @@ class _Code:
         block: dict[int, int] = {}
         open_at = None
         text = "".join(line.removesuffix("\r").replace("\r", " ") + "\n" for line in lines)
-        blocks = (token for token in _commonmark().parse(text)
-                  if token.type in ("fence", "code_block") and token.map is not None)
-        for number_of_block, token in enumerate(blocks):
-            first, end = token.map
+        blocks = [(token, token.map) for token in _commonmark().parse(text)
+                  if token.type in ("fence", "code_block") and token.map is not None]
+        for number_of_block, (token, (first, end)) in enumerate(blocks):
             block.update(dict.fromkeys(range(first, end), number_of_block))
             if token.type == "fence" and token.level == 0 and end == len(lines) \
                     and not (end - 1 > first and _closes(lines[end - 1], token.markup)):
@@ -522,7 +521,8 @@ def _before_open_fence(lines: list[_Line], opening: _Line | None) -> list[_Line]
     if at is None:
         return lines  # no such fence, or it moved to the overflow file
     added = [line for line in lines[at:] if not line.written]
-    if added and added[0].kind == _NEW and not added[0].content.strip() and (at == 0 or not lines[at - 1].content.strip()):
+    blank_before = at == 0 or not lines[at - 1].content.strip()
+    if added and added[0].kind == _NEW and not added[0].content.strip() and blank_before:
         added = added[1:]  # the blank line before an added section: there is one before the fence already
     return [*lines[:at], *added, *(line for line in lines[at:] if line.written)]
 

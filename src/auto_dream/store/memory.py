@@ -11,11 +11,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, timezone, tzinfo
 from pathlib import Path
-from stat import S_ISREG
+from stat import S_IMODE, S_ISREG
 
 import frontmatter
 import yaml
 
+from auto_dream.errors import StoreError
 from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, OVERFLOW_NAME, StoreLayout, make_dirs
 from auto_dream.store.paths import read_regular as read_regular  # re-exported: memory files' safe reader
 from auto_dream.store.text import Unreadable
@@ -24,6 +25,10 @@ from auto_dream.store.text import shown as shown  # re-exported: callers have al
 MAX_MEMORY_BYTES = 1_000_000  # larger than any memory a person or an agent writes
 SLUG_MAX_CHARS = 50
 KNOWN_KEYS = ("name", "description", "type", "mtime", "sources")
+# The frontmatter keys dream writes into a memory that exists: when it merges, and when it
+# archives one (dream/plan.py's archive_copies)
+DREAM_KEYS = ("mtime", "sources", "archived", "archived_reason", "archived_by_run", "superseded_by",
+              "memory_md_lines")
 YAML_ERRORS = (yaml.YAMLError, ValueError, TypeError)
 
 
@@ -151,14 +156,9 @@ def parse_memory(raw: bytes, relative: str, file_mtime: datetime, tz: tzinfo | N
         if metadata.get("mtime") is not None:
             notes.append(f"mtime {metadata['mtime']!r} is not a usable date; its file time is used")
         mtime = own_time(metadata, tz) or file_mtime
-    sources = metadata.get("sources")
-    if isinstance(sources, list) and all(isinstance(s, (str, int, float)) for s in sources):
-        sources = tuple(str(s) for s in sources)
-    elif isinstance(sources, (str, int, float)) and not isinstance(sources, bool):
-        sources = (str(sources),) if sources != "" else ()  # one id written without brackets
-    else:
-        if sources is not None:
-            notes.append("sources is not a list of ids")
+    sources = _sources(metadata.get("sources"))
+    if sources is None:
+        notes.append("sources is not a list of ids")
         sources = ()
     if _too_deep(metadata):
         notes.append("frontmatter nested too deep to write back")
@@ -187,8 +187,9 @@ def split_frontmatter(text: str, notes: list[str] | None = None) -> tuple[dict |
 
     Read as Claude Code reads it: a block that is not valid YAML as written (an unquoted `: `
     inside a description, a value that starts with a backtick) is read line by line, each value
-    as written (a note in `notes` says so); an unquoted ` #` that YAML takes for a comment is
-    part of the value, as the person wrote it."""
+    as written; an unquoted ` #` that YAML takes for a comment is part of a name or description,
+    as the person wrote it. A note in `notes` says when a rewrite could not edit the block line
+    by line (rewrite_memory), so that the file is read but never rewritten."""
     text = text.strip()
     if not _YAML_HANDLER.detect(text):
         return None, text
@@ -202,59 +203,53 @@ def split_frontmatter(text: str, notes: list[str] | None = None) -> tuple[dict |
         metadata = _read_lines(block)
         if metadata is None:
             return f"broken YAML frontmatter: {_first_line(error)}"
-        if notes is not None and (change := _rewrite_would_change(metadata, block)):
-            notes.append(change)
-        return metadata, body.strip()  # a rewrite writes it as valid YAML, every value quoted as it needs
+        if notes is not None and _yaml_but_for_dream_keys(block):
+            notes.append("its frontmatter is not YAML only for a key dream writes, so a rewrite, writing that "
+                         "key, would change how YAML reads the others")
+        return metadata, body.strip()  # `key: value` lines by construction: a rewrite edits them as they are
     if metadata is None:
         metadata = {}
     if not isinstance(metadata, dict):
         return "frontmatter is not a mapping of keys to values"
     metadata = {str(key): value for key, value in metadata.items()}
     metadata = _whole_values(metadata, block)
-    if notes is not None and (change := _rewrite_would_change(metadata, block)):
-        notes.append(change)
+    if notes is not None and (problem := _line_edit_problem(block)):
+        notes.append(problem)
     return metadata, body.strip()
 
 
-def _rewrite_would_change(metadata: dict, block: str) -> str | None:
-    """Why writing `metadata` back would not give the lines the person wrote, or None.
-
-    A comment line, or a comment after a value, is dropped by any YAML writer; a value YAML
-    reads as something else than its text (`ticket: 0755` is 493, `approved: no` is false,
-    `standup: 9:30` is 570, `version: 1.10` is 1.1) comes back written differently. A file
-    like that is read, but never rewritten. Keys auto-dream owns (name, description, type,
-    mtime, sources) are left out: they are written as the memory shows them."""
-    parent: dict | None = None
-    for line in block.splitlines():
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if stripped.startswith("#"):
-            return "its frontmatter holds a comment line, which a rewrite would drop"
-        match = _KEY_LINE.match(stripped)
-        if match is None:
-            continue  # a list item or a continued value: kept as the structure YAML read
-        key, raw = match.group(1), (match.group(2) or "").strip()
-        top = line[:1] not in (" ", "\t")
-        if top and key in ("name", "description"):
-            continue  # an unquoted ` #` there is part of the value (_whole_values), written quoted
-        if " #" in raw and raw[:1] not in ("'", '"'):
-            return f"a comment after `{key}:` in its frontmatter, which a rewrite would drop"
-        if top:
-            value = metadata.get(key)
-            parent = value if isinstance(value, dict) else None
-            if key in KNOWN_KEYS:
-                continue
-        elif parent is not None:
-            value = parent.get(key)
-        else:
-            continue
-        if not raw or raw[0] in "'\"|>[{&*!" or isinstance(value, (dict, list)):
-            continue  # quoted or a structure: the value is what is kept
-        written = yaml.safe_dump({key: value}, allow_unicode=True, width=10**9).strip()
-        if written != f"{key}: {raw}":
-            return f"a rewrite would write `{key}: {raw}` as `{written}`"
+def _line_edit_problem(block: str) -> str | None:
+    """Why a rewrite could not change one key's lines of this (valid YAML) block and leave the
+    others as they are, or None: the block must be a mapping of `key: value` entries from the
+    first column, with no YAML anchor a changed value could be the target of."""
+    first = next((line for line in block.split("\n") if line.strip() and not line.lstrip().startswith("#")), "")
+    if first[:1] in (" ", "\t", "{", "[", "?", "!", "&", "*", "%", "@", "`", "|", ">"):
+        return "its frontmatter is not written as `key: value` lines (a flow mapping, a tag, an anchor or an " \
+               "indented block), which a rewrite cannot edit line by line"
+    if any(_EXPLICIT.match(line) for line in block.split("\n")):
+        return "its frontmatter has a document marker `...` or an explicit key `?`, which a rewrite cannot " \
+               "edit line by line"
+    if "&" in block and "*" in block and any(isinstance(event, yaml.AliasEvent)
+                                             for event in yaml.parse(block, Loader=_YAML_LOADER)):
+        return "its frontmatter uses YAML aliases (`*name`), which a rewrite changing a value could break"
     return None
+
+
+def _yaml_but_for_dream_keys(block: str) -> bool:
+    """Whether a block YAML refuses is YAML without the lines of the keys dream writes (`sources: a: b`)."""
+    spans = [span for key, span in _line_entries(block).items() if key in DREAM_KEYS]
+    if not spans:
+        return False
+    for start, end in sorted(spans, reverse=True):
+        block = block[:start] + block[end:]
+    try:
+        yaml.load(block, Loader=_YAML_LOADER)
+    except YAML_ERRORS:
+        return False
+    return True
+
+
+_EXPLICIT = re.compile(r"(?:\.\.\.|\?)(?:[ \t]|$)")  # `...` (the document ends) or `? key` (an explicit key)
 
 
 _KEY_LINE = re.compile(r"([A-Za-z_][\w-]*):(?:[ \t]+(.*))?$")
@@ -276,9 +271,11 @@ def _read_lines(block: str) -> dict | None:
         if match is None or line[:1] == "\t" or (indented and nested is None):
             return None
         key, value = match.group(1), (match.group(2) or "").strip()
-        if value[:1] in ("[", "{", "|", ">", "&", "*", "!"):
+        if value[:1] == "[" and isinstance(listed := _flow_list(value), list):
+            value = listed  # `sources: [3f9a1c0e22b4, 7d2e…]`, as a rewrite writes the ids
+        elif value[:1] in ("[", "{", "|", ">", "&", "*", "!"):
             return None
-        if _QUOTED.fullmatch(value):
+        elif _QUOTED.fullmatch(value):
             try:
                 value = yaml.safe_load(value)
             except YAML_ERRORS:
@@ -294,6 +291,17 @@ def _read_lines(block: str) -> dict | None:
             nested = None
             metadata[key] = value
     return metadata
+
+
+def _flow_list(written: str) -> list | None:
+    """`[a, b]` as YAML reads it when that is a list of strings and numbers, else None."""
+    try:
+        value = yaml.load(written, Loader=_YAML_LOADER)
+    except YAML_ERRORS:
+        return None
+    if isinstance(value, list) and all(isinstance(item, (str, int, float)) for item in value):
+        return value
+    return None
 
 
 def _scalar(written: str) -> object:
@@ -344,6 +352,17 @@ def _yaml_reading(written: str) -> tuple[object, type] | None:
     except YAML_ERRORS:
         return None
     return value, type(value)
+
+
+def _sources(value: object) -> tuple[str, ...] | None:
+    """The ids of a `sources:` value (a list, or one id written without brackets), or None when it is no list of ids."""
+    if value is None:
+        return ()
+    if isinstance(value, list) and all(isinstance(s, (str, int, float)) for s in value):
+        return tuple(str(s) for s in value)
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return (str(value),) if value != "" else ()
+    return None
 
 
 def _too_deep(value: object, depth: int = 0, seen: set | None = None) -> bool:
@@ -480,26 +499,230 @@ def _writable(text: str) -> str:
     return text.replace("\x00", "\\x00")
 
 
-_CLOSING = re.compile(r"\n---[ \t]*\r?\n")
+# ---------------------------------------------------------------- rewriting a file in place
 
 
-def body_gap(raw: bytes) -> str:
-    """The blank lines a memory file has between its frontmatter and its body (Claude Code
-    writes one), so that a rewrite keeps them: "" when none, or no frontmatter."""
-    text = raw[:MAX_MEMORY_BYTES].decode("utf-8", errors="replace").lstrip("\ufeff")
-    if not text.startswith("---"):
-        return ""
-    closing = _CLOSING.search(text, 3)
-    if closing is None:
-        return ""
-    rest = text[closing.end():]
-    blank = len(rest) - len(rest.lstrip("\r\n"))
-    return "\n" * min(rest[:blank].count("\n"), 3) if rest.strip() else ""
+@dataclass(frozen=True)
+class WrittenText:
+    """What a rewrite keeps of a memory file as it was written: its frontmatter lines, and the
+    white space around its body (the body itself is the memory's: Memory.body)."""
+
+    before: str  # everything before the frontmatter's lines: white space, the opening `---` line
+    block: str  # the frontmatter's lines, each with its line end
+    closing: str  # the closing `---` line, with its line end when it has one
+    gap: str  # the white space between the closing line and the body (Claude Code writes a blank line)
+    after: str  # the white space after the body
 
 
-def render_memory(memory: Memory, gap: str = "") -> str:
-    """The file text of a memory: known keys first, the rest preserved, then the body (after
-    `gap`, the blank lines the file had there: body_gap)."""
+_BOUNDARY = re.compile(r"-{3,}\s*")  # a frontmatter boundary line, as python-frontmatter finds it
+
+
+def written_text(raw: bytes, body: str) -> WrittenText | None:
+    """The parts of a memory file a rewrite keeps, or None when it cannot keep them (no
+    frontmatter, not UTF-8, or a body that is not `body`, the memory's as it was read)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lead = len(text) - len(text.lstrip())
+    first = text[lead:].split("\n", 1)[0]
+    if text.startswith("\ufeff") or not _BOUNDARY.fullmatch(first):
+        return None
+    opened = lead + len(first) + 1  # after the opening line's line end
+    offset = opened
+    for line in text[opened:].split("\n"):
+        if _BOUNDARY.fullmatch(line):
+            closing_end = min(offset + len(line) + 1, len(text))
+            rest = text[closing_end:]
+            if rest.strip() != body:
+                return None
+            gap = rest[:len(rest) - len(rest.lstrip())]
+            return WrittenText(before=text[:opened], block=text[opened:offset], closing=text[offset:closing_end],
+                               gap=gap, after=rest[len(rest.rstrip()):] if rest.strip() else "")
+        offset += len(line) + 1
+    return None
+
+
+def rewrite_memory(written: WrittenText | None, before: Memory, after: Memory) -> str:
+    """The text of a memory file that held `written` (read as `before`), now `after`: the lines of
+    the frontmatter keys whose value changed (dream's own: mtime and sources when it merges, the
+    archive keys when it archives) replaced, or added at the end of the block, and every other
+    line kept byte for byte; then the body, in the white space it had. A file with no text to
+    keep (a new one) is rendered whole (render_memory).
+
+    Raises StoreError when the edited text would not read back as `after` with every other key
+    as it was: parse_memory marks a file whose frontmatter cannot be edited so (_line_edit_problem)
+    read-only, so this does not happen to a file dream chose to rewrite."""
+    if written is None:
+        return render_memory(after)
+    entries = _entries(written.block)
+    changed = _changed_lines(before, after, set(entries))
+    block = _edited_block(written.block, entries, changed) if changed else written.block
+    closing = written.closing if written.closing.endswith("\n") or not after.body else written.closing + "\n"
+    if after.body == before.body:
+        text = written.before + block + closing + written.gap + after.body + written.after
+    else:
+        text = written.before + block + closing + written.gap + _writable(after.body) + (written.after or "\n")
+    _check_rewrite(text, written, after, changed)
+    return text
+
+
+def _changed_lines(before: Memory, after: Memory, present: set[str]) -> dict[str, str]:
+    """Each frontmatter key a rewrite writes, and its new lines (without the last line end); `present`:
+    the keys the frontmatter has. A file says its name and description when its file name and
+    body no longer do (an archive copy's name is numbered, a merge adds to the body), and an
+    archive copy, a new file, says its time."""
+    moved = after.path != before.path
+    lines: dict[str, str] = {}
+    if "name" not in after.extra and (after.name != before.name or (
+            moved and "name" not in present and _name_from_file(after.path) != after.name)):
+        lines["name"] = _yaml_line("name", _clean_line(after.name))
+    derived = _first_sentence(after.body) or after.name  # the description of a file with none (parse_memory)
+    if "description" not in after.extra and (after.description != before.description or (
+            "description" not in present and derived != after.description)):
+        lines["description"] = _yaml_line("description", _clean_line(after.description))
+    if after.type != before.type and after.type_source == "top" and "type" not in after.extra:
+        lines["type"] = _yaml_line("type", after.type)
+    if after.mtime != before.mtime or (moved and "mtime" not in present):
+        lines["mtime"] = f"mtime: {after.mtime.isoformat(timespec='seconds')}"
+    if after.sources != before.sources:
+        lines["sources"] = _sources_line(after.sources)
+    for key, value in after.extra.items():
+        if key not in before.extra or not _same(value, before.extra[key]):
+            lines[key] = _entry_line(key, value)
+    return lines
+
+
+def _entry_line(key: str, value: object) -> str:
+    """`key: value` for a frontmatter block, a string or a list of strings on one line (a string
+    double-quoted when it must be): a block read line by line (_read_lines) reads no value over
+    several lines."""
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return f"{key}: [{', '.join(_one_line_scalar(item) for item in value)}]"
+    if isinstance(value, str):
+        return f"{key}: {_one_line_scalar(value)}"
+    return _dump_extra({key: value})
+
+
+def _one_line_scalar(value: str) -> str:
+    dumped = yaml.safe_dump(value, allow_unicode=True, width=10**9).removesuffix("\n...\n").rstrip("\n")
+    if "\n" in dumped or dumped[:1] in ("-", "?", ":") or any(c in dumped for c in ",[]{}"):
+        dumped = yaml.safe_dump(value, default_style='"', allow_unicode=True, width=10**9).rstrip("\n")
+    return dumped
+
+
+def _same(a: object, b: object) -> bool:
+    return a == b or repr(a) == repr(b)  # a NaN is not equal to itself
+
+
+def _sources_line(sources: tuple[str, ...]) -> str:
+    return "sources: " + yaml.safe_dump(list(sources), default_flow_style=True, width=10**9).strip()
+
+
+def _edited_block(block: str, spans: dict[str, tuple[int, int]], changed: dict[str, str]) -> str:
+    """`block` with each changed key's entry (`spans`: _entries) replaced by its new lines, or the
+    lines added at its end."""
+    for key in sorted((k for k in changed if k in spans), key=lambda k: -spans[k][0]):
+        start, end = spans[key]
+        block = block[:start] + changed[key] + block[end:]
+    added = "".join(changed[key] + "\n" for key in changed if key not in spans)
+    return block + added
+
+
+def _entries(block: str) -> dict[str, tuple[int, int]]:
+    """Where each top-level key's entry lies in `block`: from its key to the end of the line its
+    value ends on (a comment after it included). The last entry of a key written twice, as YAML reads it."""
+    try:
+        root = yaml.compose(block, Loader=_YAML_LOADER)
+    except YAML_ERRORS:
+        return _line_entries(block)  # read line by line (_read_lines): each entry is its lines
+    spans: dict[str, tuple[int, int]] = {}
+    if not isinstance(root, yaml.MappingNode):
+        return spans
+    for key, value in root.value:
+        if isinstance(key, yaml.ScalarNode) and key.start_mark.column == 0:
+            spans[str(key.value)] = (key.start_mark.index, _entry_end(block, key.start_mark.index, value))
+    return spans
+
+
+def _entry_end(block: str, start: int, value: yaml.Node) -> int:
+    """The end of the line a value's last character is on. A block collection or a block scalar
+    ends, for YAML, where the next entry begins: the blank and comment lines before it are left."""
+    end = value.end_mark.index
+    block_scalar = isinstance(value, yaml.ScalarNode) and value.style in ("|", ">")
+    if block_scalar or (isinstance(value, yaml.CollectionNode) and not value.flow_style):
+        lines = block[start:end].split("\n")
+        while len(lines) > 1 and (not lines[-1].strip() or (lines[-1].lstrip().startswith("#")
+                                                            and (not block_scalar or lines[-1][:1] == "#"))):
+            lines.pop()  # a blank line, or a comment (in a block scalar only one in the first column)
+        end = start + len("\n".join(lines))
+    line_end = block.find("\n", end)
+    return line_end if line_end >= 0 else len(block)
+
+
+def _line_entries(block: str) -> dict[str, tuple[int, int]]:
+    """_entries of a block read line by line: a key's line and the indented lines under it."""
+    spans: dict[str, tuple[int, int]] = {}
+    offset, key = 0, None
+    for line in block.split("\n"):
+        match = _KEY_LINE.match(line)
+        if match is not None:
+            key = match.group(1)
+            spans[key] = (offset, offset + len(line))
+        elif key is not None and line[:1] == " " and line.strip() and not line.lstrip().startswith("#"):
+            spans[key] = (spans[key][0], offset + len(line))
+        offset += len(line) + 1
+    return spans
+
+
+def _check_rewrite(text: str, written: WrittenText, after: Memory, changed: dict[str, str]) -> None:
+    """That `text` reads back as `after`, every key not in `changed` as it was written (StoreError if not)."""
+    why = _misread(text, written, after, changed)
+    if why:
+        raise StoreError(f"{after.path}: cannot rewrite its frontmatter line by line ({why}); nothing was changed")
+
+
+def _misread(text: str, written: WrittenText, after: Memory, changed: dict[str, str]) -> str | None:
+    old = split_frontmatter(written.before + written.block + written.closing)
+    new = split_frontmatter(text)
+    if isinstance(new, str) or isinstance(old, str) or new[0] is None or old[0] is None:
+        return "its frontmatter would not read back"
+    new_meta, old_meta = new[0], old[0]
+    if not _same({k: v for k, v in new_meta.items() if k not in changed},
+                 {k: v for k, v in old_meta.items() if k not in changed}):
+        return "a key it does not change would read differently"
+    if any(k not in new_meta for k in changed) or not _reads_as(new_meta, after, changed):
+        return "a key it changes would not read as written"
+    if new[1] != _writable(after.body).strip():
+        return "its body would not read back"
+    return None
+
+
+def _reads_as(metadata: dict, after: Memory, changed: dict[str, str]) -> bool:
+    """Whether the changed keys of `metadata` say what `after` does."""
+    for key in changed:
+        value = metadata[key]
+        if key == "mtime":
+            read = normalize_datetime(value, after.mtime.tzinfo)
+            if read != after.mtime.replace(microsecond=0):
+                return False
+        elif key == "sources":
+            if _sources(value) != after.sources:
+                return False
+        elif key in ("name", "description"):
+            if _clean_line(value) != _clean_line(getattr(after, key)):
+                return False
+        elif key == "type":
+            if value != after.type:
+                return False
+        elif not _same(value, after.extra.get(key)):
+            return False
+    return True
+
+
+def render_memory(memory: Memory) -> str:
+    """The text of a new memory file: known keys first, the rest, then the body (a file that
+    exists is rewritten by rewrite_memory, which keeps what it does not change)."""
     memory = replace(memory, name=_writable(memory.name), description=_writable(memory.description),
                      body=_writable(memory.body))
     # one line each, as a memory shows them; one kept in `extra` is written there, as it was (parse_memory)
@@ -510,12 +733,11 @@ def render_memory(memory: Memory, gap: str = "") -> str:
         head.append(_yaml_line("type", memory.type))
     head.append(f"mtime: {memory.mtime.isoformat(timespec='seconds')}")
     if memory.sources:
-        head.append("sources: " + yaml.safe_dump(list(memory.sources), default_flow_style=True,
-                                                  width=10**9).strip())
+        head.append(_sources_line(memory.sources))
     if memory.extra:
         head.append(_dump_extra(memory.extra))
     body = memory.body.strip("\n")
-    return "---\n" + "\n".join(head) + "\n---\n" + (gap + body + "\n" if body else "")
+    return "---\n" + "\n".join(head) + "\n---\n" + (body + "\n" if body else "")
 
 
 def _dump_extra(extra: dict) -> str:
@@ -531,8 +753,9 @@ def _yaml_line(key: str, value: str) -> str:
 
 
 def write_atomic(path: Path, content: bytes) -> None:
-    """Write to a temporary file beside `path`, flush it to disk, then rename it into place."""
-    temporary = write_temporary(path, content)
+    """Write to a temporary file beside `path`, flush it to disk, then rename it into place. A file
+    already there keeps its mode (a person's 0644 stays 0644); a new one is owner-only."""
+    temporary = write_temporary(path, content, mode_of(path))
     try:
         os.replace(temporary, path)
     except BaseException:
@@ -541,8 +764,18 @@ def write_atomic(path: Path, content: bytes) -> None:
     fsync_dir(path.parent)
 
 
-def write_temporary(path: Path, content: bytes) -> str:
-    """`content` in a new owner-only file beside `path` (`.name.XXXXXXXX.tmp`), on disk: its path."""
+def mode_of(path: Path) -> int:
+    """The permission bits of the regular file at `path`, FILE_MODE when there is none."""
+    try:
+        stat = os.lstat(path)
+    except OSError:
+        return FILE_MODE
+    return S_IMODE(stat.st_mode) if S_ISREG(stat.st_mode) else FILE_MODE
+
+
+def write_temporary(path: Path, content: bytes, mode: int = FILE_MODE) -> str:
+    """`content` in a new file beside `path` (`.name.XXXXXXXX.tmp`), on disk, with `mode`
+    (owner-only unless given): its path."""
     make_dirs(path.parent)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -550,7 +783,7 @@ def write_temporary(path: Path, content: bytes) -> str:
             handle.write(content)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temporary, FILE_MODE)
+        os.chmod(temporary, mode)
     except BaseException:
         remove_temporary(temporary)
         raise

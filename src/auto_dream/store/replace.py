@@ -34,7 +34,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from auto_dream.store.memory import fsync_dir, remove_temporary, write_temporary
+from auto_dream.store.memory import fsync_dir, mode_of, remove_temporary, write_temporary
 from auto_dream.store.walk import Fingerprint, fingerprint_of
 
 Status = Literal["done", "absent", "changed"]
@@ -224,9 +224,10 @@ def _stage(name: Path, data: bytes, mode: int | None = None, mtime_ns: int | Non
 
 def replace_if_unchanged(target: Path, data: bytes, expected: Expected, held: Path, staged: Path,
                          mode: int | None = None, mtime_ns: int | None = None) -> Replaced:
-    """Put `data` at `target` (with `mode` and `mtime_ns` when given) if the file there is still
-    `expected`; `held` and `staged` are fresh hidden names beside it (side_names)."""
-    _stage(staged, data, mode, mtime_ns)
+    """Put `data` at `target` (with `mode` and `mtime_ns` when given; else with the mode of the file
+    it replaces: a person's 0644 stays 0644) if the file there is still `expected`; `held` and
+    `staged` are fresh hidden names beside it (side_names)."""
+    _stage(staged, data, mode if mode is not None else mode_of(target), mtime_ns)
     with _Held(staged) as ours:
         try:
             linked = _link(target, held)  # without hard links, the file is held by its descriptor alone
