@@ -122,6 +122,21 @@ def test_a_memory_of_900000_letters_is_listed_and_checked_in_moments_not_an_hour
     checked = run(root, "check", "--json")
     assert checked.returncode == 0, checked.stderr[-2000:]
     assert [m["staleness"] for m in json.loads(checked.stdout)["memories"]] == ["EVERGREEN"]
+    dreamed = run(root, "dream", "--no-llm")
+    assert dreamed.returncode == 0, dreamed.stderr[-2000:]
+
+
+# ---------------------------------------------------------------- a description YAML would type
+
+
+def test_a_description_that_begins_with_a_date_and_a_hash_is_listed_whole(tmp_path, cli):
+    folder = claude_folder(tmp_path, {"project_suite.md": "---\nname: Suite speed\n"
+                                      "description: 2026-08-14 #1131 closed — the suite runs in 4 minutes\n"
+                                      "type: project\n---\nThe suite got faster.\n"})
+    listed = cli("--root", folder, "list", "--json")
+    assert listed.code == 0, listed.err
+    whole = "2026-08-14 #1131 closed — the suite runs in 4 minutes"  # not the date 2026-08-14
+    assert [m["description"] for m in json.loads(listed.out)] == [whole]
 
 
 # ---------------------------------------------------------------- a code fence never closed
