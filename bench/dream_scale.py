@@ -150,7 +150,7 @@ def pair_search(size: int, folder: Path, threshold: float, repeat: int) -> None:
     by_type: dict[str, dict[str, frozenset[str]]] = {}
     for memory in memories:
         by_type.setdefault(memory.type, {})[memory.path] = Profile.of(memory.text()).words
-    reference_times, full_times = [], []
+    reference_times, full_times, again_times = [], [], []
     for turn in range(repeat):
         start = time.perf_counter()
         reference = set().union(*(reference_pairs(pool, threshold) for pool in by_type.values()))
@@ -160,9 +160,12 @@ def pair_search(size: int, folder: Path, threshold: float, repeat: int) -> None:
         clone(pristine, root)
         os.sync()
         full_s, _, full_rc = timed_process("--root", str(root), "dream", "--full", "--budget", "100000000", "--json")
-        if full_rc != 0:
-            sys.exit(f"dream_scale: the full dream of {size:,} memories exited with {full_rc}")
+        # and again on the store that run left, its parse cache made: what a later `dream --full` costs
+        again_s, _, again_rc = timed_process("--root", str(root), "dream", "--full", "--json")
+        if full_rc != 0 or again_rc != 0:
+            sys.exit(f"dream_scale: a full dream of {size:,} memories exited with {full_rc or again_rc}")
         full_times.append(full_s)
+        again_times.append(again_s)
         shutil.rmtree(root.parent, ignore_errors=True)
     reference_time = statistics.median(reference_times)
     # the indexed search takes a fraction of a second, where a busy spell of this shared machine
@@ -180,11 +183,15 @@ def pair_search(size: int, folder: Path, threshold: float, repeat: int) -> None:
           f"{len(indexed):,} pairs")
     print(f"  speed-up:            {reference_time / indexed_time:8.1f}x (target >= 20x)")
     print(f"  identical pairs:     {reference == indexed}")
-    full_time = statistics.median(full_times)
-    print(f"\nfull dream of the same {size:,} memories, whole process (dream --full on a fresh copy: every file "
-          f"read, every pair checked), taking turns with the all-pairs scan, median of {repeat}:")
-    print(f"  full dream: {full_time:.2f} s ({min(full_times):.2f}-{max(full_times):.2f}); all-pairs scan alone: "
-          f"{reference_time:.2f} s; the full dream is {reference_time / full_time:.1f}x faster (target >= 5x)")
+    full_time, again_time = statistics.median(full_times), statistics.median(again_times)
+    print(f"\nfull dream of the same {size:,} memories, whole process, taking turns with the all-pairs scan, "
+          f"median of {repeat}:")
+    print(f"  first dream --full (a fresh copy: every file read and parsed, every pair checked, caches written): "
+          f"{full_time:.2f} s ({min(full_times):.2f}-{max(full_times):.2f}), "
+          f"{reference_time / full_time:.1f}x faster than the all-pairs scan alone (target >= 5x)")
+    print(f"  dream --full again (the store it left, parse cache warm, every pair checked): "
+          f"{again_time:.2f} s ({min(again_times):.2f}-{max(again_times):.2f}), "
+          f"{reference_time / again_time:.1f}x faster than the all-pairs scan alone")
 
 
 # ---------------------------------------------------------------- new entries in one dream
