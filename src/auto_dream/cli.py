@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from auto_dream.commands.schedule import Installed
     from auto_dream.commands.schedule import Plan as SchedulePlan
     from auto_dream.dream.apply import StepHook
+    from auto_dream.dream.runner import DreamOutcome
     from auto_dream.progress import Progress
 
 app = typer.Typer(
@@ -590,6 +591,93 @@ def undo(
     left = (f"; {len(result.left)} changed while undo ran, left as they are (`auto-dream undo {result.run_id}` "
             "again finishes it)") if result.left and not result.interrupted else ""
     stdout.print(f"{verb} {result.run_id}: {len(result.restored)} files restored{left}", markup=False)
+
+
+@app.command()
+def review(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
+) -> None:
+    """The decisions dream left for someone who can read meaning: pairs of memories that may say
+    the same thing or contradict each other, each with the deciding sentence of both quoted.
+    Decide one with `auto-dream resolve ID keep|merge|supersede`."""
+    from auto_dream.commands.review import review_items
+
+    result = review_items(_context(ctx))
+    if as_json:
+        _print_json(result.as_json())
+        return
+    if result.changed:
+        stdout.print(f"{len(result.changed)} item(s) left out: a memory changed since; the next dream judges "
+                     "them again", markup=False)
+    if not result.items:
+        stdout.print("no decisions wait", markup=False)
+        return
+    for item in result.items:
+        stdout.print(f"{item.id}  possible {item.kind}  (first seen {item.first_seen[:16].replace('T', ' ')})",
+                     markup=False)
+        for path, quote in zip(item.memories, item.evidence):
+            stdout.print(f"  {shown(path)}", markup=False)
+            stdout.print(f"    \u201c{quote}\u201d", markup=False)
+    stdout.print(f"\n{len(result.items)} decision(s) wait. Decide one: auto-dream resolve ID keep | merge --into PATH "
+                 "| supersede --winner PATH (undo reverses it)", markup=False)
+
+
+@app.command()
+def resolve(
+    ctx: typer.Context,
+    item: Annotated[str, typer.Argument(metavar="ID", help="The item's id, as `auto-dream review` shows it.")],
+    action: Annotated[str, typer.Argument(metavar="keep|merge|supersede", help="keep both (remembered), merge "
+                                          "one into the other, or supersede one by the other.")],
+    into: Annotated[Optional[str], typer.Option(
+        "--into", metavar="PATH", help="merge: the memory that stays and takes the other's whole text.")] = None,
+    winner: Annotated[Optional[str], typer.Option(
+        "--winner", metavar="PATH", help="supersede: the memory that stays; the other is archived.")] = None,
+    reason: Annotated[str, typer.Option("--reason", metavar="TEXT", help="Why, kept with the decision.")] = "",
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
+) -> None:
+    """Decide one review item: keep both (not asked again while both stay as they are), merge
+    the other into --into (its whole text is carried in, then it is archived), or supersede the
+    other by --winner (it is archived). Journaled like a dream: `auto-dream undo` reverses it."""
+    from auto_dream.commands.review import resolve as resolve_item
+
+    outcome = resolve_item(_context(ctx), local_time(), item, action, into=into, winner=winner, reason=reason)
+    _store_changed(ctx)
+    _print_decision(outcome, as_json, f"resolved {item.strip()}: {action}")
+
+
+@app.command()
+def forget(
+    ctx: typer.Context,
+    memory: Annotated[str, typer.Argument(metavar="PATH|NAME", help="The memory: its path (as `list --json` "
+                                          "gives it), file name or name.")],
+    reason: Annotated[str, typer.Option("--reason", metavar="TEXT", help="Why it is wrong, kept in the "
+                                        "archived copy.")] = "",
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
+) -> None:
+    """Archive a memory that is wrong, with the reason: it leaves MEMORY.md and recall, and its
+    file is kept in the archive. Journaled like a dream: `auto-dream undo` reverses it."""
+    from auto_dream.commands.review import forget as forget_memory
+
+    outcome = forget_memory(_context(ctx), local_time(), memory, reason=reason)
+    _store_changed(ctx)
+    _print_decision(outcome, as_json, "forgot")
+
+
+def _print_decision(outcome: "DreamOutcome", as_json: bool, what: str) -> None:
+    report = outcome.report
+    assert report is not None  # a decision is never "not due"
+    for warning in report.warnings:
+        _warn(warning)
+    if as_json:
+        _print_json(report.as_json())
+        return
+    done = [f"{action.kind} {shown(action.path)}" + (f" -> {shown(action.target)}" if action.target else "")
+            for action in report.actions if action.kind != "index"]
+    stdout.print(f"{what}" + (f": {'; '.join(done)}" if done else "") + f" (run {report.run_id}; "
+                 "`auto-dream undo` reverses it)", markup=False)
+    if report.stats.review_pending:
+        stdout.print(f"{report.stats.review_pending} decision(s) still wait: auto-dream review", markup=False)
 
 
 @app.command("mcp")

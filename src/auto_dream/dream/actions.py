@@ -52,6 +52,7 @@ class ReviewPair:
     path: str
     target: str
     evidence: str
+    quotes: tuple[str, str] = ("", "")  # the deciding sentence of `path`, then of `target`, whole
 
 
 @dataclass(frozen=True)

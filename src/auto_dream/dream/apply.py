@@ -14,6 +14,7 @@ from auto_dream.dream.actions import Action, CreateMemory, RebuildIndex, RetireM
 from auto_dream.dream.plan import (
     Plan,
     PlannedChange,
+    ReviewChange,
     derive,
     live_after,
     memory_changes,
@@ -36,6 +37,7 @@ from auto_dream.dream.state import Snapshot
 from auto_dream.errors import StoreError
 from auto_dream.progress import NO_PROGRESS, WRITING, Progress
 from auto_dream.store.index import IndexResult
+from auto_dream.store.review_queue import EMPTY_QUEUE, ReviewQueue
 from auto_dream.store.scan import fingerprint
 from auto_dream.store.views import LiveView
 
@@ -52,13 +54,17 @@ class Applied:
     distilled_entry_ids: tuple[str, ...]  # entries this run recorded as distilled
     skipped: list[str] = field(default_factory=list)  # warnings: actions left out and why
     changes: list[FileChange] = field(default_factory=list)  # the file changes made
+    review: ReviewChange | None = None  # what the run does to the review queue (derived again with the rest)
+    queue: ReviewQueue = EMPTY_QUEUE  # the review queue after the run
 
 
 def _derived(selected: Applied, snapshot: Snapshot) -> list[FileChange]:
     """The race fallback: the distilled record and MEMORY.md as the memory changes that
     happen leave them, when apply left some of the plan's out."""
-    derived = derive(snapshot.context, selected.live, selected.actions, snapshot.unreadable, snapshot.now)
-    selected.distilled_entry_ids, selected.index = derived.distilled_entry_ids, derived.index
+    derived = derive(snapshot.context, selected.live, selected.actions, snapshot.unreadable, snapshot.now,
+                     selected.review)
+    selected.distilled_entry_ids, selected.index, selected.queue = derived.distilled_entry_ids, derived.index, \
+        derived.queue
     selected.actions = [a for a in selected.actions if not isinstance(a, RebuildIndex)]
     if derived.index_changed:
         index = derived.index
@@ -165,10 +171,12 @@ def apply(plan: Plan, snapshot: Snapshot, step_hook: StepHook | None = None,
         skipped.append(f"{index_changed[0]} changed since the dream started: MEMORY.md is made again from it as "
                        "it is now")
     if len(kept) == len(plan.actions) and not index_changed:
-        selected = Applied(kept, plan.live.copy(), plan.index, plan.distilled_entry_ids, skipped)
+        selected = Applied(kept, plan.live.copy(), plan.index, plan.distilled_entry_ids, skipped,
+                           review=plan.review_change, queue=plan.review_queue)
         steps = list(plan.changes)
     else:  # a file changed since orient: what depends on the changes left out is derived again
-        selected = Applied(kept, live_after(kept, snapshot.memories), plan.index, (), skipped)
+        selected = Applied(kept, live_after(kept, snapshot.memories), plan.index, (), skipped,
+                           review=plan.review_change, queue=plan.review_queue)
         steps = memory_changes(kept, snapshot.fingerprints, snapshot.context.paths.root)
         steps += [PlannedChange(change, derived=True) for change in _derived(selected, snapshot)]
     memory_steps = sum(1 for s in steps if not s.derived)

@@ -28,6 +28,7 @@ from auto_dream.judge.statements import ABSORB_LIMIT, Side, judge
 from auto_dream.progress import CHECKING, DISTILLING, NO_PROGRESS, REVIEWING, Progress
 from auto_dream.store.daylog import aware
 from auto_dream.store.memory import Memory, TakenNames, memory_file_name
+from auto_dream.store.review_queue import memory_fingerprint
 
 
 def consolidate(snapshot: Snapshot, decisions: Decisions, distiller: Distiller,
@@ -117,7 +118,7 @@ class _Run:
             return
         body = current.body + ("\n\n" + addition if addition and addition not in current.body else "")
         mtime = max(current.mtime, self._entry_time(sources))
-        self._update(current, body=body, sources=_union(current.sources, sources), mtime=mtime,
+        self._update(current, body=body, sources=union_sources(current.sources, sources), mtime=mtime,
                      entry_ids=tuple(sources), reason=reason)
 
     def _update(self, current: Memory, *, body: str, sources, mtime, entry_ids=(), merged_path=None,
@@ -173,13 +174,13 @@ class _Run:
             leaving, staying = self._retiree(verdict, decisions.live[a], decisions.live[b], self._side(a),
                                              self._side(b))
             if leaving.pinned or leaving.read_only or staying.read_only:
-                self._review(verdict, leaving.path, staying.path, f"{'a pinned' if leaving.pinned else 'a read-only'} "
+                self._review(verdict, a, b, f"{'a pinned' if leaving.pinned else 'a read-only'} "
                              "memory is never retired automatically; ")
             elif verdict.outcome == "supersede":
                 self._retire("supersede", leaving, staying,
                              f"contradicted by the newer {staying.path}: {verdict.evidence}; the newer wins")
             elif self.absorbed.get(staying.path, 0) >= ABSORB_LIMIT:
-                self._review(verdict, leaving.path, staying.path, f"{staying.path} already absorbed {ABSORB_LIMIT} "
+                self._review(verdict, a, b, f"{staying.path} already absorbed {ABSORB_LIMIT} "
                              "memories in this run; ")
             else:
                 self._retire("merge", leaving, staying, f"duplicate of {staying.path}: {verdict.evidence}")
@@ -241,11 +242,17 @@ class _Run:
         return (a, b) if (len(a.body), a.path) < (len(b.body), b.path) else (b, a)
 
     def _review(self, verdict, a: str, b: str, why: str = "") -> None:
+        """List the pair (judged as judge(a, b)) for a reader, unless someone decided to keep
+        both as they are now."""
         kind = "possible_conflict" if verdict.kind == "conflict" else "possible_duplicate"
         pair = (a, b) if a <= b else (b, a)
-        if pair not in self.reviewed:
-            self.reviewed.add(pair)
-            self.decisions.review.append(ReviewPair(kind, a, b, why + verdict.evidence))
+        if pair in self.reviewed:
+            return
+        self.reviewed.add(pair)
+        live = self.decisions.live
+        if self.snapshot.review_queue.is_kept(a, memory_fingerprint(live[a]), b, memory_fingerprint(live[b])):
+            return
+        self.decisions.review.append(ReviewPair(kind, a, b, why + verdict.evidence, verdict.quotes))
 
     def _carry_unretracted(self, older: Memory, newer: Memory) -> None:
         """A superseded memory's other facts (not the retracted statement, nor its Why/How) live on."""
@@ -272,14 +279,8 @@ class _Run:
         """The retired duplicate's text goes into the survivor whole, under a heading that names it
         and its date: every paragraph the survivor does not already hold, as written (headings,
         lists, **Why:** / **How to apply:** included). Its sources go along. Nothing is lost."""
-        held = newer.body
-        blocks = [block for block in _blocks(older.body) if block.strip() and block.strip() not in held]
-        body = newer.body
-        if blocks:
-            heading = f"## Merged from \"{older.name}\" ({older.file_name}, {older.mtime:%Y-%m-%d})"
-            body = "\n\n".join([newer.body.rstrip(), heading, *blocks])
-        self._update(newer, body=body, sources=_union(newer.sources, older.sources), mtime=newer.mtime,
-                     merged_path=older.path, reason=f"carried in the text of {older.path}")
+        self._update(newer, body=carried_body(older, newer), sources=union_sources(newer.sources, older.sources),
+                     mtime=newer.mtime, merged_path=older.path, reason=f"carried in the text of {older.path}")
 
     # -------------------------------------------------------- the actions
 
@@ -291,6 +292,16 @@ class _Run:
                                 tuple(record["merged_paths"]), "; ".join(record["reasons"]))
                    for record in self.updates.values()]
         self.decisions.actions[:0] = [*creates, *updates]
+
+
+def carried_body(older: Memory, newer: Memory) -> str:
+    """`newer`'s body with every paragraph of `older` it does not already hold, as written, under
+    a heading that names `older` and its date (headings, lists, **Why:** lines included)."""
+    blocks = [block for block in _blocks(older.body) if block.strip() and block.strip() not in newer.body]
+    if not blocks:
+        return newer.body
+    heading = f"## Merged from \"{older.name}\" ({older.file_name}, {older.mtime:%Y-%m-%d})"
+    return "\n\n".join([newer.body.rstrip(), heading, *blocks])
 
 
 def _blocks(body: str) -> list[str]:
@@ -312,5 +323,5 @@ def _blocks(body: str) -> list[str]:
     return blocks
 
 
-def _union(first, second) -> tuple[str, ...]:
+def union_sources(first, second) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*first, *second]))

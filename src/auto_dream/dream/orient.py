@@ -10,6 +10,7 @@ from auto_dream.store.cache import ParseCache
 from auto_dream.store.claude_home import repo_for_folder
 from auto_dream.store.context import StoreContext
 from auto_dream.store.paths import OVERFLOW_NAME
+from auto_dream.store.review_queue import read_queue
 from auto_dream.store.scan import scan_store
 from auto_dream.store.views import StoreView
 
@@ -35,6 +36,7 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
         changed = frozenset({*scan.read, *(p for p in bookkeeping.read_recheck(context.paths) if p in memories)})
         stored = frozenset(scan.unchanged - changed)  # the cache's pair index answers for these
     warnings = [f"{bad.path}: {bad.reason} (left untouched)" for bad in scan.unreadable]
+    queue, queue_data = read_queue(context.paths)
     read_only = [m for m in scan.read.values()  # a cached memory never is; MEMORY.md's overflow always is
                  if m.read_only and not (m.path == OVERFLOW_NAME and context.paths.layout == "claude-code")]
     for memory in read_only[:READ_ONLY_NAMED]:
@@ -50,4 +52,4 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
                     cache=cache, unreadable=tuple(scan.unreadable), fingerprints=scan.fingerprints,
                     changed=changed, stored=stored,
                     distilled_ids=frozenset(bookkeeping.read_distilled_ids(context.paths)),
-                    repo=repo, warnings=tuple(warnings))
+                    repo=repo, warnings=tuple(warnings), review_queue=queue, review_queue_data=queue_data)

@@ -39,6 +39,7 @@ from auto_dream.store.memory import (
 )
 from auto_dream.store.memory_md import activity_at, index_differs, render_index
 from auto_dream.store.paths import StoreLayout
+from auto_dream.store.review_queue import EMPTY_QUEUE, KeptPair, Raised, ReviewQueue, next_queue, queue_path
 from auto_dream.store.scan import fingerprint
 from auto_dream.store.views import LiveView, StoreView
 
@@ -118,6 +119,25 @@ def live_after(actions: list[Action], memories: StoreView) -> LiveView:
 
 
 @dataclass(frozen=True)
+class ReviewChange:
+    """What a run does to the review queue: the queue it read (and its bytes), the pairs it
+    raised, the items it decided, the pairs it was told to keep."""
+
+    before: ReviewQueue = EMPTY_QUEUE
+    before_data: bytes | None = None
+    raised: tuple[Raised, ...] = ()
+    resolved: tuple[str, ...] = ()
+    kept: tuple[KeptPair, ...] = ()
+
+    @classmethod
+    def of(cls, snapshot: Snapshot, decisions: Decisions) -> "ReviewChange":
+        raised = tuple(Raised("conflict" if pair.kind == "possible_conflict" else "duplicate", (pair.path, pair.target),
+                              pair.quotes, pair.evidence) for pair in decisions.review)
+        return cls(snapshot.review_queue, snapshot.review_queue_data, raised, tuple(decisions.resolved),
+                   tuple(decisions.kept))
+
+
+@dataclass(frozen=True)
 class PlannedChange:
     """One file change and what it hangs on: the memory paths whose own changes must have
     happened (a merge's survivor), and the live memory it archives (checked before its copy)."""
@@ -153,6 +173,8 @@ class Plan:
     index: IndexResult  # MEMORY.md after the run
     distilled_entry_ids: tuple[str, ...]  # entries the run records as distilled
     activity: Activity = NO_ACTIVITY  # what was used lately: decay (store.index.Activity)
+    review_change: ReviewChange = ReviewChange()  # what the run does to the review queue
+    review_queue: ReviewQueue = EMPTY_QUEUE  # the review queue after the run
 
 
 def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
@@ -162,7 +184,8 @@ def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
     kept, left = select_actions(decisions.actions, snapshot, races=False)
     actions = archive_copies(kept, paths, snapshot.now, snapshot.run_id)
     live = decisions.live if len(kept) == len(decisions.actions) else live_after(actions, snapshot.memories)
-    derived = derive(snapshot.context, live, actions, snapshot.unreadable, snapshot.now)
+    review = ReviewChange.of(snapshot, decisions)
+    derived = derive(snapshot.context, live, actions, snapshot.unreadable, snapshot.now, review)
     index = derived.index
     actions = with_index_lines(actions, index)
     if derived.index_changed:
@@ -175,7 +198,8 @@ def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
                 counts=dict(decisions.counts),
                 usage=decisions.usage, entry_logs=snapshot.entry_logs, entries_gathered=len(snapshot.new_entries),
                 memories_scanned=len(snapshot.memories), changes=tuple(changes), live=live, index=index,
-                distilled_entry_ids=derived.distilled_entry_ids, activity=activity_at(snapshot.context, snapshot.now))
+                distilled_entry_ids=derived.distilled_entry_ids, activity=activity_at(snapshot.context, snapshot.now),
+                review_change=review, review_queue=derived.queue)
 
 
 def archive_copies(actions: list[Action], paths: StoreLayout, now: datetime, run_id: str) -> list[Action]:
@@ -278,20 +302,30 @@ def distilled_by(actions: list[Action] | tuple[Action, ...]) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Derived:
-    """The files made from the others: the distilled record and MEMORY.md."""
+    """The files made from the others: the distilled record, the review queue and MEMORY.md."""
 
     distilled_entry_ids: tuple[str, ...]
     index: IndexResult
     index_changed: bool  # MEMORY.md differs from what it should be
-    changes: tuple[FileChange, ...]  # those of the two that the run writes
+    changes: tuple[FileChange, ...]  # those of them that the run writes
+    queue: ReviewQueue = EMPTY_QUEUE  # the review queue after the run
 
 
 def derive(context: StoreContext, live: LiveView, actions: list[Action] | tuple[Action, ...],
-           unreadable: Sequence[Unreadable] = (), now: datetime | None = None) -> Derived:
-    """The distilled record and MEMORY.md as `actions` leave the store with `live` memories
-    (and the `unreadable` files MEMORY.md names)."""
+           unreadable: Sequence[Unreadable] = (), now: datetime | None = None,
+           review: ReviewChange | None = None) -> Derived:
+    """The distilled record, the review queue and MEMORY.md as `actions` leave the store with
+    `live` memories (and the `unreadable` files MEMORY.md names)."""
     paths = context.paths
     changes = []
+    queue = EMPTY_QUEUE
+    if review is not None:
+        queue = next_queue(review.before, live, review.raised,
+                           (now or datetime.now().astimezone()).isoformat(timespec="seconds"),
+                           review.resolved, review.kept)
+        data = queue.render()
+        if data != review.before_data and (queue.items or queue.kept or review.before_data is not None):
+            changes.append(FileChange(paths.relative(queue_path(paths)), data))
     distilled = distilled_by(actions)
     if distilled:
         changes.append(FileChange(paths.relative(bookkeeping.distilled_path(paths)),
@@ -304,4 +338,4 @@ def derive(context: StoreContext, live: LiveView, actions: list[Action] | tuple[
     changes.extend(FileChange(path, text.encode("utf-8")) for path, text in index.files)
     if changed:
         changes.append(FileChange(paths.relative(paths.index), data))
-    return Derived(distilled, index, changed, tuple(changes))
+    return Derived(distilled, index, changed, tuple(changes), queue)

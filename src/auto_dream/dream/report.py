@@ -16,6 +16,7 @@ from auto_dream.dream.actions import (
 from auto_dream.dream.apply import Applied
 from auto_dream.dream.plan import Plan
 from auto_dream.store.memory import shown
+from auto_dream.store.review_queue import item_id
 
 DEFERRED_SHOWN = 20
 DRY_RUN_BANNER = "[DRY RUN] No files were modified. Run without --dry-run to apply changes."
@@ -47,6 +48,7 @@ class DreamStats:
     archived_stale: int
     proposed: int
     review: int
+    review_pending: int  # the review queue's items after the run: decisions waiting for a reader
     partially_stale: int
     evergreen: int
     surviving: int
@@ -101,8 +103,8 @@ class DreamReport:
             "skipped": [{"entries": list(s.entries), "reason": s.reason} for s in self.skipped],
             "deferred": [row.as_json() for row in self.deferred],
             "flagged": [{"path": f.path, "missing_refs": list(f.missing_refs)} for f in self.flagged],
-            "review": [{"kind": r.kind, "path": r.path, "target": r.target, "evidence": r.evidence}
-                       for r in self.review],
+            "review": [{"id": item_id(r.path, r.target), "kind": r.kind, "path": r.path, "target": r.target,
+                        "evidence": r.evidence, "quotes": list(r.quotes)} for r in self.review],
             "warnings": list(self.warnings),
             "distilled_entries": list(self.distilled_entries),
             "index_sha256": self.index_sha256,
@@ -152,6 +154,7 @@ def build_report(plan: Plan, applied: Applied | None = None) -> DreamReport:
         archived_stale=sum(1 for r in carried_out if r.kind == "archive"),
         proposed=sum(1 for r in rows if r.proposed),
         review=len(plan.review),
+        review_pending=len((plan.review_queue if applied is None else applied.queue).items),
         partially_stale=plan.counts.get("partially_stale", 0),
         evergreen=plan.counts.get("evergreen", 0),
         surviving=surviving,
@@ -193,6 +196,7 @@ _METRICS = [("entries_gathered", "New log entries gathered"), ("memories_scanned
             ("created", "Memories created"), ("merged", "Merged (entries and duplicates)"),
             ("superseded", "Contradictions resolved (superseded)"), ("archived_stale", "Stale memories archived"),
             ("proposed", "Retirements proposed, not applied"), ("review", "Pairs left for review (both kept)"),
+            ("review_pending", "Decisions waiting for a reader (auto-dream review)"),
             ("partially_stale", "Partially stale (kept, flagged)"),
             ("evergreen", "Evergreen (no verifiable refs)"), ("surviving", "Surviving memories"),
             ("decayed", "Decayed (not used within decay_days)"),
@@ -251,6 +255,9 @@ def render_markdown(report: DreamReport) -> str:
         for item in report.review:
             possible = item.kind.removeprefix("possible_")
             lines.append(f"| `{item.path}` | {possible} | `{item.target}` | {_cell(item.evidence)} |")
+    if report.stats.review_pending:
+        lines += ["", f"{report.stats.review_pending} decision(s) wait for a reader: `auto-dream review` lists them "
+                  "with their evidence, `auto-dream resolve ID keep|merge|supersede` decides one."]
     if report.skipped:
         lines += ["", "### Entries kept in the log only", ""]
         lines += [f"- {', '.join(s.entries)}: {s.reason}" for s in report.skipped]

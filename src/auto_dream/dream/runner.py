@@ -13,6 +13,7 @@ from auto_dream.dream.apply import Applied, StepHook, apply
 from auto_dream.dream.bookkeeping import dream_is_due
 from auto_dream.dream.claude_lock import RECORD, Hold, check_free, consolidate_lock, recover
 from auto_dream.dream.consolidate import consolidate
+from auto_dream.dream.decide import Decision, plan_decision
 from auto_dream.dream.gather import gather
 from auto_dream.dream.lock import dream_lock
 from auto_dream.dream.orient import orient
@@ -132,23 +133,50 @@ def _dream(context: StoreContext, now: datetime, options: DreamOptions, distille
                                        working_set=snapshot))
         decisions = Decisions.start(snapshot)
         plan = plan_dream(snapshot, distiller, decisions, progress)
-        working_set = (snapshot, decisions)
         if dry_run:
             report = build_report(plan)
-            return DreamOutcome(report, render_markdown(report), working_set=working_set)
-        applied = apply(plan, snapshot, step_hook, progress)
-        if hold is not None and applied.changes:
-            hold.consolidated()  # Claude Code's lock says so, even if this process dies before its end
-        progress.start(RECORDING, None)
-        report = build_report(plan, applied)
-        markdown = render_markdown(report)
-        if applied.changes:
-            folder = run_dir(context.paths, run_id)
-            write_atomic(folder / context.paths.report_name, markdown.encode("utf-8"))
-            write_atomic(folder / "report.json",
-                         json.dumps(report.as_json(), ensure_ascii=False, indent=1).encode("utf-8"))
-        _record(snapshot, plan, applied)
-        return DreamOutcome(report, markdown, working_set=working_set)
+            return DreamOutcome(report, render_markdown(report), working_set=(snapshot, decisions))
+        return _carry_out(snapshot, plan, hold, step_hook, progress, working_set=(snapshot, decisions))
+
+
+def _carry_out(snapshot: Snapshot, plan: Plan, hold: Hold | None, step_hook: StepHook | None, progress: Progress,
+               working_set: object = None, dreamed: bool = True) -> DreamOutcome:
+    """Apply a run's plan, then record it: the report beside its journal, the caches, the state."""
+    context = snapshot.context
+    applied = apply(plan, snapshot, step_hook, progress)
+    if hold is not None and applied.changes:
+        hold.consolidated()  # Claude Code's lock says so, even if this process dies before its end
+    progress.start(RECORDING, None)
+    report = build_report(plan, applied)
+    markdown = render_markdown(report)
+    if applied.changes:
+        folder = run_dir(context.paths, plan.run_id)
+        write_atomic(folder / context.paths.report_name, markdown.encode("utf-8"))
+        write_atomic(folder / "report.json",
+                     json.dumps(report.as_json(), ensure_ascii=False, indent=1).encode("utf-8"))
+    _record(snapshot, plan, applied, dreamed)
+    return DreamOutcome(report, markdown, working_set=working_set)
+
+
+def decide(context: StoreContext, now: datetime, decision: Decision, progress: Progress = NO_PROGRESS) -> DreamOutcome:
+    """Carry out a reader's decision (dream/decide.py) as a run of its own: under dream's lock
+    (and Claude Code's, in its folder), journaled, so `undo` reverses it. Nothing is distilled."""
+    claude = context.paths.layout == "claude-code"
+    try:
+        with (consolidate_lock(context.paths.root, time.time, context.paths.state / RECORD) if claude
+              else nullcontext()):
+            _writable_store(context)
+            with dream_lock(context.paths, now):
+                progress.start(READING, None)
+                recovered = _recover(context.paths)
+                run_id = new_run_id(context.paths, now)
+                snapshot = orient(context, now, run_id, DreamOptions())  # a decision is carried out, never proposed
+                snapshot = replace(snapshot, warnings=(*recovered, *snapshot.warnings))
+                plan = plan_decision(snapshot, decision)
+                # Claude Code's lock is held while it runs and put back after: a decision is not a consolidation
+                return _carry_out(snapshot, plan, None, None, progress, dreamed=False)
+    finally:
+        progress.finish()
 
 
 def _recover(paths: StoreLayout) -> list[str]:
@@ -166,11 +194,12 @@ def _interrupted_warning(paths: StoreLayout) -> list[str]:
     return []
 
 
-def _record(snapshot: Snapshot, plan: Plan, applied: Applied) -> None:
-    """After a run: when it finished, the parse cache and the recall index as the files are now,
-    what to recheck."""
+def _record(snapshot: Snapshot, plan: Plan, applied: Applied, dreamed: bool = True) -> None:
+    """After a run: when it finished (a dream, not a reader's decision: `dreamed`), the parse
+    cache and the recall index as the files are now, what to recheck."""
     paths = snapshot.context.paths
-    bookkeeping.write_last_dream(paths, plan.run_id, snapshot.now)
+    if dreamed:
+        bookkeeping.write_last_dream(paths, plan.run_id, snapshot.now)
     cache = snapshot.cache
     if cache is not None:
         for change in applied.changes:

@@ -14,6 +14,7 @@ from auto_dream.store.config import Config
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, LogProblem
 from auto_dream.store.memory import Memory, Unreadable
+from auto_dream.store.review_queue import EMPTY_QUEUE, KeptPair, ReviewQueue
 from auto_dream.store.views import LiveView, StoreView
 
 
@@ -92,6 +93,8 @@ class Snapshot:
     log_problems: tuple[LogProblem, ...] = ()
     consulted_terms: frozenset[str] = frozenset()
     warnings: tuple[str, ...] = ()  # what orient and gather found wrong (Decisions.warnings: the phases after)
+    review_queue: ReviewQueue = EMPTY_QUEUE  # the decisions earlier runs left to a reader, and those made
+    review_queue_data: bytes | None = None  # its file as read (None: there is none)
 
 
 @dataclass
@@ -112,6 +115,8 @@ class Decisions:
     warnings: list[str] = field(default_factory=list)
     retired: int = 0  # retirements planned to be carried out (the budget counts these)
     held_back: set[str] = field(default_factory=set)  # memories already proposed or deferred this run
+    resolved: list[str] = field(default_factory=list)  # review items decided in this run (their ids)
+    kept: list[KeptPair] = field(default_factory=list)  # pairs someone decided to keep, remembered from now
     # a per-run memo of the cache's pair index: (words, threshold, aiming only) -> stored paths (dream.nearby)
     stored_matches: dict[tuple[frozenset[str], float, bool], set[str]] = field(default_factory=dict)
 

@@ -53,12 +53,14 @@ QUOTE_CHARS = 160
 @dataclass(frozen=True)
 class Verdict:
     """What to do with a pair: 'merge', 'supersede', 'review' or 'none'. `kind` is 'duplicate' or
-    'conflict' (a review item's possible_duplicate / possible_conflict); `evidence` quotes what
-    decided it. A supersede retires the older side."""
+    'conflict' (a review item's possible_duplicate / possible_conflict); `evidence` says what
+    decided it, quoting it; `quotes` are the deciding sentence of each side, whole, in the
+    order the sides were given. A supersede retires the older side."""
 
     outcome: str
     kind: str = ""
     evidence: str = ""
+    quotes: tuple[str, str] = ("", "")
 
 
 NOTHING = Verdict("none")
@@ -145,14 +147,16 @@ def judge(a: Side, b: Side, duplicate: float, contradiction: float,
     else:
         verdict = judge_documents(a, b, rarity)
     if verdict.outcome == "supersede" and (within := said_verbatim(b.text, a.core) or said_verbatim(a.text, b.core)):
-        return Verdict("review", "duplicate", f"one says all the other says, word for word: {_quote(within)}")
+        return Verdict("review", "duplicate", f"one says all the other says, word for word: {_quote(within)}",
+                       (_flat(a.core), _flat(b.core)))
     return verdict
 
 
 def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -> Verdict:
     """The seed's rules between two statements, each guarded by a rule for a way it went wrong."""
+    both = (_flat(a.core), _flat(b.core))
     if is_contradiction(a.profile, b.profile, contradiction):
-        return _ordered(a, b, contradiction_evidence(a, b))
+        return _ordered(a, b, *contradiction_evidence(a, b))
     close = overlap(a.profile.words, b.profile.words) >= duplicate
     if not close:  # every rule below needs the two this close (is_duplicate too)
         return NOTHING
@@ -164,21 +168,22 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
     if close and value_changed(numbers):
         if swaps or any(_content(slot.a, slot.a_written, b.profile.words)
                         or _content(slot.b, slot.b_written, a.profile.words) for slot in slots if slot not in numbers):
-            return Verdict("review", "conflict", "another value, and other words: " + _quote_pair(a.core, b.core))
-        return _ordered(a, b, "the same statement with another value: " + _quote_pair(a.core, b.core))
+            return Verdict("review", "conflict", "another value, and other words: " + _quote_pair(a.core, b.core),
+                           both)
+        return _ordered(a, b, "the same statement with another value: " + _quote_pair(a.core, b.core), both)
     if swaps and close and attribute_changed(a.core, b.core):
-        return _ordered(a, b, "the same subject with another value: " + _quote_pair(a.core, b.core))
+        return _ordered(a, b, "the same subject with another value: " + _quote_pair(a.core, b.core), both)
     if swaps and close:
         return Verdict("review", "conflict" if len(swaps) == 1 else "duplicate",
                        "the same statement but for " + ", ".join(f"{_quote(x)} / {_quote(y)}" for x, y in swaps)
-                       + ": " + _quote_pair(a.core, b.core))
+                       + ": " + _quote_pair(a.core, b.core), both)
     if not is_duplicate(a.profile, b.profile, duplicate):
         return NOTHING
     if one_sided_signal(a.profile, b.profile):
         return Verdict("review", "conflict", "alike, but only one says " + " or ".join(
             sorted((a.profile.signals | b.profile.signals) - (a.profile.signals & b.profile.signals)))
-            + ": " + _quote_pair(a.core, b.core))
-    return Verdict("merge", "duplicate", "says the same: " + _quote_pair(a.core, b.core))
+            + ": " + _quote_pair(a.core, b.core), both)
+    return Verdict("merge", "duplicate", "says the same: " + _quote_pair(a.core, b.core), both)
 
 
 def one_sided_signal(a: Profile, b: Profile) -> bool:
@@ -189,14 +194,14 @@ def one_sided_signal(a: Profile, b: Profile) -> bool:
     return a.signals != b.signals
 
 
-def _ordered(a: Side, b: Side, evidence: str) -> Verdict:
+def _ordered(a: Side, b: Side, evidence: str, quotes: tuple[str, str]) -> Verdict:
     """A contradiction: the newer wins when the order is known, else it is left for review.
 
     Real case: two orchestkit memories checked out by git had one mtime; the tie was broken
     by file name, and a decision memo lost to the analysis it answered."""
     if a.time is None or b.time is None or a.time == b.time:
-        return Verdict("review", "conflict", evidence + " (which is newer is unknown)")
-    return Verdict("supersede", "conflict", evidence)
+        return Verdict("review", "conflict", evidence + " (which is newer is unknown)", quotes)
+    return Verdict("supersede", "conflict", evidence, quotes)
 
 
 class Slot(NamedTuple):
@@ -344,18 +349,22 @@ def judge_documents(a: Side, b: Side, rarity: Rarity | None = None) -> Verdict:
         statement, document = (a, b) if a.statement else (b, a)
         said = document_says(document.text, statement.text)
         if said:
-            return Verdict("merge", "duplicate", f"the document already says it: {_quote(said)}")
+            quotes = (_flat(statement.core), _flat(said))
+            return Verdict("merge", "duplicate", f"the document already says it: {_quote(said)}",
+                           quotes if a.statement else (quotes[1], quotes[0]))
     similarity = weighted_jaccard(a.profile.words, b.profile.words, rarity)
     ratio = size_ratio(a.core, b.core)
     conflict = conflict_evidence(a, b)
     if conflict:
-        return Verdict("review", "conflict", conflict)
+        return Verdict("review", "conflict", *conflict)
     if similarity >= NEAR_IDENTICAL and ratio >= NEAR_SIZE_RATIO and not a.statement and not b.statement:
+        passage, quotes = _shared_passage(a.text, b.text)
         return Verdict("merge", "duplicate", f"near-identical documents (weighted similarity {similarity:.2f}, "
-                       f"sizes {ratio:.2f} apart): {_shared_passage(a.text, b.text)}")
+                       f"sizes {ratio:.2f} apart): {passage}", quotes)
     if similarity >= DOCUMENT_REVIEW:
+        passage, quotes = _shared_passage(a.text, b.text)
         return Verdict("review", "duplicate", f"weighted similarity {similarity:.2f}, sizes {ratio:.2f} apart: "
-                       + _shared_passage(a.text, b.text))
+                       + passage, quotes)
     return NOTHING
 
 
@@ -416,15 +425,21 @@ def _quote_pair(a: str, b: str) -> str:
     return f"{_quote(a)} / {_quote(b)}"
 
 
-def contradiction_evidence(a: Side, b: Side) -> str:
-    """Which sentence negates (or changes) which: the two quoted."""
-    found = _negating_sentences(a.text, b.text) or _negating_sentences(b.text, a.text)
-    if found:
-        return f"{_quote(found[0])} contradicts {_quote(found[1])}"
-    return "contradicts: " + _quote_pair(a.core, b.core)
+def _flat(text: str) -> str:
+    """A sentence as quoted whole: its whitespace made single spaces."""
+    return " ".join(text.split())
 
 
-def conflict_evidence(a: Side, b: Side) -> str | None:
+def contradiction_evidence(a: Side, b: Side) -> tuple[str, tuple[str, str]]:
+    """Which sentence negates (or changes) which, the two quoted; and the two sentences, a's first."""
+    if found := _negating_sentences(a.text, b.text):
+        return f"{_quote(found[0])} contradicts {_quote(found[1])}", (_flat(found[0]), _flat(found[1]))
+    if found := _negating_sentences(b.text, a.text):
+        return f"{_quote(found[0])} contradicts {_quote(found[1])}", (_flat(found[1]), _flat(found[0]))
+    return "contradicts: " + _quote_pair(a.core, b.core), (_flat(a.core), _flat(b.core))
+
+
+def conflict_evidence(a: Side, b: Side) -> tuple[str, tuple[str, str]] | None:
     """Between documents: a sentence of one that negates or changes what a sentence of the other
     says about the same thing (the two sentences alike: CONFLICT_SENTENCE_OVERLAP and at least
     three words shared), the two quoted; None when there is none.
@@ -449,7 +464,8 @@ def conflict_evidence(a: Side, b: Side) -> str | None:
         for index, count in sorted(shared.items()):
             other, other_profile = theirs[index]
             if count >= 3 and is_contradiction(profile, other_profile, CONFLICT_SENTENCE_OVERLAP):
-                return f"possible conflict: {_quote(sentence)} against {_quote(other)}"
+                return (f"possible conflict: {_quote(sentence)} against {_quote(other)}",
+                        (_flat(sentence), _flat(other)))
     return None
 
 
@@ -479,8 +495,23 @@ def _changed_words(sentence: str) -> frozenset[str]:
     return profile.replaced or profile.changed
 
 
-def _shared_passage(a: str, b: str) -> str:
-    """The longest run of text both hold, quoted."""
+def _shared_passage(a: str, b: str) -> tuple[str, tuple[str, str]]:
+    """The longest run of text both hold, quoted; and the sentence of each that holds it."""
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     match = matcher.find_longest_match(0, len(a), 0, len(b))
-    return "shared passage " + _quote(a[match.a:match.a + match.size]) if match.size else "no shared passage"
+    if not match.size:
+        return "no shared passage", ("", "")
+    passage = a[match.a:match.a + match.size]
+    return "shared passage " + _quote(passage), (_sentence_at(a, match.a), _sentence_at(b, match.b))
+
+
+def _sentence_at(text: str, offset: int) -> str:
+    """The sentence of `text` that holds the character at `offset`, whole."""
+    start = 0
+    for piece in _SENTENCE.split(text):
+        found = text.find(piece, start) if piece else -1
+        if found >= 0:
+            if found <= offset < found + len(piece):
+                return _flat(piece)
+            start = found + len(piece)
+    return _flat(text)[:QUOTE_CHARS]
