@@ -795,3 +795,26 @@ def test_any_writable_frontmatter_takes_a_merge_and_an_archive_and_keeps_its_oth
     kept = [line for line in text.split("---\n")[1].splitlines() if not line.startswith(owned)]
     new_lines = iter(new.split("---\n")[1].splitlines())
     assert all(any(line == other for other in new_lines) for line in kept if not line.startswith("- "))
+
+
+@settings(max_examples=500, deadline=None)
+@given(value=st.one_of(st.from_regex(r"[A-Za-z][A-Za-z0-9 _.,;()/+=-]{0,40}", fullmatch=True),
+                       st.sampled_from(["Yes", "no", "ON", "Off", "null", "y", "N", "True", "a", "b - c",
+                                        "x.y.z.", "Plan (B), then C", "a=b", "u+1/2"]),
+                       st.text(max_size=30)))
+def test_a_name_or_description_line_is_written_as_yaml_writes_it(value):
+    """The fast path for plain values writes exactly what yaml.safe_dump writes."""
+    from auto_dream.store.memory import _yaml_line
+
+    assert _yaml_line("name", value) == yaml.safe_dump({"name": value}, allow_unicode=True, width=10**9).rstrip("\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(sources=st.lists(st.one_of(st.from_regex(r"[0-9a-f]{12}", fullmatch=True), st.from_regex(r"0b[01]{1,11}", fullmatch=True),
+                                  st.from_regex(r"[0-9]{1,12}", fullmatch=True), st.text(max_size=8)),
+                        min_size=1, max_size=5))
+def test_a_sources_line_is_written_as_yaml_writes_it(sources):
+    from auto_dream.store.memory import _sources_line
+
+    expected = "sources: " + yaml.safe_dump(sources, default_flow_style=True, width=10**9).strip()
+    assert _sources_line(tuple(sources)) == expected

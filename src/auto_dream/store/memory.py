@@ -615,7 +615,13 @@ def _same(a: object, b: object) -> bool:
     return a == b or repr(a) == repr(b)  # a NaN is not equal to itself
 
 
+# an entry id (hex) with a letter in it is a plain string to YAML; one of digits alone reads as a number
+_PLAIN_ID = re.compile(r"(?!0b[01]*$)[0-9a-f]*[a-f][0-9a-f]*")  # 0b…: a binary number
+
+
 def _sources_line(sources: tuple[str, ...]) -> str:
+    if all(_PLAIN_ID.fullmatch(source) for source in sources):
+        return f"sources: [{', '.join(sources)}]"  # as yaml.safe_dump writes it (tested against it)
     return "sources: " + yaml.safe_dump(list(sources), default_flow_style=True, width=10**9).strip()
 
 
@@ -748,7 +754,18 @@ def _dump_extra(extra: dict) -> str:
     return dumped.rstrip("\n")
 
 
+# A value YAML writes as it is (a plain scalar): it starts with a letter (no number, date, tag,
+# anchor, list or quote), holds none of the characters YAML gives a meaning to, and is not one
+# of YAML 1.1's booleans or nulls. Most names and descriptions are; the rest go through PyYAML.
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9 _.,;()/+=-]*[A-Za-z0-9_.,;()/+=-]|[A-Za-z]")
+_YAML_WORDS = frozenset("y n yes no true false on off null".split())
+
+
 def _yaml_line(key: str, value: str) -> str:
+    """`key: value` as yaml.safe_dump writes it (tested against it): its plain-scalar cases directly,
+    a tenth of the time; a dream of 16,000 new memories writes three such lines for each, twice."""
+    if _PLAIN.fullmatch(value) and value.lower() not in _YAML_WORDS:
+        return f"{key}: {value}"
     return yaml.safe_dump({key: value}, allow_unicode=True, width=10**9).rstrip("\n")
 
 
