@@ -54,12 +54,13 @@ def test_every_tool_is_listed_with_a_description_and_its_hints(root):
         return (await client.list_tools()).tools
 
     tools = {tool.name: tool for tool in session(root, steps)}
-    assert set(tools) == {"remember", "recall", "show", "list_memories", "check", "dream", "undo"}
+    assert set(tools) == {"remember", "recall", "show", "list_memories", "check", "dream", "undo", "review",
+                          "resolve", "forget"}
     for tool in tools.values():
         assert len(tool.description) > 80, tool.name  # enough for an agent to act on
-    for name in ("recall", "show", "list_memories", "check"):
+    for name in ("recall", "show", "list_memories", "check", "review"):
         assert tools[name].annotations.read_only_hint is True
-    for name in ("dream", "undo"):
+    for name in ("dream", "undo", "resolve", "forget"):
         hints = tools[name].annotations
         assert hints.read_only_hint is False and hints.destructive_hint is True
     assert tools["remember"].annotations.destructive_hint is False
@@ -391,3 +392,52 @@ def test_text_that_is_not_unicode_is_a_tool_error_and_changes_nothing(wire, root
     assert tree_hash(root) == before
     remembered = wire.call(2, "remember", '{"text":"Still serving","type":"project"}')
     assert remembered["isError"] is False
+
+
+def test_the_agent_decides_the_review_queue_through_the_tools(tmp_path):
+    """A dream lists a conflict; review shows both quotes; resolve supersede archives the loser;
+    undo restores it; keep is remembered across dream --full; editing one side raises the pair again."""
+    root = tmp_path / ".auto-dream"
+    for text in ("Staging deploys happen on Thursday afternoons", "Staging deploys happen on Wednesday afternoons"):
+        ok(call(root, "remember", text=text, type="project", time="2026-11-30 10:00"))
+
+    async def dream_and_review(client):
+        applied = ok(await client.call_tool("dream", {"apply": True}))
+        return applied, ok(await client.call_tool("review", {}))
+
+    applied, listed = session(root, dream_and_review)
+    assert applied["stats"]["review_pending"] == 1
+    (item,) = listed["items"]
+    assert item["kind"] == "conflict" and item["evidence"] == [
+        "Staging deploys happen on Thursday afternoons", "Staging deploys happen on Wednesday afternoons"]
+    loser, winner = item["memories"]
+    assert ok(call(root, "check"))["review_pending"] == 1
+
+    decided = ok(call(root, "resolve", id=item["id"], action="supersede", winner=winner,
+                      reason="the team moved staging deploys to Wednesday"))
+    assert [(a["kind"], a["path"], a["target"]) for a in decided["actions"] if a["kind"] != "index"] == [
+        ("supersede", loser, winner)]
+    assert not (root / loser).exists() and ok(call(root, "review"))["items"] == []
+    ok(call(root, "undo"))
+    assert (root / loser).is_file() and [i["id"] for i in ok(call(root, "review"))["items"]] == [item["id"]]
+
+    ok(call(root, "resolve", id=item["id"], action="keep", reason="two environments"))
+    assert ok(call(root, "review"))["items"] == []
+    store_dream = __import__("auto_dream").open_store(root).dream(full=True, llm=False)
+    assert store_dream.report.stats.review_pending == 0 and store_dream.report.review == ()
+    (root / winner).write_text((root / winner).read_text().replace("Wednesday afternoons", "Wednesday mornings"))
+    ok(call(root, "dream", apply=True))
+    assert [i["id"] for i in ok(call(root, "review"))["items"]] == [item["id"]]
+
+
+def test_resolve_and_forget_refuse_in_one_line_and_change_nothing(tmp_path):
+    root = tmp_path / ".auto-dream"
+    ok(call(root, "remember", text="The user lives in Lisbon", type="user"))
+    ok(call(root, "dream", apply=True))
+    before = tree_hash(root)
+    assert "no review item" in error_line(call(root, "resolve", id="r0000000", action="keep"))
+    assert "unknown decision" in error_line(call(root, "resolve", id="r0000000", action="drop"))
+    assert "no memory" in error_line(call(root, "forget", memory="nowhere"))
+    assert tree_hash(root) == before
+    forgotten = ok(call(root, "forget", memory="The user lives in Lisbon", reason="moved to Porto"))
+    assert [a["kind"] for a in forgotten["actions"] if a["kind"] != "index"] == ["archive"]

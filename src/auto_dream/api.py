@@ -32,6 +32,7 @@ from auto_dream.store.paths import open_store as open_store_paths
 
 if TYPE_CHECKING:  # commands.dream brings the whole dream pipeline: imported when a dream or undo runs
     from auto_dream.commands.import_openclaw import OpenClawImport
+    from auto_dream.commands.review import ReviewList
     from auto_dream.dream.runner import DreamOutcome
     from auto_dream.dream.runs import Restored
     from auto_dream.progress import Progress
@@ -158,6 +159,33 @@ class Store:
         """One memory, whole: by its path relative to the root, else by its name (`defer` as
         for recall)."""
         return show_memory(self._context(), path_or_name, local_time(), defer=defer)
+
+    @_store_errors
+    def review(self) -> "ReviewList":
+        """The decisions dream left for a reader, oldest first (`items`), and the ids of those a
+        memory of which changed since (`changed`: the next dream judges them again)."""
+        from auto_dream.commands.review import review_items
+
+        return review_items(self._context())
+
+    @_store_errors
+    def resolve(self, item: str, action: str, *, into: str | None = None, winner: str | None = None,
+                reason: str = "", by: str = "a reader", now: datetime | None = None) -> "DreamOutcome":
+        """Decide review item `item`: "keep" both (remembered while both stay as they are),
+        "merge" the other into `into`, or "supersede" the other by `winner`, as `auto-dream
+        resolve` does. A run of its own: `undo` reverses it."""
+        from auto_dream.commands.review import resolve
+
+        return resolve(self._context(), _now(now), item, action, into=into, winner=winner, reason=reason, by=by)
+
+    @_store_errors
+    def forget(self, memory: str, reason: str = "", *, by: str = "a reader",
+               now: datetime | None = None) -> "DreamOutcome":
+        """Archive the memory `memory` names (path, file name or name) with the reason, as
+        `auto-dream forget` does. A run of its own: `undo` reverses it."""
+        from auto_dream.commands.review import forget
+
+        return forget(self._context(), _now(now), memory, reason=reason, by=by)
 
     # Last in the class: below this line `list` would name the method, not the builtin.
     @_store_errors

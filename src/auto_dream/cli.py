@@ -282,6 +282,9 @@ def check(
                      f"{result.decayed}", markup=False)
     stdout.print("MEMORY.md: " + ("in sync" if result.index_in_sync
                                   else "out of date (run `auto-dream build-index`)"), markup=False)
+    if result.review_pending:
+        stdout.print(f"decisions waiting for a reader: {result.review_pending} (`auto-dream review` lists them)",
+                     markup=False)
     if result.memories:
         table = Table(box=None, pad_edge=False)
         for column in ("age", "type", "staleness", "memory"):

@@ -1,6 +1,6 @@
 """`auto-dream mcp`: the store's commands as an MCP server over stdio, for any MCP client
 (Claude Code, Claude Desktop, OpenClaw, Codex): remember, recall, show, list_memories, check,
-dream, undo, and MEMORY.md as a resource.
+dream, undo, review, resolve, forget, and MEMORY.md as a resource.
 
 Built on the official `mcp` Python SDK, 2.x, whose high-level server is `MCPServer` (1.x
 called it FastMCP: https://py.sdk.modelcontextprotocol.io/v2/migration/#fastmcp-renamed-to-mcpserver);
@@ -67,7 +67,9 @@ keeping (who the user is, a correction, a decision, where something lives) as on
 self-contained sentence with absolute dates. Before asking the user something they may have \
 told you before, `recall` it, then `show` the memory you want. `dream` distils what was \
 remembered into memory files and rebuilds MEMORY.md: it only plans unless asked to apply, \
-and `undo` reverses an applied dream."""
+and `undo` reverses an applied dream. Dream acts only when certain and leaves the rest to you: \
+when the user asks to tidy memory, or at a natural pause, call `review` and decide what you \
+can with `resolve` (`forget` archives a memory that is wrong); each decision can be undone."""
 
 COMPACT = (",", ":")  # JSON as the SDK writes it: no spaces
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -156,6 +158,37 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
         restored = _call(store.undo, run_id)
         return {"run_id": restored.run_id, "restored": restored.restored, "interrupted": restored.interrupted,
                 "left": restored.left, "warnings": restored.warnings}
+
+    @server.tool(annotations=READ_ONLY)
+    def review() -> dict[str, Any]:
+        """The decisions dream left for you: pairs of memories that may say the same thing
+        (`duplicate`) or contradict each other (`conflict`), each with the deciding sentence of
+        both quoted (`evidence`, in the order of `memories`). Read both; when meaning is clear,
+        decide with `resolve`; when it is not, leave the item (or ask the user). `changed`: items a
+        memory of which changed since; the next dream judges them again."""
+        return _call(store.review).as_json()
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                                             open_world_hint=False))
+    def resolve(id: str, action: str, into: str | None = None, winner: str | None = None,
+                reason: str = "") -> dict[str, Any]:
+        """Decide one review item (`id` from `review`). `action`: "keep" when both are true and
+        different (not asked again while both stay as they are); "merge" with `into` = the path of
+        the memory that stays, when they say the same thing (the other's whole text is carried in,
+        then it is archived); "supersede" with `winner` = the path of the memory that is right now,
+        when one replaces the other (the other is archived). `reason`: one line on why. Journaled:
+        `undo` reverses it."""
+        outcome = _call(store.resolve, id, action, into=into, winner=winner, reason=reason, by="the agent")
+        return outcome.report.as_json()
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                                             open_world_hint=False))
+    def forget(memory: str, reason: str = "") -> dict[str, Any]:
+        """Archive a memory that is wrong (the user says so, or it is plainly false now): `memory`
+        is its path or name, `reason` why. It leaves MEMORY.md and recall; its file is kept in the
+        archive. Journaled: `undo` reverses it."""
+        outcome = _call(store.forget, memory, reason, by="the agent")
+        return outcome.report.as_json()
 
     @server.resource("auto-dream://MEMORY.md", name="MEMORY.md", mime_type="text/markdown",
                      description="The store's index: one line per memory, what to read at the start of a session.")

@@ -13,6 +13,7 @@ from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import LogProblem, read_all_entries
 from auto_dream.store.memory import Unreadable, shown
 from auto_dream.store.memory_md import activity_at, index_in_sync
+from auto_dream.store.review_queue import pending, read_queue
 from auto_dream.store.scan import scan_memories
 
 
@@ -46,6 +47,7 @@ class CheckResult:
     decayed: int = 0  # memories neither changed nor looked up within decay_days
     decay_days: int = 0
     decay_in_index: bool = True  # our own MEMORY.md lists the decayed last; a Claude Code folder's is theirs
+    review_pending: int = 0  # decisions dream left for a reader (`auto-dream review`)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -54,6 +56,7 @@ class CheckResult:
             "dream_due": self.dream_due,
             "index_in_sync": self.index_in_sync,
             "decayed": self.decayed,
+            "review_pending": self.review_pending,
             "memories": [m.as_json() for m in self.memories],
         }
 
@@ -87,4 +90,5 @@ def check_store(context: StoreContext, now: datetime) -> CheckResult:
         decayed=sum(1 for memory in scan.memories if activity.decayed(memory)),
         decay_in_index=context.paths.layout != "claude-code",
         decay_days=context.config.decay_days,
+        review_pending=len(pending(read_queue(context.paths)[0], {m.path: m for m in scan.memories})[0]),
     )

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from auto_dream.store.paths import open_store, read_regular
+from auto_dream.store.review_queue import pending_count
 
 HOOK_OUTPUT_CHARS = 10_000  # Claude Code's cap on a hook's output, in JavaScript characters (UTF-16 units)
 INDEX_MAX_LINES = 200  # Claude Code's caps on the MEMORY.md it loads
@@ -52,6 +53,10 @@ def session_context(root: Path, max_chars: int = HOOK_OUTPUT_CHARS) -> SessionCo
     *ended, last = index_text.split("\n")
     lines = [line + "\n" for line in ended] + ([last] if last else [])
     header = f"auto-dream memory: MEMORY.md of the store at {root} (its links are relative to that folder)\n"
+    waiting = pending_count(paths)
+    if waiting:
+        header += (f"{waiting} memory decision(s) wait for you: when the user asks to tidy memory, or at a "
+                   "natural pause, call the MCP tool `review` (or run `auto-dream review`) and decide them\n")
 
     def cut_note(shown: int, within: bool = False) -> str:
         where = f"in line {shown + 1}" if within else f"after line {shown}"

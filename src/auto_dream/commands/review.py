@@ -15,8 +15,7 @@ from auto_dream.dream.runner import decide as run_decision
 from auto_dream.errors import InputError
 from auto_dream.progress import NO_PROGRESS, Progress
 from auto_dream.store.context import StoreContext
-from auto_dream.store.memory import Memory, read_memory
-from auto_dream.store.review_queue import ReviewItem, ReviewQueue, pending, read_queue
+from auto_dream.store.review_queue import ReviewItem, pending, read_queue, read_sides
 
 
 @dataclass(frozen=True)
@@ -29,29 +28,11 @@ class ReviewList:
                 "changed": [item.id for item in self.changed]}
 
 
-def _sides(context: StoreContext, queue: ReviewQueue) -> dict[str, Memory]:
-    """The memories the queue's items name, as they are now (one that cannot be read is left out)."""
-    found: dict[str, Memory] = {}
-    paths = context.paths
-    for path in {path for item in queue.items for path in item.memories}:
-        if paths.is_memory_path(path):
-            memory = read_memory(paths.root / path, paths.root, context.tz, paths.untyped)
-            if isinstance(memory, Memory):
-                found[path] = memory
-    return found
-
-
 def review_items(context: StoreContext) -> ReviewList:
     """The decisions that wait, oldest first."""
     queue, _ = read_queue(context.paths)
-    waiting, changed = pending(queue, _sides(context, queue))
+    waiting, changed = pending(queue, read_sides(context.paths, queue))
     return ReviewList(waiting, changed)
-
-
-def pending_count(context: StoreContext) -> int:
-    """How many decisions wait (check, context and the report say so in one line)."""
-    queue, _ = read_queue(context.paths)
-    return len(pending(queue, _sides(context, queue))[0]) if queue.items else 0
 
 
 def resolve(context: StoreContext, now: datetime, item: str, action: str, *, into: str | None = None,

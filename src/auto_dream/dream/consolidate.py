@@ -28,7 +28,7 @@ from auto_dream.judge.statements import ABSORB_LIMIT, Side, judge
 from auto_dream.progress import CHECKING, DISTILLING, NO_PROGRESS, REVIEWING, Progress
 from auto_dream.store.daylog import aware
 from auto_dream.store.memory import Memory, TakenNames, memory_file_name
-from auto_dream.store.review_queue import memory_fingerprint
+from auto_dream.store.review_queue import KeptPair, memory_fingerprint
 
 
 def consolidate(snapshot: Snapshot, decisions: Decisions, distiller: Distiller,
@@ -186,33 +186,55 @@ class _Run:
                 self._retire("merge", leaving, staying, f"duplicate of {staying.path}: {verdict.evidence}")
 
     def ask_reviewer(self, distiller: Distiller) -> None:
-        """The pairs left for review go to the LLM when the distiller can review (DESIGN 3.4): what
-        it decides to merge or supersede is carried out like the judge's own acts, within the
-        budget; a pair it keeps, or that it could not decide, stays in the review list."""
+        """The pairs left for review, this run's and those the review queue holds, go to the LLM
+        when the distiller can review: what it decides to merge or supersede is carried out like
+        the judge's own acts, within the budget; a pair it keeps is remembered as kept (the queue
+        does not raise it again while both stay as they are); one it could not decide stays."""
         decisions = self.decisions
-        pending = [item for item in decisions.review if item.path in decisions.live and item.target in decisions.live]
-        if not isinstance(distiller, Reviewer) or not pending:
+        live = decisions.live
+        if not isinstance(distiller, Reviewer):
             return
-        cases = [ReviewCase(decisions.live[item.path], decisions.live[item.target], item.kind, item.evidence)
-                 for item in pending]
+        pairs: list[tuple[str, str, str, str, str | None]] = []  # (path, target, kind, evidence, queue item id)
+        for item in decisions.review:
+            if item.path in live and item.target in live:
+                pairs.append((item.path, item.target, item.kind, item.evidence, None))
+        listed = {frozenset((p[0], p[1])) for p in pairs}
+        for queued in self.snapshot.review_queue.items:
+            a, b = queued.memories
+            if a in live and b in live and frozenset((a, b)) not in listed and all(
+                    memory_fingerprint(live[path]) == seen for path, seen in zip(queued.memories, queued.fingerprints)):
+                pairs.append((a, b, f"possible_{queued.kind}", queued.reason, queued.id))
+        if not pairs:
+            return
+        cases = [ReviewCase(live[a], live[b], kind, evidence) for a, b, kind, evidence, _ in pairs]
         self.progress.start(REVIEWING, len(cases))
         result = distiller.review(cases, decisions.usage.calls)
         self.progress.advance(len(cases))
         decisions.usage.add(result.usage)
         decisions.warnings.extend(result.notes)
+        now = self.snapshot.now.isoformat(timespec="seconds")
         for decision in result.decisions:
-            item = pending[decision.case]
-            if item.path not in decisions.live or item.target not in decisions.live:
-                decisions.review.remove(item)  # one of the two left in an earlier decision of this run
-            elif decision.action == "keep" or decision.retire is None:  # only a keep retires nothing
-                decisions.review[decisions.review.index(item)] = replace(
-                    item, evidence=f"{item.evidence}; Claude: keep both ({decision.reason})")
+            a, b, _, evidence, queued_id = pairs[decision.case]
+            in_run = next((r for r in decisions.review if {r.path, r.target} == {a, b}), None)
+            if a not in live or b not in live:
+                if in_run is not None:
+                    decisions.review.remove(in_run)  # one of the two left in an earlier decision of this run
+                continue
+            if queued_id is not None:
+                decisions.resolved.append(queued_id)
+            if decision.action == "keep" or decision.retire is None:  # only a keep retires nothing
+                decisions.kept.append(KeptPair((a, b), (memory_fingerprint(live[a]), memory_fingerprint(live[b])),
+                                               now, f"Claude: keep both ({decision.reason})"))
+                if in_run is not None:
+                    decisions.review[decisions.review.index(in_run)] = replace(
+                        in_run, evidence=f"{in_run.evidence}; Claude: keep both ({decision.reason})")
             else:
-                decisions.review.remove(item)
-                leaving = decisions.live[decision.retire]
-                staying = decisions.live[item.target if decision.retire == item.path else item.path]
+                if in_run is not None:
+                    decisions.review.remove(in_run)
+                leaving = live[decision.retire]
+                staying = live[b if decision.retire == a else a]
                 self._retire(decision.action, leaving, staying,
-                             f"Claude: {decision.reason} (the judge found: {item.evidence})")
+                             f"Claude: {decision.reason} (the judge found: {evidence})")
 
     def _retire(self, kind: str, leaving: Memory, staying: Memory, reason: str) -> None:
         """Supersede or merge `leaving` into `staying`, within the mode and the budget: a merge

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from auto_dream.errors import StoreError
-from auto_dream.store.memory import Memory
+from auto_dream.store.memory import Memory, read_memory
 from auto_dream.store.paths import StoreLayout, read_regular
 
 QUEUE_FILE = "review.json"
@@ -219,3 +219,20 @@ def pending(queue: ReviewQueue, live: Mapping[str, Memory]) -> tuple[list[Review
 
 def without(queue: ReviewQueue, item: ReviewItem) -> ReviewQueue:
     return replace(queue, items=tuple(i for i in queue.items if i.id != item.id))
+
+
+def read_sides(paths: StoreLayout, queue: ReviewQueue) -> dict[str, Memory]:
+    """The memories the queue's items name, as they are now (one that cannot be read is left out)."""
+    found: dict[str, Memory] = {}
+    for path in {path for item in queue.items for path in item.memories}:
+        if paths.is_memory_path(path):
+            memory = read_memory(paths.root / path, paths.root, None, paths.untyped)
+            if isinstance(memory, Memory):
+                found[path] = memory
+    return found
+
+
+def pending_count(paths: StoreLayout) -> int:
+    """How many decisions wait for a reader now (check, the report and a session's context say so)."""
+    queue, _ = read_queue(paths)
+    return len(pending(queue, read_sides(paths, queue))[0]) if queue.items else 0
