@@ -495,7 +495,9 @@ def test_check_json_shape(cli, stocked):
     result = cli("--root", stocked, "check", "--json")
     assert result.code == 0, result
     report = json.loads(result.out)
-    assert set(report) == {"undistilled_entries", "last_dream", "dream_due", "index_in_sync", "decayed", "memories"}
+    assert set(report) == {"undistilled_entries", "last_dream", "dream_due", "index_in_sync", "decayed", "memories",
+                           "review_pending"}
+    assert report["review_pending"] == 0
     assert report["undistilled_entries"] == 0
     assert report["last_dream"] is None
     assert report["dream_due"] is False

@@ -691,8 +691,8 @@ def mcp_command(
         "command finds it).")] = None,
 ) -> None:
     """Serve the store to an MCP client (Claude Code, Claude Desktop, OpenClaw, …) over stdio:
-    the tools remember, recall, show, list_memories, check, dream (a plan unless told to apply)
-    and undo, and MEMORY.md as the resource auto-dream://MEMORY.md. Runs until the client
+    the tools remember, recall, show, list_memories, check, dream (a plan unless told to apply),
+    undo, review, resolve and forget, and MEMORY.md as the resource auto-dream://MEMORY.md. Runs until the client
     closes the connection."""
     from auto_dream.mcp_server import serve
 
