@@ -810,7 +810,8 @@ def test_a_name_or_description_line_is_written_as_yaml_writes_it(value):
 
 
 @settings(max_examples=300, deadline=None)
-@given(sources=st.lists(st.one_of(st.from_regex(r"[0-9a-f]{12}", fullmatch=True), st.from_regex(r"0b[01]{1,11}", fullmatch=True),
+@given(sources=st.lists(st.one_of(st.from_regex(r"[0-9a-f]{12}", fullmatch=True),
+                                  st.from_regex(r"0b[01]{1,11}", fullmatch=True),
                                   st.from_regex(r"[0-9]{1,12}", fullmatch=True), st.text(max_size=8)),
                         min_size=1, max_size=5))
 def test_a_sources_line_is_written_as_yaml_writes_it(sources):
