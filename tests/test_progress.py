@@ -352,3 +352,28 @@ def test_a_long_dream_with_json_on_a_terminal_shows_no_bar(long_dream):
     assert drawn == ""
     assert json.loads(out)["stats"]["llm_calls"] == 3
 
+
+
+def test_a_dream_of_a_thousand_entries_moves_at_every_entry_and_every_pair(root):
+    """A long distillation shows it is working: one step per entry (far more than one per
+    thousand), then one per pair checked, the pairs bounded by the comparison budget."""
+    import random
+
+    from auto_dream.judge.recent import RECENT_LIMIT
+    from auto_dream.store.daylog import format_entry
+
+    rng = random.Random(7)
+    common = ["deploy", "billing", "kafka", "postgres", "rebase", "branch", "tuesday", "invoice", "queue", "cache"]
+    start = datetime(2026, 11, 29, 10, 0)
+    lines = [format_entry(Entry(start + timedelta(seconds=i), " ".join(
+        [f"marker{chr(97 + i // 26 % 26)}{chr(97 + i % 26)}{chr(97 + i // 676)}", *rng.sample(common, 4)]), "project"))
+        for i in range(1_200)]
+    log = StorePaths(root).log_file(start.date())
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("".join(lines), encoding="utf-8")
+    progress = RecordingProgress()
+    run_dream(root, progress, dry_run=True)
+    stages = {stage: (total, done) for stage, total, done in progress.stages()}
+    assert stages[DISTILLING] == (1_200, 1_200)
+    checked, done = stages[CHECKING]
+    assert 1_200 <= checked == done <= 1_200 * RECENT_LIMIT
