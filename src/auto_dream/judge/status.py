@@ -20,10 +20,11 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 from urllib.parse import unquote
 
 Kind = Literal["deprecated", "superseded", "duplicate", "split", "moved"]
+STATUS_KINDS: tuple[Kind, ...] = get_args(Kind)
 
 FIRST_LINES = 2  # the body's first line, and the one after it when the first is a heading
 FIRST_CHARS = 2_000  # where those are looked for
