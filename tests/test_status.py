@@ -32,6 +32,7 @@ MARKED = [
     ("Deploy", "Deprecated in favour of the deploy v2 memory", "", "", "deprecated", "description",
      ("deploy v2 memory",)),
     ("Deploy", "2026-03-26: OBSOLETE", "", "", "deprecated", "description", ()),
+    ("Deploy", "OUTDATED — see deploy_v2.md", "", "", "deprecated", "description", ("deploy_v2.md",)),
     # English: the body's first line, or a line about the memory itself
     ("Release", "Release steps", "**OBSOLETE** — replaced by project_release_v2.md", "", "superseded", "line",
      ("project_release_v2.md",)),
@@ -45,6 +46,8 @@ MARKED = [
      "", "superseded", "line", ("feedback_b.md",)),
     ("Deploy", "How we deploy", "Steps:\n- build\n\nThis memory is no longer maintained; see deploy_v2.md.", "",
      "deprecated", "line", ("deploy_v2.md",)),
+    ("Deploy", "How we deploy", "Old steps.\n\nThis memory is outdated; see deploy_v2.md", "", "deprecated", "line",
+     ("deploy_v2.md",)),
     ("Deploy", "How we deploy", "", "DEPRECATED_deploy_flow.md", "deprecated", "file", ()),
     ("Deploy", "How we deploy", "", "deploy_flow.SUPERSEDED.md", "superseded", "file", ()),
     # Chinese
@@ -59,6 +62,7 @@ MARKED = [
      ("feedback_never_defer_to_human.md",)),
     ("部署流程", "部署步骤", "本笔记已迁移至 reference_setup.md。", "", "moved", "line", ("reference_setup.md",)),
     ("部署流程", "部署步骤", "状态：已弃用\n\n旧的步骤。", "", "deprecated", "line", ()),
+    ("部署流程", "重复，见 [[feedback-a]]", "", "", "duplicate", "description", ("feedback-a",)),
     # Japanese
     ("【非推奨】デプロイ手順", "手順", "", "", "deprecated", "name", ()),
     ("デプロイ手順（廃止）", "手順", "", "", "deprecated", "name", ()),
@@ -105,18 +109,25 @@ LIVE = [
     ("APIs", "APIs", "", "deprecated_apis.md"),
     ("Docs", "Docs", "We replaced npm with pnpm. Packages moved to the workspace root.", ""),
     ("Lint", "Lint", "```\n# DEPRECATED: old config\n```\nThe config above is kept for reference.", ""),
+    ("Node", "Outdated: the README says Node 18; we use Node 20", "", ""),
+    ("Deploy", "Deprecated: the old deploy.sh script; use make deploy", "", ""),
+    ("Python", "Obsolete: Python 3.8 support was dropped in March", "", ""),
+    ("API", "Retired: the v1 API was retired in 2025", "", ""),
     # Chinese
     ("API 列表", "废弃的API列表：v1 接口将在六月下线", "", ""),
     ("CI", "本项目已迁移到 GitHub Actions", "", ""),
     ("接口", "接口", "本文件记录已废弃接口的迁移步骤", ""),
     ("搬家", "我们搬到了上海", "", ""),
     ("接口", "v2 接口已被 v3 接口取代，客户端需要升级", "", ""),
+    ("发布", "重复：每周二发布", "", ""),  # 重复 is also "recurring"
+    ("服务器", "已迁移：服务器在新机房", "", ""),
     # Japanese
     ("オフィス", "新しいオフィスに移動しました", "", ""),
     ("API", "v3 で非推奨になった API の一覧", "", ""),
     ("手順", "手順", "このメモはデプロイ手順についてです", ""),
     ("認証", "認証モジュールに統合しました", "", ""),
     ("設定", "設定", "旧設定は廃止されたので、新しい設定ファイルを使う", ""),
+    ("DB", "移行済み：DB は PostgreSQL へ", "", ""),
 ]
 
 

@@ -46,30 +46,35 @@ class Status:
 
 # ---------------------------------------------------------------- the words
 
-# Each marker word and the kind it says; `strong` ones mark a memory on their own (followed by a
-# delimiter, a pointer or nothing), the others only with a pointer to a memory or shouted/bracketed.
+# Each marker word and the kind it says. A strong one marks a memory on its own (followed by a
+# delimiter, a pointer or nothing); a weak one, also an everyday word ("Moved to Berlin", "Outdated
+# docs", 重复 "recurring"), only bracketed, shouted, or with a pointer to a memory.
 _STRONG_EN = {
-    "deprecated": "deprecated", "obsolete": "deprecated", "outdated": "deprecated", "retired": "deprecated",
-    "superseded": "superseded", "no longer used": "deprecated", "no longer relevant": "deprecated",
-    "no longer valid": "deprecated", "no longer accurate": "deprecated", "no longer current": "deprecated",
-    "no longer maintained": "deprecated", "no longer needed": "deprecated", "no longer applies": "deprecated",
-    "no longer true": "deprecated", "no longer in use": "deprecated",
+    "deprecated": "deprecated", "obsolete": "deprecated", "superseded": "superseded",
+    "no longer used": "deprecated", "no longer relevant": "deprecated", "no longer valid": "deprecated",
+    "no longer accurate": "deprecated", "no longer current": "deprecated", "no longer maintained": "deprecated",
+    "no longer needed": "deprecated", "no longer applies": "deprecated", "no longer true": "deprecated",
+    "no longer in use": "deprecated",
 }
 _WEAK_EN = {
+    "outdated": "deprecated", "retired": "deprecated", "archived": "deprecated",
     "replaced": "superseded", "merged": "superseded", "absorbed": "superseded", "consolidated": "superseded",
     "folded": "superseded", "moved": "moved", "migrated": "moved", "relocated": "moved", "split": "split",
-    "duplicate": "duplicate", "duplicated": "duplicate", "dup": "duplicate", "archived": "deprecated",
+    "duplicate": "duplicate", "duplicated": "duplicate", "dup": "duplicate",
 }
-_STRONG_ZH = {
+_STRONG_CJK = {
     "已废弃": "deprecated", "已弃用": "deprecated", "已过时": "deprecated", "已作废": "deprecated",
     "已淘汰": "deprecated", "已停用": "deprecated", "废弃": "deprecated", "弃用": "deprecated",
     "作废": "deprecated", "过时": "deprecated", "已被取代": "superseded", "已被替代": "superseded",
-    "已合并": "superseded", "已迁移": "moved", "已移动": "moved", "已拆分": "split", "重复": "duplicate",
-    "已归档": "deprecated", "非推奨": "deprecated", "廃止": "deprecated", "廃止済み": "deprecated",
-    "統合済み": "superseded", "統合済": "superseded", "移動済み": "moved", "移動しました": "moved",
-    "移行済み": "moved", "移行しました": "moved", "分割済み": "split", "重複": "duplicate",
-    "使用終了": "deprecated", "アーカイブ済み": "deprecated",
+    "已合并": "superseded", "已归档": "deprecated", "非推奨": "deprecated", "廃止": "deprecated",
+    "廃止済み": "deprecated", "使用終了": "deprecated", "アーカイブ済み": "deprecated",
 }
+_WEAK_CJK = {
+    "已迁移": "moved", "已移动": "moved", "已拆分": "split", "重复": "duplicate", "統合済み": "superseded",
+    "統合済": "superseded", "移動済み": "moved", "移動しました": "moved", "移行済み": "moved", "移行しました": "moved",
+    "分割済み": "split", "重複": "duplicate",
+}
+_CJK = {**_STRONG_CJK, **_WEAK_CJK}
 # A person's label before the status: `Status: superseded`, `状态：已废弃`, `ステータス: 廃止`
 _LABEL = r"(?:status|state|状态|状態|ステータス)\s*[:：]\s*"
 _DATE = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2})?"
@@ -82,7 +87,7 @@ _DELIMITER = re.compile(r"\s*(?:\*\*|__)?\s*(?:\((?:[^()]{0,40})\)|（[^（）]{
                         r"(?:$|[:：\-–—|.!;。，；!！]|=>|->|→|⇒)")
 _EN_WORDS = "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in (*_STRONG_EN, *_WEAK_EN)),
                             key=len, reverse=True))
-_ZH_WORDS = "|".join(sorted(map(re.escape, _STRONG_ZH), key=len, reverse=True))
+_ZH_WORDS = "|".join(sorted(map(re.escape, _CJK), key=len, reverse=True))
 _MARKER_AT = re.compile(rf"(?P<en>\b(?:{_EN_WORDS})\b)|(?P<zh>{_ZH_WORDS})", re.IGNORECASE)
 _BRACKETED = re.compile(rf"[{re.escape(_OPEN)}]\s*(?:\*\*)?\s*(?P<word>{_EN_WORDS}|{_ZH_WORDS})(?![A-Za-z])"
                         rf"(?P<rest>[^{re.escape(_CLOSE)}]{{0,120}})[{re.escape(_CLOSE)}]", re.IGNORECASE)
@@ -149,6 +154,10 @@ _TARGET_END = re.compile(r"[.。!?！？](?=\s|$)|[;；。]|\s[—–]\s|\s-\s|\
                          r"|\bwhich\b|\bbecause\b|\bas\s+of\b|\bsince\b|\bon\s+\d|\bin\s+\d|\n", re.IGNORECASE)
 _TRAILING = re.compile(r"(?:\s+|^)(?:below|above|here|now|instead)\s*$|[\s,，、:：*_]+$", re.IGNORECASE)
 _LIST_SEPARATOR = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*|\s*\+\s*|、|和|及|与|と)\s*", re.IGNORECASE)
+# What says a clause is about code rather than the memory: a code span, a file that is no memory
+# (`deploy.sh`), a call, a version
+_ABOUT_CODE = re.compile(r"`|\b\w+\.(?!md\b|markdown\b)[a-z]{1,5}\b|\w\(\)|\bv?\d+\.\d+")
+_CLAUSE = re.compile(r"[;；,，。]|\.\s|\s[—–-]\s")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r" {0,3}#{1,6}(?:\s|$)")
 _STRUCK = re.compile(r"~~(?P<inner>[^~]+)~~")
@@ -275,11 +284,15 @@ def _after_marker(marker: re.Match[str], text: str, quote: str, tail: bool) -> S
         if strong or (targets and _names_a_memory(after[pointer:])):
             return Status(_kind_with_pointer(kind, after), quote, targets)
         return None
-    if re.match(r"\s*[:：]\s*`", after):
-        return None  # `Deprecated: `React.FormEvent` …`: a note about the code it names
     delimited = _DELIMITER.match(after) is not None
+    if delimited and _ABOUT_CODE.search(_CLAUSE.split(after.lstrip(" *_:：-–—|"), 1)[0]):
+        return None  # "Deprecated: `React.FormEvent` …", "Obsolete: Python 3.8 support": a note about code
     if delimited and (strong or shouted):
         return Status(kind, quote, _pointers_after(after))
+    if delimited and _explicit_names(after.split("\n", 1)[0]):
+        targets = _pointers_after(after)  # `統合済み。新しいルールは `rules.md` を参照`: a weak word, then a memory
+        if targets:
+            return Status(kind, quote, targets)
     if shouted and not tail and after[:1] == " " and (strong or kind != "split"):
         return Status(kind, quote, _pointers_after(after))
     return None
@@ -349,7 +362,7 @@ def _pointer_at(text: str, word: str = "") -> int | None:
     """Where the target starts when `text` (what follows the marker `word`) says where the content
     went ("by X" after "superseded", "到 X" after "已合并", "— see X", "；参见 X"), else None."""
     normal = _normal(word)
-    continued = (_CONTINUATION_ZH.match(text) if normal in _STRONG_ZH else re.match(
+    continued = (_CONTINUATION_ZH.match(text) if normal in _CJK else re.match(
         rf"(?:\s*(?:\*\*|__))?\s+(?:{_CONTINUES[normal] + '|' if normal in _CONTINUES else ''}{_FAVOUR})\s+",
         text, re.IGNORECASE))
     if continued and text[continued.end():].strip():
@@ -442,13 +455,13 @@ def _normal(word: str) -> str:
 
 def _kind_of(word: str) -> Kind | None:
     word = _normal(word)
-    said = _STRONG_EN.get(word) or _WEAK_EN.get(word) or _STRONG_ZH.get(word)
+    said = _STRONG_EN.get(word) or _WEAK_EN.get(word) or _CJK.get(word)
     return said  # type: ignore[return-value]
 
 
 def _is_strong(word: str) -> bool:
     word = _normal(word)
-    return word in _STRONG_EN or word in _STRONG_ZH
+    return word in _STRONG_EN or word in _STRONG_CJK
 
 
 # ---------------------------------------------------------------- the body's lines
