@@ -23,7 +23,10 @@ checks the issue asks for, each a count that must be 0:
   archived);
 - second: actions the second dream plans;
 - undo diff: files (other than auto-dream's .auto-dream/ and Claude Code's .consolidate-lock)
-  whose bytes differ from the original after `undo`.
+  whose bytes differ from the original after `undo`;
+- marked +: lines the dream added to MEMORY.md that link a memory a person marked deprecated,
+  superseded, a duplicate, split or moved (`list --json` before the dream: its `status`). Every
+  marked memory is printed with the line that marks it (`marked` counts them), for a person to judge.
 
     .venv/bin/python bench/real_folders.py [--data ../shared/data/claude-memory] [--keep] [--json]
 """
@@ -157,6 +160,13 @@ def relearn(folder: Path, env: dict, count: int) -> list[str]:
     return appended
 
 
+def marked_memories(folder: Path, env: dict) -> dict[str, dict]:
+    """The memories `list --json` says a person marked (deprecated, superseded…), with what marks them."""
+    code, out, _ = cli(env, "--root", str(folder), "list", "--json")
+    return {memory["path"]: memory["status"] for memory in (json.loads(out) if code == 0 else [])
+            if memory.get("status")}
+
+
 def bench_repository(data_repo: Path, work: Path, env: dict, relearn_count: int) -> list[dict]:
     copy = work / data_repo.name
     shutil.copytree(data_repo, copy)
@@ -166,6 +176,7 @@ def bench_repository(data_repo: Path, work: Path, env: dict, relearn_count: int)
     code, out, err = cli(env, "discover", str(copy), "--json")
     folders = [Path(found["path"]) for found in json.loads(out)] if code == 0 else []
     before = {folder: snapshot(folder) for folder in folders}
+    marked = {folder: marked_memories(folder, env) for folder in folders}
     relearned = {folder: relearn(folder, env, relearn_count) for folder in folders}
     code, out, err = cli(env, "dream", "--all", str(copy), "--no-llm", "--json")
     rows = {row["path"]: row for row in json.loads(out)["folders"]} if out.strip() else {}
@@ -175,6 +186,9 @@ def bench_repository(data_repo: Path, work: Path, env: dict, relearn_count: int)
         result = check_folder(folder, before[folder], row)
         result["untimed"] = untimed
         result["relearned"] = relearned[folder]
+        result["marked"] = marked[folder]
+        result["marked_added"] = [line for line in result["index_added"]
+                                  if any(f"]({path})" in line for path in marked[folder])]
         results.append(result)
     code2, out2, _ = cli(env, "dream", "--all", str(copy), "--no-llm", "--json")  # nothing left to do
     second = {row["path"]: row for row in json.loads(out2)["folders"]} if out2.strip() else {}
@@ -200,6 +214,9 @@ def show(result: dict) -> None:
         print(f"  warning: {warning}")
     for entry in result["relearned"]:
         print(f"  appended (already known): {entry}")
+    for path, status in result["marked"].items():
+        pointer = f" -> {', '.join(status['points_to'])}" if status["points_to"] else ""
+        print(f"  MARKED {status['kind']}: {path}{pointer}\n      {status['quote']}")
     for action in result["actions"]:
         target = f" -> {action['target']}" if action.get("target") else ""
         print(f"  {action['kind'].upper()}{' (proposed)' if action.get('proposed') else ''}: {action['path']}{target}\n"
@@ -210,7 +227,7 @@ def show(result: dict) -> None:
         print(f"  rewritten: {name}")
     for line in result["index_added"]:
         print(f"  MEMORY.md gains: {line}")
-    for label in ("lost_index", "lost_keys", "lost_lines", "undo_diff"):
+    for label in ("marked_added", "lost_index", "lost_keys", "lost_lines", "undo_diff"):
         for item in result[label]:
             print(f"  {label.upper()}: {item}")
     if result["second"]:
@@ -242,12 +259,13 @@ def main() -> None:
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    counted = ("files", "index +", "created", "merges", "supersedes", "archives", "review", "refused", "lost_index",
-               "lost_keys", "lost_lines", "second", "undo_diff")
+    counted = ("files", "index +", "marked", "created", "merges", "supersedes", "archives", "review", "refused",
+               "marked +", "lost_index", "lost_keys", "lost_lines", "second", "undo_diff")
     rows = []
     for r in results:
         kinds = [a["kind"] for a in r["actions"]]
         rows.append({"folder": r["folder"], "files": r["files"], "index +": len(r["index_added"]),
+                     "marked": len(r["marked"]), "marked +": len(r["marked_added"]),
                      "created": kinds.count("create"), "merges": kinds.count("merge"),
                      "supersedes": kinds.count("supersede"),
                      "archives": kinds.count("archive"), "review": len(r["review"]), "refused": r["refused"],

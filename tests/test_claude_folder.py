@@ -471,3 +471,36 @@ def test_a_second_retirement_of_the_same_name_is_numbered_and_never_overwrites_t
     run(cli, folder, "dream", "--no-llm")
     assert earlier.read_text() == "an earlier retirement\n"
     assert (earlier.parent / "project_deploy_day_2.markdown").is_file()
+
+
+# ---------------------------------------------------------------- what a person marked
+
+SUPERSEDED_LINE = ("- [Cover letter quality](feedback_cover_letters.md) — SUPERSEDED by unified rules below. "
+                   "Kept for historical reference only.")
+MARKED_INDEX = (f"# Project memory\n\n## Feedback\n{SUPERSEDED_LINE}\n"
+                "- [Unified resume/CL rules](feedback_unified.md) — all rules consolidated\n")
+UNIFIED = ("---\nname: Resume and cover letter quality\ndescription: ALL rules for resume and cover letters\n"
+           "type: feedback\n---\nResumes are one page; cover letters run 550 to 700 words in four paragraphs.\n")
+DEPRECATED = ("---\nname: Deploy day\ndescription: DEPRECATED, see project_deploy_v2.md\ntype: project\n---\n"
+              "The team deployed on Fridays.\n")
+
+
+def test_a_dream_links_no_memory_a_person_marked_and_keeps_the_line_a_person_wrote_for_one(tmp_path, cli):
+    folder = claude_folder(tmp_path, {"feedback_cover_letters.md": COLON, "feedback_unified.md": UNIFIED,
+                                      "project_deploy_day.md": DEPRECATED}, MARKED_INDEX)
+    run(cli, folder, "dream", "--no-llm")
+    assert (folder / "MEMORY.md").read_text(encoding="utf-8") == MARKED_INDEX  # nothing added, nothing dropped
+    assert run(cli, folder, "build-index").out.startswith("MEMORY.md already up to date")
+
+
+def test_list_shows_the_status_memory_md_gives_a_file_and_the_file_it_points_to(tmp_path, cli):
+    folder = claude_folder(tmp_path, {"feedback_cover_letters.md": COLON, "feedback_unified.md": UNIFIED,
+                                      "project_deploy_day.md": DEPRECATED}, MARKED_INDEX)
+    listed = {m["path"]: m["status"] for m in json.loads(run(cli, folder, "list", "--json").out)}
+    assert listed == {
+        "feedback_cover_letters.md": {"kind": "superseded", "quote": SUPERSEDED_LINE,
+                                      "points_to": ["feedback_unified.md"]},
+        "feedback_unified.md": None,
+        "project_deploy_day.md": {"kind": "deprecated", "quote": "DEPRECATED, see project_deploy_v2.md",
+                                  "points_to": ["project_deploy_v2.md"]},
+    }

@@ -4,10 +4,12 @@ fit Claude Code's caps moves to an overflow file instead of being cut."""
 
 from datetime import date, datetime, timedelta, timezone
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auto_dream.store.claude_index import ClaudeIndex, rebuild_claude_index
+from auto_dream.judge.status import Status
+from auto_dream.store.claude_index import ClaudeIndex, rebuild_claude_index, statuses_in_index
 from auto_dream.store.index import IndexLimits
 from auto_dream.store.memory import Memory
 
@@ -314,13 +316,17 @@ def test_a_crlf_index_stays_crlf():
 # ---------------------------------------------------------------- for any index
 
 
+MARKS = ["SUPERSEDED by feedback_0.md", "[DEPRECATED] the old rule", "已废弃，参见 user_1.md", "No longer used."]
+
+
 @st.composite
 def indexes(draw):
     """(lines of MEMORY.md, the lines that link a retired file, live memories, retired paths, limits):
     every non-blank line unique."""
     count = draw(st.integers(0, 12))
     live = [memory(f"{draw(st.sampled_from(['user', 'feedback', 'project', 'reference']))}_{n}.md",
-                   age_hours=draw(st.integers(0, 100)), description=draw(st.text(max_size=200)))
+                   age_hours=draw(st.integers(0, 100)),
+                   description=draw(st.one_of(st.text(max_size=200), st.sampled_from(MARKS))))
             for n in range(count)]
     retired = [f"project_retired_{n}.md" for n in range(draw(st.integers(0, 3)))]
     kinds = st.sampled_from(["fact", "blank", "heading", "typed", "live", "retired", "prose"])
@@ -370,8 +376,10 @@ def test_every_line_kept_stays_or_moves_in_order_and_the_text_fits(index, final_
     assert [line for line in kept if line in out] == [line for line in out if line in kept]
     assert [line for line in kept if line in moved] == [line for line in moved if line in kept]
     assert result.text.endswith("\n") or not result.text
-    for memory_ in live:  # every live memory is linked, in MEMORY.md or in the overflow file
-        assert f"({memory_.path})" in result.text + (result.overflow_text or "")
+    for memory_ in live:  # every live memory is linked, in MEMORY.md or in the overflow file, unless a
+        # person marked it deprecated, superseded…: then only a line a person wrote links it
+        linked = f"({memory_.path})" in result.text + (result.overflow_text or "")
+        assert linked if memory_.status is None else linked == (f"({memory_.path})" in text)
     # the overflow line is at most line_chars characters, two of them (— and …) three bytes each
     title = lines[0] + end if lines and lines[0].startswith("# ") else ""
     if fits(title + "x" * (limits.line_chars + 4) + end, limits):
@@ -473,3 +481,103 @@ def test_an_indented_code_block_is_code_and_a_fence_line_with_a_backtick_in_its_
     built = rebuild(existing, [memory("feedback_example.md"), memory("feedback_tabs.md")])
     assert built.added == ["feedback_example.md"]  # the indented line is code; the line after ```not`a is a link
     assert rebuild(built.text, [memory("feedback_example.md"), memory("feedback_tabs.md")]).text == built.text
+
+
+# ---------------------------------------------------------------- what a person marked
+
+# application-pipeline's Feedback section (above), as a person tidies it once the unified rules
+# absorbed the old ones: an `### Archived` subsection holding the old file, linked and named bare.
+ARCHIVED_FEEDBACK = """\
+# Application Pipeline Memory
+
+## Feedback
+- [Additive design](feedback_additive_design.md) — Each prompt adds complexity; never simplify or replace prior layers
+- [Unified resume/CL rules](feedback_resume_cover_letter_quality_2026-03-26.md) — 550-700 words, ORGANVM employer, all rules consolidated
+
+### Archived (superseded 2026-03-26)
+- [Cover letter quality](feedback_cover_letter_quality.md) — kept for historical reference only
+- feedback_gemini_collaboration.md — absorbed by the unified rules above
+
+## Project Memories
+- [System Purpose](project_system_purpose.md) — Core mission: Scan → Match → Build → Apply → Follow up.
+"""  # noqa: E501 (the lines as written)
+ARCHIVED_FEEDBACK_FILES = ["feedback_additive_design.md", "feedback_resume_cover_letter_quality_2026-03-26.md",
+                           "feedback_cover_letter_quality.md", "feedback_gemini_collaboration.md",
+                           "project_system_purpose.md"]
+
+
+def test_a_memory_a_person_marked_gets_no_new_line_and_a_line_a_person_wrote_for_one_stays():
+    text = ("# Memory Index\n\n## Feedback\n"
+            "- [Old rules](feedback_old_rules.md) — the rules before 2026-03-26\n")
+    live = [memory("feedback_old_rules.md", name="Old rules (superseded)"),
+            memory("feedback_deploy.md", description="DEPRECATED: see feedback_deploy_v2.md"),
+            memory("feedback_deploy_v2.md")]
+    result = rebuild(text, live)
+    assert result.added == ["feedback_deploy_v2.md"]
+    assert result.text == text + "- [feedback_deploy_v2](feedback_deploy_v2.md) — About feedback_deploy_v2.md\n"
+    assert rebuild(result.text, live).text == result.text
+
+
+def test_under_an_archived_heading_links_stay_files_named_bare_are_listed_and_new_lines_go_above_it():
+    live = [memory(path) for path in ARCHIVED_FEEDBACK_FILES] + [memory("feedback_validate.md")]
+    result = rebuild(ARCHIVED_FEEDBACK, live)
+    assert result.added == ["feedback_validate.md"]  # neither archived file is linked again
+    new = "- [feedback_validate](feedback_validate.md) — About feedback_validate.md\n"
+    unified = next(line for line in ARCHIVED_FEEDBACK.splitlines(keepends=True) if line.startswith("- [Unified"))
+    assert result.text == ARCHIVED_FEEDBACK.replace(unified, unified + new)  # in Feedback, not under Archived
+    assert rebuild(result.text, live).text == result.text
+
+
+@pytest.mark.parametrize(("heading", "retires"), [
+    ("## Archived (superseded 2026-03-26)", True),
+    ("## Archive", True),
+    ("### Deprecated", True),
+    ("## Superseded / archived", True),
+    ("## Archived feedback", True),
+    ("## 已归档", True),
+    ("## 已废弃的记忆", True),
+    ("## アーカイブ", True),
+    ("## 廃止", True),
+    ("## Deprecated APIs", False),
+    ("## Archive policy", False),
+    ("## Superseding rules: newer wins", False),
+    ("## 废弃接口清单", False),
+])
+def test_which_headings_retire_what_is_under_them(heading, retires):
+    text = f"# Memory Index\n\n## Feedback\n- [A](feedback_a.md) — a\n\n{heading}\n- feedback_b.md — the old one\n"
+    result = rebuild(text, [memory("feedback_a.md"), memory("feedback_b.md")])
+    assert (result.added == []) is retires  # named bare under a retiring heading: listed
+
+
+def test_a_file_named_bare_under_an_archived_heading_stays_listed_once_it_moved_to_the_overflow_file():
+    archived = "".join(f"- feedback_old_{n:03d}.md — superseded\n" for n in range(60))
+    text = f"# Memory Index\n\n## Feedback\n- [A](feedback_a.md) — a\n\n## Archived\n{archived}"
+    live = [memory("feedback_a.md"), *(memory(f"feedback_old_{n:03d}.md") for n in range(60))]
+    limits = IndexLimits(max_lines=30, max_bytes=25_000)
+    first = rebuild(text, live, limits=limits)
+    assert first.moved and first.added == []
+    assert rebuild(first.text, live, limits=limits, existing_overflow=first.overflow_text).added == []
+
+
+def test_the_status_memory_md_gives_a_file_quotes_its_line_and_finds_the_file_it_points_to():
+    statuses = statuses_in_index(
+        APPLICATION_PIPELINE.replace(
+            "## Feedback\n",
+            "## Feedback\n- [Cover letter quality](feedback_cover_letter_quality.md) — SUPERSEDED by unified rules "
+            "below. Kept for historical reference only.\n"
+            "- [Unified resume/CL rules](feedback_resume_cover_letter_quality_2026-03-26.md) — all rules\n"),
+        [*APPLICATION_PIPELINE_FILES, "feedback_cover_letter_quality.md",
+         "feedback_resume_cover_letter_quality_2026-03-26.md"])
+    assert statuses == {"feedback_cover_letter_quality.md": Status(
+        "superseded", "- [Cover letter quality](feedback_cover_letter_quality.md) — SUPERSEDED by unified rules "
+        "below. Kept for historical reference only.", ("feedback_resume_cover_letter_quality_2026-03-26.md",))}
+
+
+def test_under_an_archived_heading_a_file_has_the_status_its_line_says_or_else_the_headings():
+    statuses = statuses_in_index(ARCHIVED_FEEDBACK, ARCHIVED_FEEDBACK_FILES)
+    assert statuses == {
+        "feedback_cover_letter_quality.md": Status("superseded", "### Archived (superseded 2026-03-26)"),
+        "feedback_gemini_collaboration.md": Status(
+            "superseded", "- feedback_gemini_collaboration.md — absorbed by the unified rules above",
+            ("feedback_resume_cover_letter_quality_2026-03-26.md",)),
+    }

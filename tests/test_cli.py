@@ -411,7 +411,8 @@ def test_list_json_shape(cli, stocked):
     assert result.err == ""
     listed = json.loads(result.out)
     assert isinstance(listed, list)
-    assert all(set(m) == {"path", "name", "type", "description", "mtime", "age_days"} for m in listed)
+    assert all(set(m) == {"path", "name", "type", "description", "mtime", "age_days", "status"} for m in listed)
+    assert all(m["status"] is None for m in listed)
     assert [(m["path"], m["type"], m["age_days"]) for m in listed] == [
         ("memories/user/20260301_Reading.md", "user", 10),
         ("memories/project/20260321_Freeze.md", "project", 1),  # newest first inside a type
@@ -465,6 +466,24 @@ def test_list_human_output_keeps_each_path_whole_when_piped(cli, root):
     assert path in out, out
 
 
+def test_list_and_check_show_what_a_person_marked_a_memory(cli, stocked):
+    write_memory_file(stocked, "memories/project/20260310_Deploy_old.md",
+                      memory_text("Deploy day (old)", "project", days_ago(20),
+                                  "Superseded by `20260320_Deploy.md`: deploys moved to Tuesdays"))
+    status = {"kind": "superseded", "quote": "Superseded by `20260320_Deploy.md`: deploys moved to Tuesdays",
+              "points_to": ["20260320_Deploy.md"]}
+    listed = {m["name"]: m["status"] for m in json.loads(cli("--root", stocked, "list", "--json").out)}
+    assert listed == {"Reading goal": None, "Code freeze": None, "Deploy day": None, "Deploy day (old)": status}
+    checked = {m["path"]: m["status"] for m in json.loads(cli("--root", stocked, "check", "--json").out)["memories"]}
+    assert checked["memories/project/20260310_Deploy_old.md"] == status
+    assert sum(1 for value in checked.values() if value) == 1
+    marker = "[superseded → 20260320_Deploy.md]"
+    assert [line for line in cli("--root", stocked, "list").out.splitlines() if marker in line] == [
+        next(line for line in cli("--root", stocked, "list").out.splitlines() if "Deploy day (old)" in line)]
+    assert marker in next(line for line in cli("--root", stocked, "check").out.splitlines()
+                          if "20260310_Deploy_old.md" in line)
+
+
 def test_list_empty_store_and_empty_archive(cli, root):
     assert cli("--root", root, "list").out.strip() == "no memories yet"
     assert cli("--root", root, "list", "--archived").out.strip() == "no archived memories"
@@ -502,7 +521,7 @@ def test_check_json_shape(cli, stocked):
     assert report["last_dream"] is None
     assert report["dream_due"] is False
     assert isinstance(report["index_in_sync"], bool)
-    assert all(set(m) == {"path", "freshness", "staleness", "missing_refs"} for m in report["memories"])
+    assert all(set(m) == {"path", "freshness", "staleness", "missing_refs", "status"} for m in report["memories"])
     assert sorted(m["path"] for m in report["memories"]) == [
         "memories/project/20260320_Deploy.md", "memories/project/20260321_Freeze.md",
         "memories/user/20260301_Reading.md"]

@@ -1,6 +1,7 @@
 """MEMORY.md: sections, order, links that resolve, the caps Claude Code applies, nothing lost."""
 
 import re
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -24,7 +25,8 @@ NEWEST = datetime(2026, 3, 12, 10, 30, tzinfo=PLUS_8)
 HEADER = load_template("MEMORY_header.md")
 HEADINGS = ["## USER", "## FEEDBACK", "## PROJECT", "## REFERENCE"]
 ENTRY = re.compile(r"^- \[((?:\\.|[^\\\]])*)\]\(([^()\s]*)\)(?: — (.*))?$")
-MORE = re.compile(r"^- … and (\d+) older memor(?:y|ies) not listed here: run `auto-dream list` to see them all\.$")
+MORE = re.compile(r"^- … and (?:(\d+) older memor(?:y|ies))?(?: and )?(?:(\d+)(?: memor(?:y|ies))? marked deprecated, "
+                  r"superseded or moved)? not listed here: run `auto-dream list` to see them all\.$")
 
 
 def memory(number: int, memory_type: str = "project", name: str | None = None, description: str | None = None,
@@ -75,10 +77,10 @@ def sections(text: str) -> dict[str, list[str]]:
 
 
 def more_count(text: str) -> int:
-    """The number in the final 'more' line, 0 when there is none."""
+    """The memories the final 'more' line counts (the oldest and those marked), 0 when there is none."""
     last = text.rstrip("\n").splitlines()[-1]
     match = MORE.match(last)
-    return int(match.group(1)) if match else 0
+    return sum(int(count) for count in match.groups() if count) if match else 0
 
 
 def link_target(root: Path, link: str) -> Path:
@@ -316,12 +318,14 @@ def test_the_newest_memory_is_listed_even_with_tight_limits():
     assert len(result.listed) + more_count(result.text) == 60
 
 
-@pytest.mark.parametrize("count", [0, 1, 199, 250, 1000])
-def test_listed_plus_counted_equals_memory_files_on_disk(root, count):
+@pytest.mark.parametrize(("count", "marked"), [(0, 0), (1, 0), (199, 0), (250, 0), (1000, 0), (1, 1), (12, 3),
+                                               (199, 2), (250, 7)])
+def test_listed_plus_counted_equals_memory_files_on_disk(root, count, marked):
     for i in range(count):
         memory_type = MEMORY_TYPES[i % 4]
+        status = "SUPERSEDED by m0. " if i >= count - marked else ""
         write_memory_file(root, f"memories/{memory_type}/20260101_m{i:04d}.md",
-                          f"---\nname: m{i}\ndescription: memory number {i}\n"
+                          f"---\nname: m{i}\ndescription: {status}memory number {i}\n"
                           f"mtime: 2026-03-12T10:{i % 60:02d}:00+08:00\n"
                           f"---\nbody\n")
     rebuild_index(open_context(root))
@@ -329,7 +333,47 @@ def test_listed_plus_counted_equals_memory_files_on_disk(root, count):
     on_disk = len(list((root / "memories").rglob("*.md")))
     assert on_disk == count
     assert len(entry_lines(text)) + more_count(text) == on_disk
+    assert "SUPERSEDED" not in text
     assert len(text.splitlines()) <= 200 and len(text.encode()) <= 25_000
+
+
+# ---------------------------------------------------------------- what a person marked
+
+
+def test_a_memory_a_person_marked_superseded_or_deprecated_is_not_listed_and_the_last_line_counts_it():
+    memories = [memory(0), memory(1, description="SUPERSEDED by Memory 0. Kept for historical reference only."),
+                memory(2, "user"), memory(3, "feedback", name="[DEPRECATED] Old review rule"),
+                memory(4, "feedback", description="The `foo` flag is deprecated in v3; use `bar`")]
+    result = index(memories)
+    assert set(result.listed) == {memories[0].path, memories[2].path, memories[4].path}
+    assert result.text.splitlines()[-1] == ("- … and 2 memories marked deprecated, superseded or moved not listed "
+                                            "here: run `auto-dream list` to see them all.")
+    assert (result.omitted, result.marked, result.warnings) == (2, 2, [])
+    assert len(result.listed) + more_count(result.text) == len(memories)
+
+
+def test_over_the_caps_the_last_line_counts_the_oldest_and_the_marked_apart():
+    memories = [memory(i, MEMORY_TYPES[i % 4], description=f"SUPERSEDED by memory {i - 1}" if i % 60 == 1 else None)
+                for i in range(300)]
+    result = index(memories)
+    marked = {m.path for m in memories if m.status is not None}
+    assert len(marked) == 5 and not marked & set(result.listed)
+    match = MORE.match(result.text.splitlines()[-1])
+    assert match and int(match.group(2)) == result.marked == 5
+    assert len(result.listed) + int(match.group(1)) + 5 == 300 == len(result.listed) + result.omitted
+    assert result.warnings and f"the {result.omitted - 5} oldest" in result.warnings[0]
+
+
+def test_a_dream_leaves_a_marked_memory_out_run_after_run_and_build_index_agrees(cli, root):
+    store_with(root, [replace(memory(1), body="Deploys go through GitHub Actions since March."),
+                      replace(memory(2, name="Deploy flow (superseded)"), body="Build, push, restart Jenkins."),
+                      replace(memory(3, "user"), body="The user reads one book a week.")])
+    assert cli("--root", root, "dream", "--no-llm").code == 0
+    first = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Deploy flow" not in first and "1 memory marked deprecated, superseded or moved" in first
+    assert cli("--root", root, "dream", "--no-llm").code == 0  # read from the parse cache this time
+    assert cli("--root", root, "build-index").out.startswith("MEMORY.md already up to date")
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == first
 
 
 # ---------------------------------------------------------------- rebuild_index

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from auto_dream.commands.schedule import Plan as SchedulePlan
     from auto_dream.dream.apply import StepHook
     from auto_dream.dream.runner import DreamOutcome
+    from auto_dream.judge.status import Status
     from auto_dream.progress import Progress
 
 app = typer.Typer(
@@ -192,7 +193,10 @@ def list_command(
         for m in group:
             age = pendulum.instance(m.mtime).diff_for_humans()  # "3 days ago"
             # Text: what people wrote is shown as written, never read as Rich markup (`[/]`, `[red]`)
-            table.add_row(Text(("📌 " if m.pinned else "") + m.name), age, Text(m.description), Text(m.path))
+            name = Text(("📌 " if m.pinned else "") + m.name)
+            if m.status:
+                name.append(f" [{_status_marker(m.status)}]", style="yellow")
+            table.add_row(name, age, Text(m.description), Text(m.path))
         stdout.print(table)
 
 
@@ -294,8 +298,16 @@ def check(
             staleness = m.staleness or "—"
             if m.missing_refs:
                 staleness += " (missing: " + ", ".join(m.missing_refs) + ")"
-            table.add_row(Text(f"{m.age_days}d", style=colour), m.type, Text(staleness), Text(m.path))
+            path = Text(m.path)
+            if m.status:
+                path.append(f" [{_status_marker(m.status)}]", style="yellow")
+            table.add_row(Text(f"{m.age_days}d", style=colour), m.type, Text(staleness), path)
         stdout.print(table)
+
+
+def _status_marker(status: "Status") -> str:
+    """`superseded → feedback_b.md`: what a person marked a memory, and where it points (the first)."""
+    return status.kind + (f" → {shown(status.points_to[0])}" if status.points_to else "")
 
 
 @app.command("build-index")
@@ -312,8 +324,9 @@ def build_index_command(ctx: typer.Context) -> None:
         _warn(warning)
     result = built.result
     verb = "wrote" if built.changed else "MEMORY.md already up to date:"
+    marked = f" ({result.marked} marked deprecated, superseded or moved)" if result.marked else ""
     stdout.print(f"{verb} {len(result.listed)} memories listed"
-                 + (f", {result.omitted} counted in the 'more' line" if result.omitted else "")
+                 + (f", {result.omitted} counted in the 'more' line{marked}" if result.omitted else "")
                  + f"; {result.line_count} lines, {result.byte_count:,} bytes", markup=False)
 
 

@@ -7,12 +7,13 @@ from datetime import datetime
 from auto_dream.commands.listing import age_days, freshness
 from auto_dream.dream.bookkeeping import dream_is_due, read_distilled_ids, read_last_dream
 from auto_dream.judge.staleness import assess_staleness
+from auto_dream.judge.status import Status
 from auto_dream.store.cache import ParseCache
 from auto_dream.store.claude_home import repo_for_folder
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import LogProblem, read_all_entries
 from auto_dream.store.memory import Unreadable, shown
-from auto_dream.store.memory_md import activity_at, index_in_sync
+from auto_dream.store.memory_md import activity_at, index_in_sync, marked_memories
 from auto_dream.store.review_queue import pending, read_queue
 from auto_dream.store.scan import scan_memories
 
@@ -29,10 +30,11 @@ class MemoryHealth:
     staleness: str  # EVERGREEN, FRESH, PARTIALLY_STALE or FULLY_STALE
     missing_refs: list[str] = field(default_factory=list)
     exact_path: str = field(default="", repr=False, compare=False)
+    status: Status | None = None  # what a person wrote of its status: deprecated, superseded… (judge.status)
 
     def as_json(self) -> dict[str, object]:
         return {"path": self.exact_path or self.path, "freshness": self.freshness, "staleness": self.staleness,
-                "missing_refs": self.missing_refs}
+                "missing_refs": self.missing_refs, "status": self.status.as_json() if self.status else None}
 
 
 @dataclass(frozen=True)
@@ -73,12 +75,14 @@ def check_store(context: StoreContext, now: datetime) -> CheckResult:
     activity = activity_at(context, now)
     newest = max((memory.mtime for memory in scan.memories), default=None)
     activity = replace(activity, newest=newest) if activity.cutoff is not None else activity
+    marked = marked_memories(context, scan.memories)
     health = []
     for memory in sorted(scan.memories, key=lambda m: m.path):
         days = age_days(memory, now)
         result = staleness[memory.path]
         health.append(MemoryHealth(shown(memory.path), shown(memory.name), memory.type, days, freshness(days),
-                                   result.classification, result.missing_refs, exact_path=memory.path))
+                                   result.classification, result.missing_refs, exact_path=memory.path,
+                                   status=marked.get(memory.path)))
     return CheckResult(
         undistilled_entries=waiting,
         last_dream=last_dream,

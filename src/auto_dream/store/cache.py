@@ -48,6 +48,7 @@ from typing import Concatenate, Generic, ParamSpec, TypeVar, overload
 from auto_dream.errors import StoreError
 from auto_dream.judge.similarity import Profile
 from auto_dream.judge.staleness import References, extract_references
+from auto_dream.judge.status import STATUS_KINDS, Status
 from auto_dream.store.memory import Memory
 from auto_dream.store.paths import FILE_MODE, StoreLayout
 from auto_dream.store.walk import Fingerprint
@@ -55,7 +56,7 @@ from auto_dream.store.walk import Fingerprint
 # PRAGMA user_version of the file; any other value is a foreign cache. Raise it whenever what
 # is stored would read differently now (the schema, how frontmatter is read, what the judge
 # derives from a text: words, stems, negation scopes, references), so every memory is parsed again.
-VERSION = 13
+VERSION = 14
 FILE_NAME = "cache.sqlite3"
 Posting = tuple[int, int, int, int]  # (word rank, memory row id, the memory's word count, the word's position)
 Row = tuple  # a row as sqlite3 returns it: its values are what the SQL selects
@@ -69,12 +70,15 @@ CREATE TABLE memory (
     size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, ino INTEGER NOT NULL,
     name TEXT NOT NULL, description TEXT NOT NULL, type TEXT NOT NULL, mtime TEXT NOT NULL,
     stamp REAL NOT NULL, -- mtime as POSIX seconds: the order of MEMORY.md
-    pinned INTEGER NOT NULL, type_source TEXT NOT NULL, refs TEXT
+    pinned INTEGER NOT NULL, type_source TEXT NOT NULL, refs TEXT,
+    status TEXT -- what a person wrote of the memory's own status (judge.status) as JSON, or NULL
 );
 CREATE INDEX memory_newest ON memory (pinned, stamp);
 -- what every run reads of every memory, to tell what changed: scanned without the rest of the rows
 CREATE INDEX memory_seen ON memory (path, size, mtime_ns);
 CREATE INDEX memory_cited ON memory (id) WHERE refs IS NOT NULL;
+-- the few memories a person marked deprecated, superseded…: MEMORY.md leaves them out and counts them
+CREATE INDEX memory_marked ON memory (id) WHERE status IS NOT NULL;
 CREATE TABLE memory_text (
     id INTEGER PRIMARY KEY,
     body TEXT NOT NULL, sources TEXT NOT NULL, extra TEXT, words TEXT NOT NULL, profile TEXT NOT NULL
@@ -242,7 +246,7 @@ class ParseCache:
     @_damage_is_an_error
     def parsed(self, paths: list[str] | None = None) -> dict[str, Parsed]:
         """The cached parses of `paths` (None: of every cached memory), without bodies."""
-        columns = "id, path, size, mtime_ns, ino, name, description, type, mtime, pinned, type_source, refs"
+        columns = "id, path, size, mtime_ns, ino, name, description, type, mtime, pinned, type_source, refs, status"
         with _no_gc():  # a hundred thousand new objects, no cycles: collecting is pure cost
             if paths is None:
                 rows = self._query(f"SELECT {columns} FROM memory", ())
@@ -255,12 +259,14 @@ class ParseCache:
         new, set_dict = object.__new__, object.__setattr__
         no_refs = References((), ())
         entries = {}
-        for row_id, path, size, mtime_ns, ino, name, description, kind, mtime, pinned, type_source, refs in rows:
+        for (row_id, path, size, mtime_ns, ino, name, description, kind, mtime, pinned, type_source, refs,
+             status) in rows:
             memory = new(CachedMemory)
             set_dict(memory, "__dict__", {
                 "path": path, "name": name, "description": description, "type": kind,
                 "mtime": datetime.fromisoformat(mtime), "type_source": type_source, "read_only": None,
-                "pinned": pinned == 1, "_cache": self, "_id": row_id})
+                "pinned": pinned == 1, "status": None if status is None else _status(status),
+                "_cache": self, "_id": row_id})
             if refs is None:
                 cited = no_refs
             else:
@@ -293,6 +299,12 @@ class ParseCache:
     def older_than(self, moment: float) -> list[str]:
         """The cached unpinned memories whose mtime (POSIX seconds) is before `moment`."""
         return [p for (p,) in self._query("SELECT path FROM memory WHERE pinned = 0 AND stamp < ?", (moment,))]
+
+    @_damage_is_an_error
+    def marked(self) -> dict[str, Status]:
+        """The cached memories a person marked deprecated, superseded… (Memory.status), by path."""
+        return {path: _status(status)
+                for path, status in self._query("SELECT path, status FROM memory WHERE status IS NOT NULL", ())}
 
     @_damage_is_an_error
     def cited(self) -> dict[str, References]:
@@ -490,10 +502,12 @@ class ParseCache:
             memory, refs = parsed.memory, parsed.refs
             new_id = db.execute(
                 "INSERT INTO memory (path, size, mtime_ns, ino, name, description, type, mtime, stamp, pinned, "
-                "type_source, refs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "type_source, refs, status) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (memory.path, *parsed.fingerprint, memory.name, memory.description, memory.type,
                  memory.mtime.isoformat(), memory.mtime.timestamp(), int(memory.pinned), memory.type_source,
-                 json.dumps([refs.files, refs.symbols, refs.named_only]) if refs.files or refs.symbols else None)
+                 json.dumps([refs.files, refs.symbols, refs.named_only]) if refs.files or refs.symbols else None,
+                 None if memory.status is None else json.dumps(
+                     [memory.status.kind, memory.status.quote, memory.status.points_to], ensure_ascii=False))
             ).lastrowid
             assert new_id is not None  # every INSERT into a rowid table sets it
             db.execute(
@@ -527,6 +541,14 @@ def _references(stored: str) -> References:
     """A memory's references as the cache keeps them: [files, symbols, the symbols only named]."""
     files, symbols, named_only = json.loads(stored)
     return References(tuple(files), tuple(symbols), None if named_only is None else tuple(named_only))
+
+
+def _status(stored: str) -> Status:
+    """A memory's status as the cache keeps it: [kind, quote, points_to]."""
+    kind, quote, points_to = json.loads(stored)
+    if kind not in STATUS_KINDS:
+        raise ValueError(f"a status of kind {kind!r}")
+    return Status(kind, quote, tuple(points_to))
 
 
 def _set(items: list[str]) -> frozenset[str]:

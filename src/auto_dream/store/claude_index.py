@@ -16,6 +16,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
+from auto_dream.judge.status import Kind, Status, written_status
 from auto_dream.store.index import SEPARATOR, IndexLimits, entry_text, link_path, shorten, unreadable_line
 from auto_dream.store.memory import Memory
 from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME
@@ -46,6 +47,7 @@ _NEW = "new"  # a heading or blank line of a section added now: goes when its la
 
 # A list item whose first element is `[`: `-`, `*`, `+`, `1.` or `1)`, any indentation.
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?=\[)")
+_ANY_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 # An inline link's destination and title, after its `(` (CommonMark 0.31.2, "Links":
 # https://spec.commonmark.org/0.31.2/#links): `<…>`, or no spaces with balanced parentheses.
 _PARENS = r"\((?:[^\s()\\]|\\.)*\)"  # one level of balanced parentheses
@@ -61,6 +63,14 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 # `## Feedback`, `## Projects`, `### References:`, `## Project Memories` (application-pipeline)
 _TYPE_HEADING = re.compile(r"(user|feedback|project|reference)s?(?:[ \t]+memor(?:y|ies))?[ \t]*:?", re.IGNORECASE)
+# A heading that retires what is under it: `## Archived (superseded 2026-03-26)`, `### Deprecated`,
+# `## 已归档`, `## アーカイブ` (not `## Deprecated APIs`, a section about APIs)
+_RETIRED_HEADING = re.compile(
+    r"[^\w]*(?P<word>archived?|superseded|deprecated|obsolete|retired|已归档|归档|存档|已废弃|废弃|已弃用|已过时|过时"
+    r"|アーカイブ|非推奨|廃止)(?:[ \t]+(?:memories|memory|notes?|entries|entry|files?|topics?|links?|rules?"
+    r"|feedback|projects?|users?|references?))?[ \t]*(?:$|[(:：（\-–—/,|&]|and\b|or\b|の|的)", re.IGNORECASE)
+# A file name written bare, as a person lists what a retiring heading holds: `- feedback_old.md — absorbed`
+_BARE_FILE = re.compile(r"(?<![\w/.\-(\[`<])([\w.\-]+\.md)\b")
 # index.unreadable_line's form, also when it was shortened right after the count
 _UNREADABLE = re.compile(r"- Not read \(\d+(?:, `|…)")
 
@@ -101,8 +111,10 @@ def rebuild_claude_index(existing: str | None, live: Sequence[Memory], retired: 
     whose first link names a `retired` file (dropped) and the lines moved to the overflow file;
     a line `- [name](file.md) — description` for each `live` memory no link in MEMORY.md or in
     the overflow file names, at the end of the section named after its type (or of a section
-    `## <Type>` added at the end); one line naming the `unreadable` files, last. Paths are file
-    names relative to the folder. What does not fit `limits` moves, never cut: hand-written lines
+    `## <Type>` added at the end; never under a heading such as `## Archived (superseded …)`, whose
+    links stay and where a file named bare is listed too); none for a memory a person marked
+    deprecated, superseded… (Memory.status); one line naming the `unreadable` files, last. Paths are
+    file names relative to the folder. What does not fit `limits` moves, never cut: hand-written lines
     from the bottom up, then the link lines of the oldest memories; MEMORY.md links the overflow
     file (`overflow_name`), whose text is `existing_overflow` (None when there is none): a move
     appends to it, and a memory it links counts as listed. The text always ends with one line end
@@ -116,7 +128,9 @@ def rebuild_claude_index(existing: str | None, live: Sequence[Memory], retired: 
     unread = unreadable_line(unreadable, limits.line_chars) if unreadable else None
     parsed = _parse(_split(source, cr), names, live_by_path, overflow_name, overflow_prefix, unread)
     linked = parsed.linked | _linked_in(existing_overflow or "", names)
-    lines = _place(parsed, [m for m in live if m.path not in linked and m.path != overflow_name], limits, cr)
+    # a memory a person marked deprecated, superseded… (Memory.status) gets no new line; a line linking it stays
+    unlisted = [m for m in live if m.path not in linked and m.path != overflow_name and m.status is None]
+    lines = _place(parsed, unlisted, limits, cr)
     anchor = parsed.anchor
     overflow_memory = live_by_path.get(overflow_name)
     if anchor is None and overflow_memory is not None and overflow_name not in linked:
@@ -257,10 +271,11 @@ def _closes(line: str, opening: str) -> bool:
                 and not line.removesuffix("\r")[closing.end():].strip(" \t"))
 
 
-def _destinations(content: str) -> Iterator[str]:
+def _destinations(content: str, bare: bool = False) -> Iterator[str]:
     """The destination of every link on a line (inline links, link reference definitions), and
     every code span that names a markdown file: "See `prerelease-support.md` for the research"
-    lists that topic file as well as a link does (orchestkit's agents write them so)."""
+    lists that topic file as well as a link does (orchestkit's agents write them so). With `bare`
+    (under a heading that retires what it holds), a file name written bare too."""
     for match in _ANY_LINK.finditer(content):
         if match.group("dest"):
             yield match.group("dest")
@@ -269,10 +284,20 @@ def _destinations(content: str) -> Iterator[str]:
         yield definition.group("dest")
     for match in _CODE_FILE.finditer(content):
         yield match.group(1)
+    if bare:
+        for match in _BARE_FILE.finditer(content):
+            yield match.group(1)
 
 
 def _first_link(content: str) -> str | None:
     """The destination of the link that is the first element of a list item, or None."""
+    item = _item_link(content)
+    return item[1] if item else None
+
+
+def _item_link(content: str) -> tuple[str, str, str] | None:
+    """The label and destination of the link that is the first element of a list item, and what
+    follows it on the line; None when the line is no such item."""
     item = _LIST_ITEM.match(content)
     if item is None:
         return None
@@ -293,14 +318,19 @@ def _first_link(content: str) -> str | None:
     if content[position + 1: position + 2] != "(":
         return None
     match = _AFTER_LABEL.match(content, position + 2)
-    return match.group("dest") if match and match.group("dest") else None
+    if match is None or not match.group("dest"):
+        return None
+    return content[item.end() + 1: position], match.group("dest"), content[match.end():]
 
 
-def _linked_in(text: str, names: _Names) -> set[str]:
-    lines = text.split("\n")
+def _linked_in(overflow: str, names: _Names) -> set[str]:
+    """The files the overflow file names. Its lines all moved from MEMORY.md, the lines under
+    `## Archived` first (from the bottom up) and maybe without their heading: a file named bare
+    there is listed too."""
+    lines = overflow.split("\n")
     code = _Code.of(lines)
     return {path for number, line in enumerate(lines) if number not in code.block
-            for destination in _destinations(line.removesuffix("\r"))
+            for destination in _destinations(line.removesuffix("\r"), bare=True)
             if (path := names.resolve(destination)) is not None}
 
 
@@ -314,20 +344,41 @@ class _Parsed:
     open_fence: _Line | None = None  # the first line of a fence never closed that runs to the end
 
 
+class _Retiring:
+    """Whether a line is under a heading that retires what is under it (`## Archived (superseded …)`):
+    its links stay where they are, a file named there bare is listed, and no new line goes there."""
+
+    def __init__(self) -> None:
+        self.heading: str | None = None  # the heading's line
+        self.level = 0
+
+    def see(self, content: str) -> None:
+        heading = _HEADING.match(content)
+        if heading is None:
+            return
+        level = len(heading.group(1))
+        if self.heading is not None and level <= self.level:
+            self.heading = None
+        if self.heading is None and level >= 2 and _RETIRED_HEADING.match(heading.group(2) or ""):
+            self.heading, self.level = content, level
+
+
 def _parse(raw_lines: list[str], names: _Names, live: dict[str, Memory], overflow_name: str,
            overflow_prefix: str, unread: str | None) -> _Parsed:
     parsed = _Parsed([], set(), [], {}, None)
     code = _Code.of(raw_lines)
     open_sections: list[tuple[str, int]] = []  # (type, heading level) of the typed sections a line is in
+    retiring = _Retiring()
     for number, text in enumerate(raw_lines):
         content = text.removesuffix("\r")
         if number in code.block:
             parsed.lines.append(_Line(text, _HAND, fence=code.block[number]))
             if code.open_at is not None and number >= code.open_at:
                 parsed.open_fence = parsed.open_fence or parsed.lines[-1]
-            else:  # a new line after the last line of a fence never closed would be code too
+            elif retiring.heading is None:  # a new line after the last line of a fence never closed would be code too
                 _note_section_line(parsed, open_sections, content)
             continue
+        retiring.see(content)
         if number == 0 and content.lstrip("\ufeff").startswith("# "):
             line = _Line(text, _TITLE)
         elif _UNREADABLE.match(content) or content == unread:
@@ -348,7 +399,7 @@ def _parse(raw_lines: list[str], names: _Names, live: dict[str, Memory], overflo
                 continue
             else:
                 line = _Line(text, _HAND)
-        parsed.linked.update(path for destination in _destinations(content)
+        parsed.linked.update(path for destination in _destinations(content, retiring.heading is not None)
                              if (path := names.resolve(destination)) is not None)
         parsed.lines.append(line)
         heading = _HEADING.match(content)
@@ -359,7 +410,8 @@ def _parse(raw_lines: list[str], names: _Names, live: dict[str, Memory], overflo
             memory_type = named.group(1).lower() if named and level >= 2 else None
             if memory_type and memory_type not in parsed.after:
                 open_sections.append((memory_type, level))
-        _note_section_line(parsed, open_sections, content)
+        if retiring.heading is None:  # a new line never goes under `## Archived`
+            _note_section_line(parsed, open_sections, content)
     return parsed
 
 
@@ -556,3 +608,78 @@ def lines_by_link(lines: Sequence[str], paths: Collection[str]) -> dict[str, lis
         if path is not None:
             found.setdefault(path, []).append(line)
     return found
+
+
+# ---------------------------------------------------------------- what the lines say of the files
+
+
+def statuses_in_index(text: str, live: Collection[str]) -> dict[str, Status]:
+    """The status MEMORY.md's own lines give the `live` files they name (paths as the folder has
+    them): the words after a list item's link (application-pipeline: `- [Cover letter quality](
+    feedback_cover_letter_quality.md) — SUPERSEDED by unified rules below`), or after a file named
+    bare under `## Archived …`; else, under such a heading, the heading itself. The quote is that
+    line as written. A pointer that is no file name but the words of one other link line's label
+    ("unified rules" for `[Unified resume/CL rules](…)`), in its section or else in the file,
+    becomes that line's file."""
+    names = _Names(live, ())
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    code = _Code.of(lines)
+    retiring = _Retiring()
+    section = 0
+    items: list[tuple[int, str, str, str, str | None]] = []  # (section, path, label, line, heading)
+    said: dict[str, tuple[int, str, str]] = {}  # path: (section, the words after its name, its line)
+    for number, content in enumerate(lines):
+        if number in code.block:
+            continue
+        if _HEADING.match(content):
+            section += 1
+        retiring.see(content)
+        item = _item_link(content)
+        path = names.resolve(item[1]) if item else None
+        if item and path is not None:
+            items.append((section, path, item[0], content, retiring.heading))
+            said.setdefault(path, (section, _hook(item[2]), content))
+        elif retiring.heading is not None and _ANY_ITEM.match(content):
+            bare = _BARE_FILE.search(content)
+            if bare and (path := names.resolve(bare.group(1))) is not None:
+                items.append((section, path, "", content, retiring.heading))
+                said.setdefault(path, (section, _hook(content[bare.end():]), content))
+    labels = [(item_section, path, label) for item_section, path, label, _, _ in items if label]
+    found: dict[str, Status] = {}
+    for _, path, label, _, heading in items:
+        if path in found:
+            continue
+        where, hook, line = said[path]
+        status = written_status(_ESCAPED.sub(r"\1", label), hook, "")
+        if status is not None:
+            pointed = tuple(_pointed(pointer, path, where, names, labels) for pointer in status.points_to)
+            found[path] = Status(status.kind, line, pointed)
+        elif heading is not None:
+            superseded = re.search(r"supersed|取代|替代|置き換", heading, re.IGNORECASE)
+            kind: Kind = "superseded" if superseded else "deprecated"
+            found[path] = Status(kind, heading)
+    return found
+
+
+def _hook(after: str) -> str:
+    """What a person wrote after a link or a file name: `— SUPERSEDED by …` is `SUPERSEDED by …`."""
+    return after.lstrip(" \t—–-:|,").strip()
+
+
+def _pointed(pointer: str, itself: str, section: int, names: _Names,
+             labels: Sequence[tuple[int, str, str]]) -> str:
+    """The file a status line's pointer names: a file name or link as it resolves, else the one
+    other link line (in the section, else in the file) whose label holds all its words; else the
+    pointer as written."""
+    path = names.resolve(pointer)
+    if path is not None:
+        return path
+    words = set(re.findall(r"\w+", pointer.lower()))
+    if not words:
+        return pointer
+    for scope in ([entry for entry in labels if entry[0] == section], labels):
+        holders = {path for _, path, label in scope
+                   if path != itself and words <= set(re.findall(r"\w+", label.lower()))}
+        if len(holders) == 1:
+            return holders.pop()
+    return pointer

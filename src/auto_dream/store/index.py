@@ -9,6 +9,7 @@ from typing import Protocol
 from urllib.parse import quote
 
 from auto_dream.errors import StoreError
+from auto_dream.judge.status import Status
 from auto_dream.store.memory import Memory, shown
 from auto_dream.store.paths import MEMORY_TYPES
 
@@ -31,7 +32,7 @@ class IndexLimits:
 class IndexResult:
     text: str
     listed: list[str]  # memory paths, in file order
-    omitted: int  # memories left out, counted in the last line
+    omitted: int  # memories not listed (counted in the last line): listed + omitted == memories
     warnings: list[str]
     # Other files the index writes with it, (path, text): in a Claude Code folder, the topic
     # file that hand-written lines move to when MEMORY.md is over Claude Code's caps.
@@ -43,6 +44,7 @@ class IndexResult:
     # In a Claude Code folder, the files the text was made from (MEMORY.md, the overflow file)
     # and their fingerprints then (None: absent): a file changed since makes it again (apply).
     read_from: tuple[tuple[str, object], ...] = ()
+    marked: int = 0  # of the omitted, those a person marked deprecated, superseded… (Memory.status)
 
     @property
     def line_count(self) -> int:
@@ -83,6 +85,9 @@ class IndexSource(Protocol):
     def first_by_priority(self, count: int, activity: Activity = NO_ACTIVITY) -> list[Memory]:
         """sorted(memories, key=priority(activity))[:count]."""
 
+    def marked(self) -> Mapping[str, Status]:
+        """The memories a person marked deprecated, superseded… (Memory.status), by path."""
+
 
 class _Listed:
     def __init__(self, memories: list[Memory]):
@@ -97,35 +102,41 @@ class _Listed:
     def first_by_priority(self, count: int, activity: Activity = NO_ACTIVITY) -> list[Memory]:
         return first_by_priority(self.memories, count, activity)
 
+    def marked(self) -> Mapping[str, Status]:
+        return {memory.path: memory.status for memory in self.memories if memory.status is not None}
+
 
 def build_index(memories: list[Memory] | IndexSource, header_template: str, limits: IndexLimits,
                 tz: tzinfo | None, unreadable: Sequence[str] = (), activity: Activity = NO_ACTIVITY) -> IndexResult:
     """The text of MEMORY.md for `memories`, and one line naming the files under memories/ that
     cannot be read as memories (`unreadable`, their paths): listed and counted, never dropped
-    from every view. Pure: the same memories give the same bytes."""
+    from every view. A memory a person marked deprecated, superseded… (Memory.status) is never
+    listed: the last line counts it. Pure: the same memories give the same bytes."""
     if isinstance(memories, list):
         memories = _Listed(memories)
     last_updated = memories.newest()
     stamp = last_updated.astimezone(tz).strftime("%Y-%m-%d %H:%M") if last_updated else "never"
     header = header_template.replace("{last_updated}", stamp).rstrip("\n") + "\n\n"
-    check_header(header, limits)
+    marked = memories.marked()
+    check_header(header, limits, bool(marked))
     unread = unreadable_line(unreadable, limits.line_chars) + "\n" if unreadable else ""
-    if unread and not _fits(header, limits, unread):
+    if unread and not _fits(header, limits, unread, bool(marked)):
         unread = ""  # caps this tight have no room for it: the warnings still name every file
     # no more than the line cap can ever be listed: only those need sorting and their lines built
     if activity.cutoff is not None:
         activity = replace(activity, newest=last_updated)
-    kept = memories.first_by_priority(max(limits.max_lines - len(MEMORY_TYPES) - header.count("\n"), 0), activity)
+    room = max(limits.max_lines - len(MEMORY_TYPES) - header.count("\n"), 0)
+    kept = [m for m in memories.first_by_priority(room + len(marked), activity) if m.path not in marked][:room]
     lines = {m.path: _entry_line(m, limits.line_chars) for m in kept}
-    total = len(memories)
+    total = len(memories) - len(marked)  # the memories that may be listed
     while True:
         omitted = total - len(kept)
         fixed = [header, *(f"## {t.upper()}\n" for t in MEMORY_TYPES), unread]
-        if omitted:
-            fixed.append(_more_line(omitted) + "\n")
+        if omitted or marked:
+            fixed.append(_more_line(omitted, len(marked)) + "\n")
         fixed_lines = sum(part.count("\n") for part in fixed)
         if fixed_lines + len(kept) > limits.max_lines and kept:  # check_header: with none, it fits
-            kept = kept[: max(limits.max_lines - fixed_lines - (0 if omitted else 1), 0)]
+            kept = kept[: max(limits.max_lines - fixed_lines - (0 if omitted or marked else 1), 0)]
             continue
         available = limits.max_bytes - sum(len(part.encode()) for part in fixed)
         budget = _byte_budget([lines[m.path] for m in kept], available)
@@ -144,28 +155,33 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
     text += unread
     omitted = total - len(listed)
     warnings = []
+    if omitted or marked:
+        text += _more_line(omitted, len(marked)) + "\n"
     if omitted:
-        text += _more_line(omitted) + "\n"
         which = "least used (decayed ones first)" if activity.consulted else "oldest"
         warnings.append(
-            f"MEMORY.md lists {len(listed)} of {total} memories: the {omitted} {which} "
-            f"are left out to stay within {limits.max_lines} lines and {limits.max_bytes:,} bytes "
-            "(`auto-dream list` shows them all)"
+            f"MEMORY.md lists {len(listed)} of {total + len(marked)} memories: the {omitted} {which} "
+            f"are left out to stay within {limits.max_lines} lines and {limits.max_bytes:,} bytes"
+            + (f", and {len(marked)} marked deprecated, superseded or moved" if marked else "")
+            + " (`auto-dream list` shows them all)"
         )
-    return IndexResult(text=text, listed=listed, omitted=omitted, warnings=warnings)
+    return IndexResult(text=text, listed=listed, omitted=omitted + len(marked), warnings=warnings,
+                       marked=len(marked))
 
 
-def _fits(header: str, limits: IndexLimits, unread: str = "") -> bool:
-    """The header, the section headings, `unread` and the line counting what is left out fit the caps."""
-    fixed = [header, *(f"## {t.upper()}\n" for t in MEMORY_TYPES), unread, _more_line(10**9) + "\n"]
+def _fits(header: str, limits: IndexLimits, unread: str = "", marked: bool = False) -> bool:
+    """The header, the section headings, `unread` and the line counting what is left out (and what
+    is `marked`) fit the caps."""
+    more = _more_line(10**9, 10**9 if marked else 0)
+    fixed = [header, *(f"## {t.upper()}\n" for t in MEMORY_TYPES), unread, more + "\n"]
     return (sum(part.count("\n") for part in fixed) <= limits.max_lines
             and sum(len(part.encode()) for part in fixed) <= limits.max_bytes)
 
 
-def check_header(header: str, limits: IndexLimits) -> None:
+def check_header(header: str, limits: IndexLimits, marked: bool = False) -> None:
     """Refuse a header that leaves no room, with the section headings and the line counting
     what is left out, within the caps: MEMORY.md could list no memory (and would loop to fit)."""
-    if not _fits(header, limits):
+    if not _fits(header, limits, marked=marked):
         header_lines, header_bytes = header.count("\n"), len(header.encode())
         raise StoreError(
             f"the MEMORY.md header ({HEADER_TEMPLATE}) is {header_lines:,} lines and {header_bytes:,} bytes: "
@@ -218,9 +234,17 @@ def unreadable_line(paths: Sequence[str], line_chars: int) -> str:
     return shorten(f"- Not read ({len(paths)}, `auto-dream check` says why): {names}", line_chars)
 
 
-def _more_line(count: int) -> str:
-    noun = "memory" if count == 1 else "memories"
-    return f"- … and {count} older {noun} not listed here: run `auto-dream list` to see them all."
+def _more_line(count: int, marked: int = 0) -> str:
+    """The last line: how many memories are not listed, the oldest (`count`) and those a person
+    marked deprecated, superseded… (`marked`)."""
+    parts = [f"{count} older {_memories(count)}"] if count else []
+    if marked:
+        parts.append(f"{marked}{'' if count else ' ' + _memories(marked)} marked deprecated, superseded or moved")
+    return f"- … and {' and '.join(parts)} not listed here: run `auto-dream list` to see them all."
+
+
+def _memories(count: int) -> str:
+    return "memory" if count == 1 else "memories"
 
 
 @dataclass(frozen=True)

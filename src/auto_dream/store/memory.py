@@ -10,6 +10,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, timezone, tzinfo
+from functools import cached_property
 from pathlib import Path
 from stat import S_IMODE, S_ISREG
 
@@ -17,6 +18,7 @@ import frontmatter
 import yaml
 
 from auto_dream.errors import StoreError
+from auto_dream.judge.status import Status, written_status
 from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, OVERFLOW_NAME, StoreLayout, make_dirs
 from auto_dream.store.paths import read_regular as read_regular  # re-exported: memory files' safe reader
 from auto_dream.store.text import Unreadable
@@ -56,6 +58,12 @@ class Memory:
     @property
     def file_name(self) -> str:
         return self.path.rsplit("/", 1)[-1]
+
+    @cached_property
+    def status(self) -> Status | None:
+        """What a person wrote of this memory's own status (deprecated, superseded, a duplicate,
+        split, moved: judge.status), or None. The parse cache keeps it with the memory's row."""
+        return written_status(self.name, self.description, self.body, self.file_name)
 
     def text(self) -> str:
         """Everything a person reads in it: name, description and body."""

@@ -8,8 +8,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 from auto_dream.errors import StoreError
+from auto_dream.judge.status import Status
 from auto_dream.store.cache import ParseCache
-from auto_dream.store.claude_index import lines_by_link, rebuild_claude_index
+from auto_dream.store.claude_index import lines_by_link, rebuild_claude_index, statuses_in_index
 from auto_dream.store.consult import last_consulted
 from auto_dream.store.context import StoreContext
 from auto_dream.store.index import NO_ACTIVITY, Activity, IndexLimits, IndexResult, IndexSource, build_index
@@ -61,12 +62,30 @@ def _claude_index(context: StoreContext, live: list[Memory], unreadable: Sequenc
     built = rebuild_claude_index(existing, live, retired, index_limits(context), today, overflow, OVERFLOW_NAME,
                                  [u.path for u in unreadable])
     listed = [m.path for m in live if _links(built.text, m.path)]
+    linked = set(listed)
+    marked = sum(1 for m in live if m.status is not None and m.path not in linked)  # given no line of ours
     warnings = list(built.warnings)
     files = ((OVERFLOW_NAME, built.overflow_text),) if built.overflow_text is not None else ()
     dropped_lines = tuple((path, tuple(lines)) for path, lines in lines_by_link(built.dropped, retired).items())
     return IndexResult(text=built.text, listed=listed, omitted=len(live) - len(listed), warnings=warnings,
                        files=files, moved=built.moved, dropped=len(built.dropped), read_from=read_from,
-                       dropped_lines=dropped_lines)
+                       dropped_lines=dropped_lines, marked=marked)
+
+
+def marked_memories(context: StoreContext, memories: Sequence[Memory]) -> dict[str, Status]:
+    """Every one of `memories` a person marked deprecated, superseded, a duplicate, split or moved,
+    with what they wrote: in the memory itself (Memory.status) and, in a Claude Code folder, on the
+    MEMORY.md line that links it or the `## Archived …` heading it sits under (claude_index)."""
+    found = {memory.path: memory.status for memory in memories if memory.status is not None}
+    if context.paths.layout == "claude-code":
+        try:
+            text = _read_text(context.paths.index)
+        except StoreError:
+            text = None  # not UTF-8: what it says cannot be read, and `check` says so
+        if text:
+            for path, status in statuses_in_index(text, [memory.path for memory in memories]).items():
+                found.setdefault(path, status)
+    return found
 
 
 def _links(text: str, path: str) -> bool:

@@ -18,6 +18,7 @@ from collections.abc import ItemsView, Iterable, Iterator, Mapping, MutableMappi
 from datetime import datetime
 
 from auto_dream.judge.staleness import References, extract_references
+from auto_dream.judge.status import Status
 from auto_dream.store.cache import ParseCache
 from auto_dream.store.index import NO_ACTIVITY, Activity, first_by_priority
 from auto_dream.store.memory import Memory
@@ -71,6 +72,10 @@ class MemoryView(Mapping[str, Memory]):
     @abstractmethod
     def references(self) -> dict[str, References]:
         """The file and symbol references of every memory that cites any."""
+
+    @abstractmethod
+    def marked(self) -> dict[str, Status]:
+        """The memories a person marked deprecated, superseded… (Memory.status), by path."""
 
     def values(self) -> ValuesView[Memory]:
         self.load_all()
@@ -153,6 +158,15 @@ class StoreView(MemoryView):
                     found[path] = refs
         if self._cached:
             found.update((path, refs) for path, refs in self._cache.cited().items()
+                         if path in self._cached and path not in excluding)
+        return found
+
+    def marked(self, excluding: Set[str] = frozenset()) -> dict[str, Status]:
+        """The memories outside `excluding` a person marked deprecated, superseded…: the cache's index answers."""
+        found = {path: memory.status for path, memory in self._read.items()
+                 if memory.status is not None and path not in excluding}
+        if self._cached:
+            found.update((path, status) for path, status in self._cache.marked().items()
                          if path in self._cached and path not in excluding)
         return found
 
@@ -248,6 +262,11 @@ class LiveView(MemoryView, MutableMapping[str, Memory]):
     def newest(self) -> datetime | None:
         candidates = [*self.base.first(1, self._excluded(), newest=True), *self.changed.values()]
         return max((m.mtime for m in candidates), default=None)
+
+    def marked(self) -> dict[str, Status]:
+        found = self.base.marked(self._excluded())
+        found.update((path, memory.status) for path, memory in self.changed.items() if memory.status is not None)
+        return found
 
     def references(self) -> dict[str, References]:
         found = self.base.references(self._excluded())
