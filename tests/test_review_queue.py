@@ -217,3 +217,63 @@ def test_a_dry_run_writes_no_queue(cli, root):
     report = json.loads(cli("--root", root, "dream", "--no-llm", "--dry-run", "--json").out)
     assert report["stats"]["review_pending"] == 1 and report["review"][0]["quotes"][0]
     assert tree_hash(root) == before and not (root / ".state" / "review.json").exists()
+
+
+# ---------------------------------------------------------------- what people wrote about status
+
+OLD_RULES = "---\nname: Cover letter quality\ndescription: Cover letters fit one page\ntype: feedback\n---\n" \
+            "Every cover letter fits on one page and names the NYC office.\n"
+NEW_RULES = "---\nname: Unified resume and cover letter rules\ndescription: One set of rules\ntype: feedback\n---\n" \
+            "Resumes and cover letters follow one template; the template is the single source of truth.\n"
+
+
+def test_a_memory_a_person_marked_superseded_waits_beside_the_one_it_names(tmp_path, cli):
+    """application-pipeline's MEMORY.md: "SUPERSEDED by unified rules below" names the newer file."""
+    from test_claude_folder import claude_folder
+
+    index = ("# Memory\n\n## Feedback\n- [Cover letter quality](feedback_cover_letter_quality.md) — SUPERSEDED by "
+             "unified rules below. Kept for historical reference only.\n"
+             "- [Unified resume/CL rules](feedback_unified_rules.md) — one template\n")
+    folder = claude_folder(tmp_path, {"feedback_cover_letter_quality.md": OLD_RULES,
+                                      "feedback_unified_rules.md": NEW_RULES}, index)
+    assert cli("--root", folder, "dream", "--no-llm").code == 0
+    (item,) = json.loads(cli("--root", folder, "review", "--json").out)["items"]
+    assert item["kind"] == "superseded"
+    assert item["memories"] == ["feedback_cover_letter_quality.md", "feedback_unified_rules.md"]
+    assert "SUPERSEDED by unified rules below" in item["evidence"][0]
+    assert item["evidence"][1].startswith("Resumes and cover letters follow one template")
+    assert cli("--root", folder, "resolve", item["id"], "supersede", "--winner", "feedback_unified_rules.md").code == 0
+    assert not (folder / "feedback_cover_letter_quality.md").exists()
+    # the person's line leaves MEMORY.md with the file, kept word for word in its archive copy
+    (archived,) = (folder / ".auto-dream" / "archive").rglob("*.markdown")  # not a .md: Claude Code never reads it
+    assert "SUPERSEDED by unified rules below" in archived.read_text()
+    assert cli("--root", folder, "undo").code == 0
+    assert "SUPERSEDED by unified rules below" in (folder / "MEMORY.md").read_text()
+
+
+def test_a_memory_marked_deprecated_is_never_merged_into_by_the_judge(cli, root):
+    from conftest import write_memory_file
+
+    body = "The billing service moves to Kafka in December, replacing the RabbitMQ queue."
+    write_memory_file(root, "memories/project/20261101_billing.md",
+                      f"---\nname: \"[DEPRECATED] Billing moves to Kafka\"\ndescription: {body}\ntype: project\n"
+                      f"mtime: 2026-11-01T09:00:00+00:00\n---\n{body}\n")
+    write_memory_file(root, "memories/project/20261102_billing.md",
+                      f"---\nname: Billing moves to Kafka\ndescription: {body}\ntype: project\n"
+                      f"mtime: 2026-11-02T09:00:00+00:00\n---\n{body}\n")
+    report = json.loads(cli("--root", root, "dream", "--no-llm", "--json").out)
+    assert [a for a in report["actions"] if a["kind"] in ("merge", "supersede")] == []
+    assert report["review"] and "marked deprecated by a person" in report["review"][0]["evidence"]
+
+
+def test_an_entry_that_repeats_a_deprecated_memory_becomes_a_memory_of_its_own(cli, root):
+    from conftest import write_memory_file
+
+    body = "The billing service moves to Kafka in December, replacing the RabbitMQ queue."
+    write_memory_file(root, "memories/project/20261101_billing.md",
+                      f"---\nname: \"[DEPRECATED] Billing moves to Kafka\"\ndescription: {body}\ntype: project\n"
+                      f"mtime: 2026-11-01T09:00:00+00:00\n---\n{body}\n")
+    assert cli("--root", root, "append", "--type", "project", body).code == 0
+    report = json.loads(cli("--root", root, "dream", "--no-llm", "--json").out)
+    assert [a["kind"] for a in report["actions"] if a["kind"] != "index"] == ["create"]
+    assert "[The billing service moves to Kafka in December" in (root / "MEMORY.md").read_text()

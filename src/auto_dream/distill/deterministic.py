@@ -233,7 +233,8 @@ def _candidates(entry_type: str, memories: Mapping[str, Memory], profile_of: Cal
                 groups: list[int]) -> Iterator[tuple[str | int, Profile]]:
     """The memories near the entry, then the groups of this run that `groups` names (oldest first)."""
     for path in sorted(near):
-        if path not in retired and memories[path].type == entry_type:
+        # a memory a person marked deprecated or superseded takes no new fact: it becomes a memory of its own
+        if path not in retired and memories[path].type == entry_type and memories[path].status is None:
             yield path, profile_of(path)
     for index in groups:
         yield index, pending[index].profile

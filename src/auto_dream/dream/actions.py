@@ -48,7 +48,7 @@ class SkipEntries:
 class ReviewPair:
     """A pair dream did not act on: kept both, listed for a person (or the LLM) to decide."""
 
-    kind: str  # "possible_duplicate" | "possible_conflict"
+    kind: str  # "possible_duplicate" | "possible_conflict" | "marked_superseded" (a person marked path so)
     path: str
     target: str
     evidence: str

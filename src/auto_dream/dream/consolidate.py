@@ -24,10 +24,12 @@ from auto_dream.dream.nearby import StoreNeighbours, memory_pairs, word_rarity
 from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.judge.kinds import guess_type
 from auto_dream.judge.similarity import Profile, overlap, significant_words
-from auto_dream.judge.statements import ABSORB_LIMIT, Side, judge
+from auto_dream.judge.statements import ABSORB_LIMIT, Side, Verdict, judge
+from auto_dream.judge.status import Status, resolve_pointer
 from auto_dream.progress import CHECKING, DISTILLING, NO_PROGRESS, REVIEWING, Progress
 from auto_dream.store.daylog import aware
 from auto_dream.store.memory import Memory, TakenNames, memory_file_name
+from auto_dream.store.memory_md import index_marks
 from auto_dream.store.review_queue import KeptPair, memory_fingerprint
 
 
@@ -50,6 +52,7 @@ def consolidate(snapshot: Snapshot, decisions: Decisions, distiller: Distiller,
         for operation in result.operations:
             run.apply_operation(operation)
     run.check_memory_pairs()
+    run.raise_marked()
     run.ask_reviewer(distiller)
     run.finish()
 
@@ -65,6 +68,7 @@ class _Run:
         self.taken: dict[Path, TakenNames] = {}
         self.absorbed: dict[str, int] = {}  # survivor path -> memories merged into it this run
         self.reviewed: set[tuple[str, str]] = set()
+        self.index_marks: dict[str, Status] | None = None  # what MEMORY.md says of memories' status, when asked
 
     # -------------------------------------------------------- entries
 
@@ -173,7 +177,10 @@ class _Run:
                 continue
             leaving, staying = self._retiree(verdict, decisions.live[a], decisions.live[b], self._side(a),
                                              self._side(b))
-            if leaving.pinned or leaving.read_only or staying.read_only:
+            if marked := self._marked(a) or self._marked(b):
+                self._review(verdict, a, b, f"a memory marked {marked.kind} by a person is never merged or "
+                             "superseded automatically; ")
+            elif leaving.pinned or leaving.read_only or staying.read_only:
                 self._review(verdict, a, b, f"{'a pinned' if leaving.pinned else 'a read-only'} "
                              "memory is never retired automatically; ")
             elif verdict.outcome == "supersede":
@@ -184,6 +191,34 @@ class _Run:
                              "memories in this run; ")
             else:
                 self._retire("merge", leaving, staying, f"duplicate of {staying.path}: {verdict.evidence}")
+
+    def _marked(self, path: str) -> Status | None:
+        """What a person wrote of the memory's status: in it, or (a Claude Code folder) in MEMORY.md."""
+        if self.index_marks is None:
+            self.index_marks = index_marks(self.snapshot.context, self.decisions.live)
+        memory = self.decisions.live.get(path)
+        return (memory.status if memory is not None else None) or self.index_marks.get(path)
+
+    def raise_marked(self) -> None:
+        """A memory a person marked superseded, a duplicate, moved or split, whose line names the
+        one its content went to: the pair waits for a reader, quoting that line (the reader, or
+        Claude, supersedes it by the one named, or keeps both). Real case: application-pipeline's
+        MEMORY.md says of feedback_cover_letter_quality.md "SUPERSEDED by unified rules below"."""
+        live = self.decisions.live
+        probes = sorted(p for p in (*self.snapshot.changed, *self.created, *self.updates) if p in live)
+        marked = {path: status for path in probes if (status := self._marked(path)) is not None and status.points_to}
+        if not marked:
+            return
+        names = {path: live[path].name for path in live}
+        for path, status in marked.items():
+            target = resolve_pointer(status.points_to, {p: name for p, name in names.items() if p != path})
+            if target is None:
+                continue
+            other = live[target]
+            said = next((line.strip() for line in (other.body or other.description).split("\n") if line.strip()),
+                        other.name)
+            self._review(Verdict("review", "marked", f"{path} says it is {status.kind}: \u201c{status.quote}\u201d, "
+                                 f"naming {target}", (status.quote, " ".join(said.split()))), path, target)
 
     def ask_reviewer(self, distiller: Distiller) -> None:
         """The pairs left for review, this run's and those the review queue holds, go to the LLM
@@ -266,7 +301,7 @@ class _Run:
     def _review(self, verdict, a: str, b: str, why: str = "") -> None:
         """List the pair (judged as judge(a, b)) for a reader, unless someone decided to keep
         both as they are now."""
-        kind = "possible_conflict" if verdict.kind == "conflict" else "possible_duplicate"
+        kind = {"conflict": "possible_conflict", "marked": "marked_superseded"}.get(verdict.kind, "possible_duplicate")
         pair = (a, b) if a <= b else (b, a)
         if pair in self.reviewed:
             return

@@ -118,6 +118,10 @@ def live_after(actions: list[Action], memories: StoreView) -> LiveView:
     return live
 
 
+# the report's kinds of review pair, and the queue's
+QUEUE_KINDS = {"possible_conflict": "conflict", "possible_duplicate": "duplicate", "marked_superseded": "superseded"}
+
+
 @dataclass(frozen=True)
 class ReviewChange:
     """What a run does to the review queue: the queue it read (and its bytes), the pairs it
@@ -131,8 +135,8 @@ class ReviewChange:
 
     @classmethod
     def of(cls, snapshot: Snapshot, decisions: Decisions) -> "ReviewChange":
-        raised = tuple(Raised("conflict" if pair.kind == "possible_conflict" else "duplicate", (pair.path, pair.target),
-                              pair.quotes, pair.evidence) for pair in decisions.review)
+        raised = tuple(Raised(QUEUE_KINDS.get(pair.kind, "duplicate"), (pair.path, pair.target), pair.quotes,
+                              pair.evidence) for pair in decisions.review)
         return cls(snapshot.review_queue, snapshot.review_queue_data, raised, tuple(decisions.resolved),
                    tuple(decisions.kept))
 

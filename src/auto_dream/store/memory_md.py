@@ -88,6 +88,18 @@ def marked_memories(context: StoreContext, memories: Sequence[Memory]) -> dict[s
     return found
 
 
+def index_marks(context: StoreContext, live: Collection[str]) -> dict[str, Status]:
+    """What a Claude Code folder's MEMORY.md says of the status of the `live` files it names
+    (claude_index.statuses_in_index); nothing in our own layout, whose MEMORY.md dream writes."""
+    if context.paths.layout != "claude-code":
+        return {}
+    try:
+        text = _read_text(context.paths.index)
+    except StoreError:
+        return {}
+    return statuses_in_index(text, list(live)) if text else {}
+
+
 def _links(text: str, path: str) -> bool:
     return f"({path})" in text or f"({quote(path)})" in text or f"(./{path})" in text or f"<{path}>" in text
 

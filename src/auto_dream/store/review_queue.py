@@ -25,8 +25,10 @@ from auto_dream.store.paths import StoreLayout, read_regular
 QUEUE_FILE = "review.json"
 MAX_QUEUE_BYTES = 64 * 1024 * 1024
 
-ItemKind = Literal["duplicate", "conflict"]
-ITEM_KINDS: tuple[str, ...] = ("duplicate", "conflict")
+# duplicate: may say the same; conflict: may contradict each other; superseded: a person marked
+# one superseded (or moved, a duplicate…) and named the other
+ItemKind = Literal["duplicate", "conflict", "superseded"]
+ITEM_KINDS: tuple[str, ...] = ("duplicate", "conflict", "superseded")
 
 
 def memory_fingerprint(memory: Memory) -> str:
