@@ -403,6 +403,29 @@ def test_claude_keeping_both_leaves_the_pair_in_the_review_list(review_store, fa
     assert "Claude: keep both (not sure)" in item["evidence"]
 
 
+def test_the_queue_left_by_a_dream_without_claude_goes_to_claude_and_its_keep_is_remembered(review_store, fake):
+    """A pair a dream without Claude left in the review queue is decided by a later dream with
+    --llm; a keep is remembered as a reader's is, and one it cannot decide stays."""
+    first = dream(review_store, fake, "--no-llm")
+    assert first["stats"]["review_pending"] == 1 and fake.requests == []
+    fake.default = decide(lambda batch: {"decisions": [
+        {"pair": p["id"], "decision": "keep", "reason": "two editors"} for p in batch["pairs"]]})
+    second = dream(review_store, fake, "--llm")  # nothing new: the queue alone goes to Claude
+    [pair] = batch_of(fake.requests[0])["pairs"]
+    assert "VS Code" in pair["a"]["body"] and "Neovim" in pair["b"]["body"]
+    assert second["stats"]["review_pending"] == 0
+    third = dream(review_store, fake, "--llm", "--full")
+    assert len(fake.requests) == 1 and third["review"] == [] and third["stats"]["review_pending"] == 0
+
+
+def test_a_queued_pair_claude_cannot_decide_stays_in_the_queue(review_store, fake):
+    dream(review_store, fake, "--no-llm")
+    fake.default = error(500)
+    report = dream(review_store, fake, "--llm")
+    assert report["stats"]["review_pending"] == 1
+    assert any("both of each pair kept" in w for w in report["warnings"])
+
+
 @pytest.mark.parametrize("failure", [
     answer(lambda batch: {"decisions": "all of them"}),  # garbage, twice
     decide(lambda batch: {"decisions": [{"pair": "p9", "decision": "merge", "retire": "a", "reason": "x"}]}),
