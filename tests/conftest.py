@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -159,16 +160,20 @@ GIT = ("git", "-c", "user.name=auto-dream tests", "-c", "user.email=tests@exampl
 REMOVED_DEFINITIONS = "src/removed_definitions.py"
 
 
-def git(folder: Path, *args: str) -> str:
+def git(folder: Path, *args: str, env: dict[str, str] | None = None) -> str:
     """Run git in `folder` (argv only); its output. A failure fails the test."""
-    done = subprocess.run([*GIT, "-C", str(folder), *args], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([*GIT, "-C", str(folder), *args], capture_output=True, text=True, timeout=60,
+                          env=None if env is None else {**os.environ, **env})
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
+HISTORY_START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
 def git_history(folder: Path, *commits: dict[str, str | None]) -> Path:
-    """A git work tree at `folder` whose history is `commits`, committed in order: each maps a path
-    to its new text, or to None to delete it."""
+    """A git work tree at `folder` whose history is `commits`, committed in order, one an hour from
+    HISTORY_START: each maps a path to its new text, or to None to delete it."""
     folder.mkdir(parents=True, exist_ok=True)
     git(folder, "init", "-q")
     for number, files in enumerate(commits):
@@ -183,7 +188,9 @@ def git_history(folder: Path, *commits: dict[str, str | None]) -> Path:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
         git(folder, "add", "-A")
-        git(folder, "commit", "-q", "--allow-empty", "-m", f"commit {number + 1}")
+        when = (HISTORY_START + timedelta(hours=number)).isoformat()
+        git(folder, "commit", "-q", "--allow-empty", "-m", f"commit {number + 1}",
+            env={"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when})
     return folder
 
 

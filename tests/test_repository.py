@@ -3,6 +3,7 @@ built in tmp_path: a file committed and then deleted is gone; one never committe
 on another branch is not; a function defined and then removed is gone; a name only called (another
 library's API), only in prose or only in the store is not."""
 
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -10,8 +11,8 @@ import pytest
 
 from auto_dream.judge.staleness import Evidence
 from auto_dream.store import repository
-from auto_dream.store.repository import GitRepository, defined_names, ladder, open_repository
-from conftest import git, git_history
+from auto_dream.store.repository import GitRepository, current_at, defined_names, ladder, open_repository
+from conftest import HISTORY_START, git, git_history
 
 APP = "def handle_request(request):\n    return request\n"
 
@@ -156,6 +157,27 @@ def test_a_definition_removed_long_ago_is_found_on_the_ladder(tmp_path):
     assert open_repository(project).symbols(["ancient_helper"]) == evidence(gone={"ancient_helper"})
 
 
+def test_a_short_lived_definition_the_ladder_misses_is_found_at_the_time_a_memory_was_written(tmp_path):
+    # 60 commits, one an hour; old_worker lived in commits 16 to 23 (36 to 43 commits before HEAD),
+    # between the ladder's rungs at 33 and 48. A memory written at commit 20 cited it.
+    commits: list[dict[str, str | None]] = [{"src/app.py": APP + f"# {n}\n"} for n in range(60)]
+    commits[16]["src/worker.py"] = "def old_worker():\n    pass\n"
+    commits[24]["src/worker.py"] = None
+    project = git_history(tmp_path / "project", *commits)
+    assert open_repository(project).symbols(["old_worker"]) == evidence()
+    written = HISTORY_START + timedelta(hours=20, minutes=30)
+    assert open_repository(project).symbols(["old_worker"], [written]) == evidence(gone={"old_worker"})
+
+
+def test_the_commit_current_when_a_memory_was_written():
+    commits = [(300, "c"), (200, "b"), (100, "a")]  # newest first, as git log gives them
+    at = [datetime.fromtimestamp(seconds, timezone.utc) for seconds in (50, 100, 150, 250, 999)]
+    assert current_at(commits, at) == {"a", "b", "c"}
+    assert current_at(commits, at[:1]) == set()  # before the first commit
+    many = [datetime.fromtimestamp(seconds, timezone.utc) for seconds in range(100, 400)]
+    assert current_at(commits, many) == {"a", "b", "c"}
+
+
 def test_the_ladder_is_dense_near_head_and_sparse_in_the_past():
     assert ladder(0) == [0]
     assert ladder(1) == [0]
@@ -248,4 +270,4 @@ def test_one_run_asks_git_a_few_times_however_many_references(project, monkeypat
     names = [f"gone_{n}" for n in range(300)] + ["old_handler"]
     assert found.files(paths) == evidence(gone={"src/old/module.py"})
     assert found.symbols(names) == evidence(gone={"old_handler"})
-    assert sorted(calls) == ["check-ignore", "config", "grep", "grep", "log", "rev-list"]
+    assert sorted(calls) == ["check-ignore", "config", "grep", "grep", "log", "log"]

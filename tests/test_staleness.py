@@ -28,6 +28,7 @@ from auto_dream.judge.staleness import (
     classify,
     extract_references,
     is_verifiable,
+    moments_of,
     without_line_suffix,
 )
 from auto_dream.store.context import open_context
@@ -112,8 +113,9 @@ class FakeRepository:
         self.asked.append(("files", tuple(paths)))
         return self.evidence(paths)
 
-    def symbols(self, names) -> Evidence:
+    def symbols(self, names, written=()) -> Evidence:
         self.asked.append(("symbols", tuple(names)))
+        self.written = list(written)
         return self.evidence(names)
 
     def evidence(self, refs) -> Evidence:
@@ -126,6 +128,7 @@ class Note:
 
     body: str
     path: str = "memories/project/note.md"
+    mtime: datetime = NOW
 
     def text(self) -> str:
         return self.body
@@ -362,7 +365,7 @@ def test_planning_one_reference_leaves_the_others_counted():
 
 def test_the_repository_is_asked_once_about_every_memorys_references():
     repository = FakeRepository()
-    notes = [Note("Port src/old/module.py and `old_handler()`.", "a.md"),
+    notes = [Note("Port src/old/module.py and `old_handler()`.", "a.md", NOW - timedelta(days=90)),
              Note("Requests go through src/app.py into `handle_request()`; see `~/notes.md`.", "b.md"),
              Note("Plans go to `.claude/plans/{date}.md`; helpers call `maintain_foo()`.", "c.md"),
              Note("The user likes short answers.", "d.md")]
@@ -370,6 +373,18 @@ def test_the_repository_is_asked_once_about_every_memorys_references():
     assert [verdicts[n.path].classification for n in notes] == [FULLY_STALE, FRESH, EVERGREEN, EVERGREEN]
     assert repository.asked == [("files", ("src/app.py", "src/old/module.py")),
                                 ("symbols", ("handle_request", "old_handler"))]
+    assert repository.written == [NOW - timedelta(days=90), NOW]  # when the memories citing a name were written
+
+
+@pytest.mark.parametrize("body, days", [
+    ("Findings of the v7.0.0 hook review (PR #835, 2026-03-02): `_splitCompound()` is dead code.", [(2026, 3, 2)]),
+    ("Design (2026-06-18), revised 2026-07-01; ships 2026-12-24.", [(2026, 6, 18), (2026, 7, 1)]),  # not ahead
+    ("Not a day: 2026-02-30, 12026-03-02, 2026-03-021, v2026-03-02-rc.", []),
+])
+def test_the_repository_also_looks_where_the_days_a_memory_names_were(body, days):
+    written = NOW - timedelta(days=30)
+    moments = moments_of(Note(body, mtime=written), body)
+    assert moments == {written, *(datetime(*day, 12, tzinfo=timezone.utc) for day in days)}
 
 
 def test_references_read_from_the_cache_are_judged_as_extracted_ones():
@@ -620,9 +635,27 @@ def test_propose_lists_the_archive_and_archives_nothing(root, repo):
     "`old_handler()` was removed in #960.",
     "src/old/module.py was deleted with the port.",
     "`src/old/module.py` has been deleted.",
+    "src/old/module.py moved to the package.",
 ])
 def test_a_reference_the_memory_says_is_absent_does_not_count_as_missing(body):
     assert_evergreen(verdict(body, once("sync_guard", "flush_queue", "src/app/cache.py")))
+
+
+@pytest.mark.parametrize("body", [
+    "`src/old/module.py` → `src/app.py`",  # application-pipeline: the record of a reorganization
+    "src/old/module.py -> src/app.py",
+    "src/old/module.py was moved to src/app.py.",
+    "`old_handler()` was renamed to `handle_request()`.",
+])
+def test_the_old_place_of_a_move_the_memory_records_does_not_count_as_missing(body):
+    result = verdict(body)
+    assert result.classification == FRESH
+    assert result.missing_refs == []
+
+
+def test_of_a_move_only_the_old_place_is_left_out():
+    refs = extract_references("- `targets/` → `materials/targets/`, `launchd/` → `.config/launchd/`")
+    assert refs.files == ("materials/targets/", ".config/launchd/")
 
 
 def test_saying_one_reference_is_absent_leaves_the_others_counted():

@@ -20,6 +20,7 @@ git, a test with a dict), so every decision here is a pure function of texts and
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol
 
 EVERGREEN, FRESH, PARTIALLY_STALE, FULLY_STALE = "EVERGREEN", "FRESH", "PARTIALLY_STALE", "FULLY_STALE"
@@ -64,7 +65,11 @@ _NOT_EXIST = r"(?:(?:does|do|did)\s*(?:not|n't)|no\s+longer)\s+exists?\b"
 # null check" (X is there, the check is not): the clause ends or a place follows
 _MISSING = (r"(?:(?:is|are|was|were)\s+)?[*_]*(?:still\s+)?(?:missing|absent|removed|deleted)[*_]*"
             r"(?=\s*(?:$|[^\w\s`]|(?:from|in|on|here|there|now|yet|upstream|entirely)\b))")
-_ABSENT_AFTER = re.compile(rf"^[`'\"*_)\]]*\s*(?:{_GONE_PASSIVE}|{_NOT_EXIST}|{_MISSING})", re.IGNORECASE)
+# "`targets/` → `materials/targets/`", "X moved to Y", "`old_fn()` was renamed to `new_fn()`": the record of a
+# move (application-pipeline's repo reorganization) names the old place as gone on purpose
+_MOVED = (r"(?:→|->|⟶|=>|(?:(?:is|are|was|were|has\s+been|have\s+been)\s+)?(?:moved|renamed|migrated|relocated)"
+          r"\s+(?:to|into|under|as)\b)")
+_ABSENT_AFTER = re.compile(rf"^[`'\"*_)\]]*\s*(?:{_GONE_PASSIVE}|{_NOT_EXIST}|{_MISSING}|{_MOVED})", re.IGNORECASE)
 # The memory says the reference is yet to come, before it: "will add `X`", "TODO: create the module `X`",
 # "we need to write X"; a file a memory only planned was counted missing
 _PLANNED_BEFORE = re.compile(r"(?:\bwill|\bshall|'ll|\bto|\btodo:?)\s+(?:add|create|write|introduce|scaffold)\b"
@@ -80,6 +85,8 @@ _PLANNED_AFTER = re.compile(
 _PLACEHOLDER_PARTS = frozenset({"foo", "foobar", "baz", "qux", "quux", "example"})
 _WORD_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _XS = re.compile(r"x{3,}")
+# A day a memory names: "(PR #835, 2026-03-02)", "Design (2026-06-18)"; what it cites was likely there then
+_DAY = re.compile(r"(?<![\d-])(20\d\d)-([01]\d)-([0-3]\d)(?![\d-])")
 
 
 @dataclass(frozen=True)
@@ -120,7 +127,8 @@ def names_a_symbol(token: str) -> bool:
 
 def is_said_absent(text: str, start: int, end: int) -> bool:
     """Whether the memory says the reference at text[start:end] is absent ("there is no `X`", "`X` was
-    removed"): a memory recording that something is missing cannot be made stale by its absence."""
+    removed", "`X` → `Y`"): a memory recording that something is missing or moved cannot be made stale
+    by its absence."""
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     before = text[max(line_start, start - 40):start]
@@ -215,8 +223,10 @@ class Repository(Protocol):
         tracked that are gone (a gitignored path is never gone)."""
         ...
 
-    def symbols(self, names: Collection[str]) -> Evidence:
-        """Of these names: those a file names now, and those its history defined that no file names now."""
+    def symbols(self, names: Collection[str], written: Collection[datetime] = ()) -> Evidence:
+        """Of these names: those a file names now, and those its history defined that no file names now.
+        `written`: when the memories citing them were written (the commits current then are the likeliest
+        to define what they cite)."""
         ...
 
 
@@ -250,7 +260,24 @@ class Cited(Protocol):
 
     @property
     def path(self) -> str: ...
+    @property
+    def mtime(self) -> datetime: ...
     def text(self) -> str: ...
+
+
+def moments_of(memory: Cited, text: str) -> set[datetime]:
+    """When what a memory cites was likely there: when it was written, and the days it names
+    (orchestkit's review of PR #835 was rewritten in July; it says "2026-03-02")."""
+    moments = {memory.mtime}
+    for match in _DAY.finditer(text):
+        year, month, day_of_month = map(int, match.groups())
+        try:
+            day = datetime(year, month, day_of_month, 12, tzinfo=memory.mtime.tzinfo)
+        except ValueError:  # 2026-02-30
+            continue
+        if day <= memory.mtime:
+            moments.add(day)
+    return moments
 
 
 def assess_staleness(memories: Iterable[Cited], repository: Repository | None,
@@ -258,13 +285,16 @@ def assess_staleness(memories: Iterable[Cited], repository: Repository | None,
     """The staleness class of every memory, asking the repository once about all their references
     (`known_refs`: references already extracted, by path). No repository: every reference is unverifiable."""
     known_refs = known_refs or {}
+    memories = list(memories)
     references = {m.path: known_refs.get(m.path) or extract_references(m.text()) for m in memories}
     files, symbols = NO_EVIDENCE, NO_EVIDENCE
     if repository is not None:
         paths = {f for refs in references.values() for f in refs.files if is_verifiable(f)}
         names = {s for refs in references.values() for s in refs.symbols if is_verifiable_symbol(s)}
+        written = sorted({moment for m in memories if any(map(is_verifiable_symbol, references[m.path].symbols))
+                          for moment in moments_of(m, m.text())})
         files = repository.files(sorted(paths)) if paths else NO_EVIDENCE
-        symbols = repository.symbols(sorted(names)) if names else NO_EVIDENCE
+        symbols = repository.symbols(sorted(names), written) if names else NO_EVIDENCE
     evergreen = Staleness(EVERGREEN)
     return {path: classify(refs, files, symbols) if refs.files or refs.symbols else evergreen
             for path, refs in references.items()}

@@ -6,14 +6,16 @@ Proof is what git can show, and nothing else:
   work tree lacks it, and it is not gitignored. One `git check-ignore` for the paths the work tree
   lacks, and one `git log --name-only` listing every path the history held (0.13 s for 10,000
   commits, 0.55 s for pytest's 17,666).
-- a symbol is gone when no file of the work tree names it and a source file of HEAD or an earlier
-  commit defined it (`def NAME`, `class NAME`, `function NAME`, `NAME = …`, …). The commits looked
-  at are HEAD and its first-parent ancestors 1, 2, 3, 4, 6, 8, 12, 16, 24 … commits back, each
-  about √2 times farther (28 for 10,000 commits): one `git grep` over their trees. Asking every
-  commit (`git log -S`, one regex for all names) took 17 s for 20 names on pytest; the ladder takes 0.2 s for 400
-  names on 10,000 commits and 1.5 s on pytest, and proves 160 and 153 of 200 sampled removed
-  definitions gone (bench/staleness_git.py). A definition it misses leaves the name
-  unverifiable, never gone.
+- a symbol is gone when no file of the work tree names it and a source file of a commit looked at
+  defined it (`def NAME`, `class NAME`, `function NAME`, `NAME = …`, …). The commits looked at:
+  the one that was current when each memory citing a name was written and on each day it names
+  (what it cites was most likely there then; judge.staleness.moments_of), up to MAX_WRITTEN; and
+  HEAD and its first-parent ancestors 1, 2, 3, 4, 6, 8, 12, 16, 24 … commits back, each about √2
+  times farther (28 for 10,000 commits). One `git grep` over their trees.
+  Asking every commit (`git log -S`, one regex for all names) took 17 s for 20 names on pytest;
+  the ladder alone takes 0.2 s for 400 names on 10,000 commits and 1.5 s on pytest, and proves
+  160 and 153 of 200 sampled removed definitions gone (bench/staleness_git.py). A definition
+  none of these commits holds leaves the name unverifiable, never gone.
 Git runs with argv only, never a shell, with `--git-dir` and `--work-tree` given (a GIT_DIR left in
 the environment cannot point it elsewhere), without writing the index, and with a timeout. A git
 that is missing, fails, times out, or would fetch what a partial clone lacks proves nothing.
@@ -23,13 +25,16 @@ import math
 import os
 import re
 import subprocess
+from bisect import bisect_right
 from collections.abc import Collection, Iterable
+from datetime import datetime
 from pathlib import Path
 
 from auto_dream.judge.staleness import Evidence
 
 GIT_TIMEOUT = 30  # seconds for one git command: past it, what it was asked stays unverifiable
 LADDER_FACTOR = math.sqrt(2)  # each earlier commit looked at is about this much farther back than the last
+MAX_WRITTEN = 32  # commits looked at for the times memories were written
 _CHUNK = 500  # paths or names per git command, well under any argv limit
 # Where a definition counts: source files, not a README's example or a memory's own words
 SOURCE_FILES = ("*.py", "*.pyi", "*.js", "*.jsx", "*.mjs", "*.cjs", "*.ts", "*.tsx", "*.mts", "*.cts", "*.go",
@@ -79,6 +84,26 @@ def ladder(commits: int) -> list[int]:
     return sorted(rungs)
 
 
+def current_at(commits: list[tuple[int, str]], moments: Collection[datetime]) -> set[str]:
+    """The commit of `commits` (first parents, newest first, with their commit times) that was HEAD at
+    each moment, for at most MAX_WRITTEN of them spread over their range."""
+    if not commits or not moments:
+        return set()
+    ordered = sorted(moments)
+    if len(ordered) > MAX_WRITTEN:
+        ordered = [ordered[round(i * (len(ordered) - 1) / (MAX_WRITTEN - 1))] for i in range(MAX_WRITTEN)]
+    oldest_first = commits[::-1]
+    times = [seconds for seconds, _ in oldest_first]
+    found = set()
+    for moment in ordered:
+        # the last commit made by then; commit times out of order (a skewed clock) only pick
+        # another commit, and any commit that defined a name proves it
+        index = bisect_right(times, moment.timestamp()) - 1
+        if index >= 0:
+            found.add(oldest_first[index][1])
+    return found
+
+
 def defined_names(lines: Iterable[str], names: Collection[str]) -> set[str]:
     """Which of `names` the source lines define: `def NAME`, `class NAME`, `function NAME`, `fn NAME`,
     `struct`, `enum`, `trait`, `interface`, `type`, `const`, `let`, `var`, `NAME = …`, Go's
@@ -118,7 +143,7 @@ class GitRepository:
             return Evidence(present)
         return Evidence(present, frozenset(p for p in candidates if p.rstrip("/") in tracked))
 
-    def symbols(self, names: Collection[str]) -> Evidence:
+    def symbols(self, names: Collection[str], written: Collection[datetime] = ()) -> Evidence:
         asked = sorted({n for n in names if _NAME.fullmatch(n)})
         if not asked:
             return Evidence()
@@ -129,7 +154,7 @@ class GitRepository:
         absent = [n for n in asked if n not in present]
         if not absent or self._partial_clone():
             return Evidence(frozenset(present))
-        defined = self._defined_before(absent)
+        defined = self._defined_before(absent, written)
         return Evidence(frozenset(present), frozenset(defined or ()))
 
     def _exists(self, path: str) -> bool:
@@ -163,13 +188,16 @@ class GitRepository:
             tracked.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
         return tracked
 
-    def _defined_before(self, names: list[str]) -> set[str] | None:
-        """The names a source file defined in HEAD or one of the earlier commits ladder() picks."""
-        count = self._git(["rev-list", "--first-parent", "--count", "HEAD"])
-        if count is None or not count.strip().isdigit():
+    def _defined_before(self, names: list[str], written: Collection[datetime]) -> set[str] | None:
+        """The names a source file defined in the commits looked at: HEAD and the earlier ones ladder()
+        picks, and the commit that was current when each memory was written (at most MAX_WRITTEN)."""
+        out = self._git(["log", "--no-color", "--first-parent", "--format=%H %ct", "HEAD"])
+        if out is None:
             return None
-        revisions = [f"HEAD~{distance}" for distance in ladder(int(count))]
-        lines = self._grep(names, revisions)
+        commits = [(int(seconds), sha) for sha, seconds in (line.split() for line in out.decode().splitlines())]
+        picked = {commits[distance][1] for distance in ladder(len(commits))}
+        picked |= current_at(commits, written)
+        lines = self._grep(names, sorted(picked))
         return None if lines is None else defined_names(lines, names)
 
     def _grep(self, names: list[str], revisions: list[str] | None = None) -> list[str] | None:
