@@ -1,19 +1,20 @@
 """Synthetic stores and logs for benchmarks: N memories, M entries, set rates, a fixed seed.
 
     from synth import make_store, add_entries
-    make_store(root, memories=10_000, seed=1)          # memory files, plus a git repo around them
+    make_store(root, memories=10_000, seed=1)          # memory files, plus a git repository around them
     add_entries(root, entries=100, seed=2)             # new log entries for the next dream
 
 Text is drawn from a large made-up vocabulary with a Zipf-like skew, as real notes are:
 a few words are everywhere, most are rare. Rates (fractions of the memories or entries):
 duplicates (near copies of an existing memory), contradictions ("Never …" against an
-"Always …" rule), stale references (project memories citing files that are gone) and CJK
-text (Chinese sentences).
+"Always …" rule), stale references (project memories citing a file and a function that the
+repository's history shows were there and are gone) and CJK text (Chinese sentences).
 """
 
 import itertools
 import os
 import random
+import subprocess
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -64,10 +65,10 @@ def make_store(root: Path, memories: int, seed: int = 1, rates: Rates = Rates())
     writer.rate_cjk = rates.cjk
     rng = writer.rng
     project = root.parent
-    (project / ".git").mkdir(parents=True, exist_ok=True)
-    (project / "src").mkdir(exist_ok=True)
+    (project / "src").mkdir(parents=True, exist_ok=True)
     (project / "src" / "app.py").write_text("def serve():\n    return 1\n")
     paths = ensure_store(root)
+    gone: list[int] = []
     now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
     taken = {t: TakenNames() for t in MEMORY_TYPES}
     texts: list[tuple[str, str]] = []
@@ -83,6 +84,7 @@ def make_store(root: Path, memories: int, seed: int = 1, rates: Rates = Rates())
             body = "Always " + writer.sentence(8).lower()
         elif kind == "project" and roll < rates.duplicates + rates.contradictions + rates.stale:
             body = f"{writer.sentence()} in `src/gone/module{number}.py` via `gone_handler{number}()`"
+            gone.append(number)
         else:
             body = writer.sentence()
         texts.append((kind, body))
@@ -97,7 +99,22 @@ def make_store(root: Path, memories: int, seed: int = 1, rates: Rates = Rates())
             handle.write(f"---\nname: {name}\ndescription: {body[:150]}\ntype: {kind}\n"
                          f"mtime: {mtime.isoformat(timespec='seconds')}\nsources: [s{number:011x}]\n---\n{body}\n")
         os.chmod(target, 0o600)
+    commit_history(project, gone)
     return root
+
+
+def commit_history(project: Path, gone: list[int]) -> None:
+    """A git history for the project: src/app.py, and the modules and functions the stale memories
+    cite, committed and then deleted (so staleness can prove them gone)."""
+    git = ["git", "-C", str(project), "-c", "user.name=bench", "-c", "user.email=bench@example.invalid",
+           "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"]
+    modules = project / "src" / "gone"
+    modules.mkdir(parents=True, exist_ok=True)
+    for number in gone:
+        (modules / f"module{number}.py").write_text(f"def gone_handler{number}():\n    return {number}\n")
+    for argv in (["init", "-q"], ["add", "src"], ["commit", "-q", "-m", "app and the modules"],
+                 ["rm", "-rq", "--ignore-unmatch", "src/gone"], ["commit", "-q", "--allow-empty", "-m", "retire"]):
+        subprocess.run([*git, *argv], check=True, capture_output=True)
 
 
 def add_entries(root: Path, entries: int, seed: int = 2, rates: Rates = Rates(),

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -152,9 +153,54 @@ def write_memory_file(root: Path, relative: str, content: str | bytes) -> Path:
     return path
 
 
-def make_git_project(folder: Path) -> Path:
-    """A git work tree (references are checked against it) with src/app.py defining main()."""
-    (folder / ".git").mkdir(parents=True)
-    (folder / "src").mkdir()
-    (folder / "src" / "app.py").write_text("def main():\n    return 0\n")
+# git for the repositories tests build, with no user configuration (HOME is tmp_path). git takes a
+# few milliseconds a command, like a file write: a test that builds a history is not marked slow.
+GIT = ("git", "-c", "user.name=auto-dream tests", "-c", "user.email=tests@example.invalid",
+       "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", "-c", "core.hooksPath=/dev/null")
+REMOVED_DEFINITIONS = "src/removed_definitions.py"
+
+
+def git(folder: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """Run git in `folder` (argv only); its output. A failure fails the test."""
+    done = subprocess.run([*GIT, "-C", str(folder), *args], capture_output=True, text=True, timeout=60,
+                          env=None if env is None else {**os.environ, **env})
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+HISTORY_START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def git_history(folder: Path, *commits: dict[str, str | None]) -> Path:
+    """A git work tree at `folder` whose history is `commits`, committed in order, one an hour from
+    HISTORY_START: each maps a path to its new text, or to None to delete it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    git(folder, "init", "-q")
+    for number, files in enumerate(commits):
+        for relative, text in files.items():
+            path = folder / relative
+            if text is None:
+                path.unlink()
+                while path.parent != folder and not any(path.parent.iterdir()):  # as `git rm` leaves it
+                    path = path.parent
+                    path.rmdir()
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+        git(folder, "add", "-A")
+        when = (HISTORY_START + timedelta(hours=number)).isoformat()
+        git(folder, "commit", "-q", "--allow-empty", "-m", f"commit {number + 1}",
+            env={"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when})
     return folder
+
+
+def make_git_project(folder: Path, gone_files: tuple[str, ...] = (), gone_symbols: tuple[str, ...] = (),
+                     app: str = "def main():\n    return 0\n") -> Path:
+    """A git work tree (references are checked against it) with src/app.py (defining main()), whose
+    history also held `gone_files` and a definition of each of `gone_symbols`, deleted since: a
+    memory citing one of those cites something provably gone."""
+    then = {"src/app.py": app, **{path: "# retired\n" for path in gone_files}}
+    if gone_symbols:
+        then[REMOVED_DEFINITIONS] = "".join(f"def {name}():\n    pass\n\n" for name in gone_symbols)
+    now: dict[str, str | None] = {path: None for path in then if path != "src/app.py"}
+    return git_history(folder, then, now)

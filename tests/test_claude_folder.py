@@ -253,7 +253,7 @@ def projects_folder(home: Path, project: Path) -> Path:
 
 def test_claude_json_names_the_repository_of_a_projects_folder(tmp_path, isolated_env, cli):
     home = isolated_env
-    project = make_git_project(tmp_path / "work" / "my.app")  # the file and symbol are gone from it
+    project = make_git_project(tmp_path / "work" / "my.app", ("src/config_loader.py",), ("parse_config",))
     folder = projects_folder(home, project)
     (home / ".claude.json").write_text(json.dumps({"projects": {str(project): {"allowedTools": []}}}))
     report = json.loads(run(cli, folder, "dream", "--no-llm", "--json").out)

@@ -6,13 +6,13 @@ import json
 import re
 from pathlib import Path
 
-from auto_dream.judge.staleness import find_repo
 from auto_dream.store.claude_home import (
     claude_project_repo,
     encode_project_path,
     is_under_claude_home,
     repo_for_folder,
 )
+from auto_dream.store.repository import find_repo
 
 
 def key_of(path: Path) -> str:

@@ -76,7 +76,7 @@ def memory_text(name: str, memory_type: str, mtime: datetime | None, body: str) 
 
 def build_store(repo: Path) -> Path:
     """A store inside a git work tree, whose dream plan creates, merges, supersedes and archives."""
-    make_git_project(repo)
+    make_git_project(repo, ("src/gone/old.py",), ("gone_func",))  # what STALE cites: gone, by the history
     root = repo / ".auto-dream"
     ensure_store(root)
     for relative, (name, memory_type, days, body) in ORIGINAL_MEMORIES.items():
@@ -309,7 +309,7 @@ def test_undo_refuses_a_file_changed_since_the_run_and_force_restores_it(templat
 
 def test_undo_keeps_the_age_of_a_memory_dated_by_its_file_time(tmp_path, cli):
     """Claude Code's memory files carry no mtime: their age is the file's. Undo must not make them new."""
-    repo = make_git_project(tmp_path / "repo")
+    repo = make_git_project(tmp_path / "repo", ("src/gone/export.py",), ("gone_export",))
     root = repo / ".auto-dream"
     ensure_store(root)
     stale = write_memory_file(root, "memories/project/legacy_exporter.md", memory_text(

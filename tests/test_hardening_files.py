@@ -27,9 +27,10 @@ import pytest
 import yaml
 
 from auto_dream.errors import StoreError
-from auto_dream.judge.staleness import RepoIndex
+from auto_dream.judge.staleness import Evidence
 from auto_dream.store.daylog import Entry, format_entry
 from auto_dream.store.paths import StorePaths, ensure_store
+from auto_dream.store.repository import open_repository
 from auto_dream.store.scan import scan_memories
 from auto_dream.store.templates import load_template
 from conftest import installed_command, make_git_project, tree_hash, write_memory_file
@@ -123,7 +124,8 @@ ARCHIVED_FACTS = [
 def rewritten(tmp_path_factory):
     """One store: each odd frontmatter twice, once repeated by a new entry (merged into), once
     citing a file that is gone (archived as stale); one dream."""
-    project = make_git_project(tmp_path_factory.mktemp("odd_values") / "project")
+    project = make_git_project(tmp_path_factory.mktemp("odd_values") / "project",
+                               tuple(fact.split("`")[1] for fact in ARCHIVED_FACTS))
     root = project / ".auto-dream"
     ensure_store(root)
     written = {}
@@ -226,7 +228,7 @@ def test_build_index_stops_instead_of_looping_on_a_header_over_the_line_cap(root
 
 @pytest.fixture
 def project_with_a_fifo(tmp_path) -> Path:
-    project = make_git_project(tmp_path / "project")
+    project = make_git_project(tmp_path / "project", gone_symbols=("handle_request",))
     os.mkfifo(project / "src" / "pipe.py")  # reading it blocks until someone writes: nobody will
     (project / "src" / "zero.py").symlink_to("/dev/zero")
     return project
@@ -250,9 +252,10 @@ def test_the_symbol_scan_skips_special_files_and_still_finds_symbols(project_wit
     signal.signal(signal.SIGALRM, lambda *_: pytest.fail("the symbol scan did not return in 10 s"))
     signal.alarm(10)
     try:
-        assert RepoIndex(project_with_a_fifo).find_symbols({"main", "handle_request"}) == {"main"}
+        found = open_repository(project_with_a_fifo).symbols({"main", "handle_request"})
     finally:
         signal.alarm(0)
+    assert found == Evidence(present=frozenset({"main"}), gone=frozenset({"handle_request"}))
 
 
 # ---------------------------------------------------------------- 4. symlinked store folders and logs
@@ -262,7 +265,7 @@ def test_the_symbol_scan_skips_special_files_and_still_finds_symbols(project_wit
 def store_with_work(tmp_path) -> Path:
     """A store with an entry to distil and a stale memory to archive: a dream writes memories/,
     archive/, .state/ and MEMORY.md."""
-    project = make_git_project(tmp_path / "project")
+    project = make_git_project(tmp_path / "project", ("src/payroll_export.py",))
     root = project / ".auto-dream"
     ensure_store(root)
     write_memory_file(root, "memories/project/20250101_Payroll.md",

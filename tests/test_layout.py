@@ -13,7 +13,7 @@ from auto_dream.store.config import Config
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, append_entry
 from auto_dream.store.paths import MEMORY_TYPES, StoreLayout, StorePaths, make_dirs
-from conftest import write_memory_file
+from conftest import make_git_project, write_memory_file
 
 NOW = datetime(2026, 11, 21, 9, 30, tzinfo=timezone.utc)
 
@@ -58,9 +58,7 @@ def memory_text(name: str, kind: str, mtime: datetime, body: str) -> str:
 
 def notes_store(project: Path) -> StoreContext:
     """A project whose store holds a stale memory, a memory a newer entry contradicts, and a new fact."""
-    (project / ".git").mkdir(parents=True)
-    (project / "src").mkdir()
-    (project / "src" / "app.py").write_text("def main():\n    return 0\n")
+    make_git_project(project, ("src/old/module.py",), ("old_handler",))  # the stale memory's file and function
     layout = NotesLayout(project / ".auto-dream")
     for folder in layout.skeleton():
         make_dirs(folder)

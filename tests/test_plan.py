@@ -20,7 +20,7 @@ from auto_dream.dream.state import DreamOptions
 from auto_dream.store.context import open_context
 from auto_dream.store.daylog import Entry, append_entry
 from auto_dream.store.paths import StorePaths, ensure_store
-from conftest import tree_hash, write_memory_file
+from conftest import make_git_project, tree_hash, write_memory_file
 
 STALE = "memories/project/20260822_old_module_port.md"
 REBASE = "memories/feedback/20261001_rebase.md"
@@ -45,9 +45,7 @@ def example(project: Path, now: datetime) -> Path:
 
 def archive_holds_the_names(project: Path, now: datetime) -> Path:
     """A stale memory and a superseded one whose file names archive/ already holds."""
-    (project / ".git").mkdir(parents=True)
-    (project / "src").mkdir()
-    (project / "src" / "app.py").write_text("def main():\n    return 0\n")
+    make_git_project(project, ("src/old/module.py",), ("old_handler",))  # the stale memory's file and function
     root = ensure_store(project / ".auto-dream").root
     write_memory_file(root, STALE, memory_text("Old module port", "project", now - timedelta(days=40),
                                                "Tracks the port of src/old/module.py; the entry point is "

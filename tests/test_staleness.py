@@ -1,7 +1,11 @@
-"""Staleness (DESIGN 3.2): references, their scope, the classes, and what prune does with them."""
+"""Staleness (README, Staleness): the references a memory cites, which of them the repository
+proves gone, the classes, and what prune does with them. The decisions are tested against a
+FakeRepository (what the repository has now and what its history had); dream against real git
+histories built in tmp_path (store/repository.py's own tests are in test_repository.py)."""
 
 import json
 import re
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -17,29 +21,35 @@ from auto_dream.judge.staleness import (
     FRESH,
     FULLY_STALE,
     PARTIALLY_STALE,
+    Evidence,
     References,
-    RepoIndex,
+    Staleness,
+    assess_staleness,
     classify,
     extract_references,
-    find_repo,
     is_verifiable,
+    moments_of,
     without_line_suffix,
 )
 from auto_dream.store.context import open_context
 from auto_dream.store.memory import split_frontmatter
 from auto_dream.store.memory_md import rebuild_index
 from auto_dream.store.paths import ensure_store
-from conftest import write_memory_file
+from auto_dream.store.repository import find_repo
+from conftest import git_history, make_git_project, write_memory_file
 
 NOW = datetime(2026, 10, 1, 12, 0, tzinfo=timezone.utc)
 
+# What this file's memories cite as gone: the history of make_repo's repository held each of them.
+GONE_FILES = ("src/old/module.py", "src/old/orders.py", "src/legacy.py", "src/lint/rules.ts", "src/cmux/scroll.ts",
+              "src/cmux/render.ts", "src/x.ts")
+GONE_SYMBOLS = ("old_handler", "gone_function", "checkImports")
+
 
 def make_repo(folder: Path) -> Path:
-    """A git work tree with src/app.py defining handle_request."""
-    (folder / ".git").mkdir(parents=True)
-    (folder / "src").mkdir()
-    (folder / "src" / "app.py").write_text("def handle_request(request):\n    return request\n")
-    return folder
+    """A git work tree with src/app.py defining handle_request; its history held GONE_FILES and
+    definitions of GONE_SYMBOLS, deleted since."""
+    return make_git_project(folder, GONE_FILES, GONE_SYMBOLS, app="def handle_request(request):\n    return request\n")
 
 
 @pytest.fixture
@@ -87,6 +97,58 @@ def assert_kept_and_flagged(root: Path, report: dict, relative: str) -> None:
     assert not list((root / "archive").rglob("*.md"))
 
 
+# ---------------------------------------------------------------- a repository as two sets
+
+
+@dataclass
+class FakeRepository:
+    """judge.staleness.Repository from sets: what the repository has now (files and names), and what
+    its history had that is gone. It records every question it is asked."""
+
+    now: frozenset[str] = frozenset({"src/app.py", "handle_request", "main"})
+    gone: frozenset[str] = frozenset({*GONE_FILES, *GONE_SYMBOLS})
+    asked: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+
+    def files(self, paths) -> Evidence:
+        self.asked.append(("files", tuple(paths)))
+        return self.evidence(paths)
+
+    def symbols(self, names, written=()) -> Evidence:
+        self.asked.append(("symbols", tuple(names)))
+        self.written = list(written)
+        return self.evidence(names)
+
+    def evidence(self, refs) -> Evidence:
+        return Evidence(frozenset(r for r in refs if r in self.now), frozenset(r for r in refs if r in self.gone))
+
+
+@dataclass(frozen=True)
+class Note:
+    """A memory as staleness reads it."""
+
+    body: str
+    path: str = "memories/project/note.md"
+    mtime: datetime = NOW
+
+    def text(self) -> str:
+        return self.body
+
+
+def verdict(text: str, repository: FakeRepository | None = None) -> Staleness:
+    return assess_staleness([Note(text)], FakeRepository() if repository is None else repository)[Note(text).path]
+
+
+def once(*refs: str) -> FakeRepository:
+    """A repository whose history also had `refs`, all gone: only the judge's own rules can keep them
+    from counting."""
+    return FakeRepository(gone=frozenset({*GONE_FILES, *GONE_SYMBOLS, *refs}))
+
+
+def assert_evergreen(result: Staleness) -> None:
+    assert result.classification == EVERGREEN
+    assert result.missing_refs == []
+
+
 # ---------------------------------------------------------------- extract_references
 
 
@@ -111,9 +173,9 @@ def test_urls_are_not_file_refs():
 
 def test_calls_definitions_and_backticked_identifiers_are_symbols():
     text = ("handle_request() calls def parse_config, which builds a class RequestRouter; "
-            "see `SessionStore` and `retry_budget`.")
+            "see `SessionStore` and `retry_budget`; tests call `vi.resetModules()`.")
     assert set(extract_references(text).symbols) == {"handle_request", "parse_config", "RequestRouter",
-                                                     "SessionStore", "retry_budget"}
+                                                     "SessionStore", "retry_budget", "resetModules"}
 
 
 def test_camel_case_product_names_in_prose_are_not_symbols():
@@ -125,86 +187,215 @@ def test_plain_words_in_backticks_are_not_symbols():
     assert extract_references("run `make` then `deploy`").symbols == ()
 
 
-# ---------------------------------------------------------------- is_verifiable and classify
+# ---------------------------------------------------------------- what counts: there now, proven gone, or unverifiable
 
 
 @pytest.mark.parametrize("ref", ["~/.config/ghostty/config", "/etc/app/settings.yaml", "$HOME/bin/tool.sh",
-                                 "https://example.com/src/app.py", "lib/util.py", "../src/app.py"])
-def test_refs_rooted_outside_the_repo_are_unverifiable(tmp_path, ref):
-    assert not is_verifiable(ref, make_repo(tmp_path / "repo"))
+                                 "../src/app.py", "./src/app.py", "src/app/{date}.md", "path/to/module.py"])
+def test_refs_rooted_outside_the_repo_or_standing_for_files_are_unverifiable(ref):
+    assert not is_verifiable(ref)
 
 
-def test_a_ref_under_a_top_level_folder_of_the_repo_is_verifiable(tmp_path):
-    repo = make_repo(tmp_path / "repo")
-    assert is_verifiable("src/app.py", repo)
-    assert is_verifiable("src/gone/away.py", repo)  # verifiable, and missing
+@pytest.mark.parametrize("ref", ["src/app.py", "src/gone/away.py", "lib/util.py", ".claude/specs/plan.md"])
+def test_a_path_that_could_be_the_repos_own_is_asked_of_its_history(ref):
+    assert is_verifiable(ref)
 
 
-def test_nothing_is_verifiable_without_a_repo():
-    assert not is_verifiable("src/app.py", None)
-
-
-def classify_text(text: str, repo: Path | None):
-    refs = extract_references(text)
-    index = RepoIndex(repo)
-    return classify(refs, index, index.find_symbols(set(refs.symbols)))
-
-
-def test_only_unverifiable_refs_is_evergreen(tmp_path):
-    result = classify_text("Config in `~/.config/ghostty/config` and /etc/hosts.txt and lib/x/y.py",
-                           make_repo(tmp_path / "repo"))
-    assert result.classification == EVERGREEN
-    assert result.missing_refs == []
+def test_only_unverifiable_refs_is_evergreen():
+    result = verdict("Config in `~/.config/ghostty/config` and /etc/hosts.txt and lib/x/y.py")
+    assert_evergreen(result)
     assert set(result.unverifiable_refs) == {"~/.config/ghostty/config", "/etc/hosts.txt", "lib/x/y.py"}
 
 
-def test_no_refs_at_all_is_evergreen(tmp_path):
-    assert classify_text("The user likes short answers.", make_repo(tmp_path / "repo")).classification == EVERGREEN
+def test_no_refs_at_all_is_evergreen():
+    assert verdict("The user likes short answers.").classification == EVERGREEN
 
 
-def test_every_ref_present_is_fresh(tmp_path):
-    result = classify_text("Requests go through src/app.py into `handle_request()`.", make_repo(tmp_path / "repo"))
+def test_every_ref_present_is_fresh():
+    result = verdict("Requests go through src/app.py into `handle_request()`.")
     assert result.classification == FRESH
     assert result.missing_refs == []
 
 
-def test_unverifiable_refs_do_not_count_against_a_fresh_memory(tmp_path):
-    result = classify_text("src/app.py reads ~/.config/tool/config.toml", make_repo(tmp_path / "repo"))
-    assert result.classification == FRESH
+def test_unverifiable_refs_do_not_count_against_a_fresh_memory():
+    assert verdict("src/app.py reads ~/.config/tool/config.toml").classification == FRESH
 
 
-def test_some_refs_missing_is_partially_stale(tmp_path):
-    result = classify_text("Moved from src/legacy.py to src/app.py.", make_repo(tmp_path / "repo"))
+def test_some_refs_gone_is_partially_stale():
+    result = verdict("Moved from src/legacy.py to src/app.py.")
     assert result.classification == PARTIALLY_STALE
     assert result.missing_refs == ["src/legacy.py"]
 
 
-def test_a_missing_symbol_next_to_a_present_file_is_partially_stale(tmp_path):
-    result = classify_text("src/app.py no longer has `old_handler()`.", make_repo(tmp_path / "repo"))
+def test_a_gone_symbol_next_to_a_present_file_is_partially_stale():
+    result = verdict("src/app.py no longer has `old_handler()`.")
     assert result.classification == PARTIALLY_STALE
     assert result.missing_refs == ["old_handler"]
 
 
-def test_every_file_and_symbol_missing_is_fully_stale(tmp_path):
-    result = classify_text("Port src/old/module.py and `old_handler()`; notes in ~/notes/port.md",
-                           make_repo(tmp_path / "repo"))
+def test_every_file_and_symbol_gone_is_fully_stale():
+    result = verdict("Port src/old/module.py and `old_handler()`; notes in ~/notes/port.md")
     assert result.classification == FULLY_STALE
     assert set(result.missing_refs) == {"src/old/module.py", "old_handler"}
 
 
 def test_without_a_repo_everything_is_evergreen():
-    result = classify_text("Port src/old/module.py and `old_handler()`.", None)
-    assert result.classification == EVERGREEN
-    assert result.missing_refs == []
+    result = assess_staleness([Note("Port src/old/module.py and `old_handler()`.")], None)[Note("").path]
+    assert_evergreen(result)
+    assert result.unverifiable_refs == ["src/old/module.py", "old_handler"]
 
 
-def test_the_symbol_scan_does_not_look_inside_the_store(tmp_path):
-    repo = make_repo(tmp_path / "repo")
-    store = repo / "memory-notes"  # not a dot folder: only the exclusion keeps it out
-    ensure_store(store)
-    write_memory_file(store, "memories/project/x.md", "---\ntype: project\n---\ncall gone_function() here\n")
-    index = RepoIndex(repo, exclude=store)
-    assert index.find_symbols({"gone_function", "handle_request"}) == {"handle_request"}
+# Stale needs proof: a reference the repository has not got, and whose history never had, is not
+# missing. Each of these was counted missing when a missing file or name was enough.
+@pytest.mark.parametrize("body", [
+    "Specs are drafted in `.claude/specs/auth-flow.md` first.",  # gitignored: no commit ever held it
+    "The watcher fires `resource_changed()` on every save.",  # another library's API, never defined here
+    "The wizard asks with the `AskUserQuestion` tool.",  # orchestkit: a Claude Code tool
+    "The registry's `ValidateOCI` rejects images without the annotation.",  # orchestkit: the MCP registry's Go
+    "Hooks answer through `additionalContext` and `UserPromptSubmit`.",  # orchestkit: Claude Code's hooks
+    "Funders score on `mission_alignment` first.",  # application-pipeline: someone else's rubric
+    "Reset the module registry with `vi.resetModules()` between tests.",  # vitest
+    "Check the flag with `fs.existsSync()` before reading.",
+    "Use `Date.now()` for arithmetic, `z.string().url()` becomes `z.url()`.",  # orchestkit, recommendarr
+    "The triage now `.trim()`s the ref.",  # orchestkit review-2041
+    "Build it with `Vec::with_capacity()`.",
+    "The page lives in src/pages/never_written.tsx.",  # a file no commit ever held
+])
+def test_a_reference_the_repositorys_history_never_had_is_unverifiable(body):
+    result = verdict(body)
+    assert_evergreen(result)
+    assert result.unverifiable_refs
+
+
+@pytest.mark.parametrize("body, missing", [
+    ("The wizard state lives in `SessionStore`.", ["SessionStore"]),  # only named, and the repository defined it
+    ("Tests reset it with `registry.resetModules()`.", ["resetModules"]),
+    ("Validation lives in `src.checks.validate_identifier()`.", ["validate_identifier"]),
+])
+def test_a_name_the_repository_once_defined_and_names_nowhere_now_counts_however_it_is_cited(body, missing):
+    result = verdict(body, once("SessionStore", "resetModules", "validate_identifier"))
+    assert result.classification == FULLY_STALE
+    assert result.missing_refs == missing
+
+
+def test_a_name_only_named_still_confirms_a_memory_when_the_repo_has_it():
+    result = verdict("Moved out of src/legacy.py; requests go through `handle_request`.")
+    assert result.classification == PARTIALLY_STALE
+    assert result.missing_refs == ["src/legacy.py"]
+
+
+# The judge's own rules: even where the repository's history had such a reference and lost it
+# (FakeRepository would answer `gone`), it does not count, and the repository is never asked.
+@pytest.mark.parametrize("ref", [
+    ".claude/plans/{date}-….md",  # application-pipeline: the session handoff file name
+    ".claude/plans/{date}-session-handoff-{id}.md",
+    "tests/__pycache__/*",
+    "src/shared/schemas/<name>.ts",  # recommendarr
+    "src/hooks/src/<category>/<name>.ts",  # orchestkit
+    "tests/**/*.test.ts",
+    "src/app?.py",
+    "src/app/[id]/page.tsx",
+    "src/…/handler.py",
+    "src/.../handler.py",
+    "scripts/FILENAME.py",  # application-pipeline: "py_compile.compile(\"scripts/FILENAME.py\")"
+    "tests/test_FILE.py",
+    "materials/resumes/batch-NN/",  # application-pipeline
+    "src/foo/bar.py",  # placeholders
+    "tests/test_xxx.py",
+    "path/to/module.py",
+    "src/example.ts",
+])
+def test_globs_templates_and_placeholders_are_unverifiable_even_where_history_had_them(ref):
+    repository = once(ref)
+    result = verdict(f"Written to `{ref}`.", repository)
+    assert_evergreen(result)
+    assert ref in result.unverifiable_refs
+    assert repository.asked == []
+
+
+@pytest.mark.parametrize("name", ["maintain_foo", "FooService", "do_xxx", "load_example"])
+def test_a_placeholder_name_is_unverifiable_even_where_history_defined_it(name):
+    repository = once(name)
+    result = verdict(f"Each job calls `{name}()` at the end.", repository)
+    assert_evergreen(result)
+    assert result.unverifiable_refs == [name]
+    assert repository.asked == []
+
+
+@pytest.mark.parametrize("body", [
+    "Bump with ./scripts/bump-version.sh first.",  # orchestkit ork-ci-cd-engineer
+    "The page fixture is imported from `./fixtures.ts`.",  # recommendarr feedback_e2e_patterns
+    "Run `./src/app/main.py` from the checkout.",
+])
+def test_paths_relative_to_an_unknown_working_folder_are_unverifiable(body):
+    assert_evergreen(verdict(body, once("scripts/bump-version.sh", "fixtures.ts", "src/app/main.py")))
+
+
+@pytest.mark.parametrize("body", [
+    "We will add `src/app/cache.py` for the session cache.",
+    "TODO: create src/app/cache.py with the LRU.",
+    "Next we need to write the module `src/app/cache.py`.",
+    "We'll add a `flush_queue()` to the worker.",
+    "`src/app/cache.py` (to be created) will hold the cache.",
+    "`src/app/cache.py` (planned) will hold the cache.",
+    "src/app/cache.py will be added by the migration.",
+    "The cache module `src/app/cache.py` is not yet written.",
+])
+def test_a_reference_the_memory_only_plans_does_not_count(body):
+    refs = extract_references(body)
+    assert refs.files == () and refs.symbols == ()
+    assert_evergreen(verdict(body, once("src/app/cache.py", "flush_queue")))
+
+
+@pytest.mark.parametrize("body", [
+    "The cache was created in `src/app/cache.py`.",
+    "`src/app/cache.py` was added in #12.",
+    "Remember the cache lives in `src/app/cache.py`.",
+])
+def test_a_reference_said_to_exist_is_still_counted(body):
+    assert extract_references(body).files == ("src/app/cache.py",)
+    assert verdict(body, once("src/app/cache.py")).missing_refs == ["src/app/cache.py"]
+
+
+def test_planning_one_reference_leaves_the_others_counted():
+    result = verdict("We will add `src/app/cache.py`; the port of src/old/module.py is done.", once("src/app/cache.py"))
+    assert result.classification == FULLY_STALE
+    assert result.missing_refs == ["src/old/module.py"]
+
+
+def test_the_repository_is_asked_once_about_every_memorys_references():
+    repository = FakeRepository()
+    notes = [Note("Port src/old/module.py and `old_handler()`.", "a.md", NOW - timedelta(days=90)),
+             Note("Requests go through src/app.py into `handle_request()`; see `~/notes.md`.", "b.md"),
+             Note("Plans go to `.claude/plans/{date}.md`; helpers call `maintain_foo()`.", "c.md"),
+             Note("The user likes short answers.", "d.md")]
+    verdicts = assess_staleness(notes, repository)
+    assert [verdicts[n.path].classification for n in notes] == [FULLY_STALE, FRESH, EVERGREEN, EVERGREEN]
+    assert repository.asked == [("files", ("src/app.py", "src/old/module.py")),
+                                ("symbols", ("handle_request", "old_handler"))]
+    assert repository.written == [NOW - timedelta(days=90), NOW]  # when the memories citing a name were written
+
+
+@pytest.mark.parametrize("body, days", [
+    ("Findings of the v7.0.0 hook review (PR #835, 2026-03-02): `_splitCompound()` is dead code.", [(2026, 3, 2)]),
+    ("Design (2026-06-18), revised 2026-07-01; ships 2026-12-24.", [(2026, 6, 18), (2026, 7, 1)]),  # not ahead
+    ("Not a day: 2026-02-30, 12026-03-02, 2026-03-021, v2026-03-02-rc.", []),
+])
+def test_the_repository_also_looks_where_the_days_a_memory_names_were(body, days):
+    written = NOW - timedelta(days=30)
+    moments = moments_of(Note(body, mtime=written), body)
+    assert moments == {written, *(datetime(*day, 12, tzinfo=timezone.utc) for day in days)}
+
+
+def test_references_read_from_the_cache_are_judged_as_extracted_ones():
+    refs = References(("src/legacy.py",), ("AskUserQuestion", "handle_request"))
+    result = classify(refs, FakeRepository().evidence(refs.files), FakeRepository().evidence(refs.symbols))
+    assert result.classification == PARTIALLY_STALE
+    assert result.missing_refs == ["src/legacy.py"]
+    assert result.unverifiable_refs == ["AskUserQuestion"]
+
+
+# ---------------------------------------------------------------- dream, against a real git history
 
 
 def test_dream_reports_a_symbol_missing_even_though_the_memory_itself_names_it(root, repo):
@@ -236,19 +427,31 @@ def test_config_repo_beats_the_git_work_tree_holding_the_store(tmp_path):
     assert find_repo(store, "../other") == other.resolve()  # relative to the store's parent folder
 
 
-def test_config_repo_is_used_by_dream(tmp_path):
-    holder = make_repo(tmp_path / "holder")
+def test_config_repo_is_used_by_dream(tmp_path, cli):
+    holder = make_repo(tmp_path / "holder")  # its history proves the memory's file and function gone
     store = holder / ".auto-dream"
     ensure_store(store)
-    other = tmp_path / "other"
-    (other / "src" / "old").mkdir(parents=True)
-    (other / "src" / "old" / "module.py").write_text("def old_handler():\n    pass\n")
+    git_history(tmp_path / "other", {"src/old/module.py": "def old_handler():\n    pass\n"})
     (store / "config.toml").write_text('repo = "../other"\n')
     relative = add_stale_project(store)
     report = run_dream(store)
     assert archive_actions(report) == []
     assert (store / relative).is_file()
     assert relative not in flagged(report)
+    assert json.loads(cli("--root", store, "check", "--json").out)["memories"][0]["staleness"] == FRESH
+
+
+def test_a_configured_repo_that_is_no_git_work_tree_proves_nothing_gone(tmp_path):
+    holder = make_repo(tmp_path / "holder")
+    store = holder / ".auto-dream"
+    ensure_store(store)
+    (tmp_path / "plain" / "src").mkdir(parents=True)
+    (store / "config.toml").write_text('repo = "../plain"\n')
+    relative = add_stale_project(store)
+    report = run_dream(store)
+    assert archive_actions(report) == [] and report["flagged"] == []
+    assert report["stats"]["evergreen"] == 1
+    assert (store / relative).is_file()
 
 
 def test_no_repo_and_no_config_finds_none(tmp_path):
@@ -418,104 +621,7 @@ def test_propose_lists_the_archive_and_archives_nothing(root, repo):
     assert report["stats"]["proposed"] == 1
 
 
-# ---------------------------------------------------------------- false FULLY_STALE on real Claude Code folders
-# Of 12 FULLY_STALE verdicts dream gave on /work/shared/data/claude-memory, 9 were false. Each case
-# below was a missing verifiable reference before; it is unverifiable (ignored) now.
-
-
-def make_wide_repo(folder: Path) -> Path:
-    """make_repo plus the empty top-level folders the real memories cite (tests/, scripts/, .claude/, materials/)."""
-    repo = make_repo(folder)
-    for name in ("tests", "scripts", ".claude", "materials"):
-        (repo / name).mkdir()
-    return repo
-
-
-def assert_evergreen(result) -> None:
-    assert result.classification == EVERGREEN
-    assert result.missing_refs == []
-
-
-@pytest.mark.parametrize("body", [
-    "The configure wizard asks with the `AskUserQuestion` tool.",  # orchestkit: a Claude Code tool
-    "The registry's `ValidateOCI` rejects images without the annotation.",  # orchestkit: the MCP registry's Go code
-    "Hooks answer through `additionalContext` and `UserPromptSubmit`.",  # orchestkit: Claude Code's hook protocol
-    "Funders score on `mission_alignment` first.",  # application-pipeline: a field of someone else's rubric
-])
-def test_a_name_only_named_in_backticks_does_not_count_as_missing(tmp_path, body):
-    assert_evergreen(classify_text(body, make_wide_repo(tmp_path / "repo")))
-
-
-def test_a_name_only_named_still_confirms_a_memory_when_the_repo_has_it(tmp_path):
-    result = classify_text("Moved out of src/gone.py; requests go through `handle_request`.",
-                           make_repo(tmp_path / "repo"))
-    assert result.classification == PARTIALLY_STALE
-    assert result.missing_refs == ["src/gone.py"]
-
-
-@pytest.mark.parametrize("ref", [
-    ".claude/plans/{date}-….md",  # application-pipeline: the session handoff file name
-    "tests/__pycache__/*",
-    "src/shared/schemas/<name>.ts",  # recommendarr
-    "src/hooks/src/<category>/<name>.ts",  # orchestkit
-    "tests/**/*.test.ts",
-    "src/app?.py",
-    "src/app/[id]/page.tsx",
-    "src/…/handler.py",
-    "src/.../handler.py",
-    "scripts/FILENAME.py",  # application-pipeline: "py_compile.compile(\"scripts/FILENAME.py\")"
-    "tests/test_FILE.py",
-    "materials/resumes/batch-NN/",  # application-pipeline
-])
-def test_globs_templates_and_placeholders_are_unverifiable(tmp_path, ref):
-    repo = make_wide_repo(tmp_path / "repo")
-    assert not is_verifiable(ref, repo)
-    result = classify_text(f"Written to `{ref}`.", repo)
-    assert_evergreen(result)
-    assert ref in result.unverifiable_refs
-
-
-@pytest.mark.parametrize("body", [
-    "Bump with ./scripts/bump-version.sh first.",  # orchestkit ork-ci-cd-engineer
-    "The page fixture is imported from `./fixtures.ts`.",  # recommendarr feedback_e2e_patterns
-    "Run `./src/app/main.py` from the checkout.",
-])
-def test_paths_relative_to_an_unknown_working_folder_are_unverifiable(tmp_path, body):
-    assert_evergreen(classify_text(body, make_wide_repo(tmp_path / "repo")))
-
-
-@pytest.mark.parametrize("body", [
-    "Reset the module registry with `vi.resetModules()` between tests.",  # vitest, not this repo
-    "Reset the module registry with vi.resetModules() between tests.",
-    "Check the flag with `fs.existsSync()` before reading.",
-    "Use `Date.now()` for arithmetic, `z.string().url()` becomes `z.url()`.",  # orchestkit, recommendarr
-    "The triage now `.trim()`s the ref.",  # orchestkit review-2041
-    "Build it with `Vec::with_capacity()`.",
-])
-def test_calls_on_an_object_that_is_not_this_repos_do_not_count_as_missing(tmp_path, body):
-    assert_evergreen(classify_text(body, make_wide_repo(tmp_path / "repo")))
-
-
-def test_a_call_on_a_class_the_memory_shows_defined_still_counts(tmp_path):
-    result = classify_text("src/app.py has class RequestRouter; it routes with `RequestRouter.route_all()`.",
-                           make_repo(tmp_path / "repo"))
-    assert result.classification == PARTIALLY_STALE
-    assert set(result.missing_refs) == {"RequestRouter", "route_all"}
-
-
-def test_a_call_on_a_module_of_a_path_the_memory_cites_still_counts(tmp_path):
-    # otf-api: `otf_api.api.utils.validate_identifier()` beside `src/otf_api`
-    result = classify_text("Validation lives in `src/app.py`: `src.checks.validate_identifier()`.",
-                           make_repo(tmp_path / "repo"))
-    assert result.classification == PARTIALLY_STALE
-    assert result.missing_refs == ["validate_identifier"]
-
-
-def test_a_call_on_a_variable_named_like_a_cited_file_does_not_count(tmp_path):
-    # recommendarr: `schema.optional()` is zod's, beside `src/server/schema.ts`
-    result = classify_text("Schemas are in `src/app.py`; write `app.nullish_value()`, not `app.optional()`.",
-                           make_repo(tmp_path / "repo"))
-    assert result.classification == FRESH
+# ---------------------------------------------------------------- what a memory says of its references
 
 
 @pytest.mark.parametrize("body", [
@@ -529,20 +635,38 @@ def test_a_call_on_a_variable_named_like_a_cited_file_does_not_count(tmp_path):
     "`old_handler()` was removed in #960.",
     "src/old/module.py was deleted with the port.",
     "`src/old/module.py` has been deleted.",
+    "src/old/module.py moved to the package.",
 ])
-def test_a_reference_the_memory_says_is_absent_does_not_count_as_missing(tmp_path, body):
-    assert_evergreen(classify_text(body, make_repo(tmp_path / "repo")))
+def test_a_reference_the_memory_says_is_absent_does_not_count_as_missing(body):
+    assert_evergreen(verdict(body, once("sync_guard", "flush_queue", "src/app/cache.py")))
 
 
-def test_saying_one_reference_is_absent_leaves_the_others_counted(tmp_path):
-    result = classify_text("`src/app/cache.py` does not exist; the port of src/old/module.py is done.",
-                           make_repo(tmp_path / "repo"))
+@pytest.mark.parametrize("body", [
+    "`src/old/module.py` → `src/app.py`",  # application-pipeline: the record of a reorganization
+    "src/old/module.py -> src/app.py",
+    "src/old/module.py was moved to src/app.py.",
+    "`old_handler()` was renamed to `handle_request()`.",
+])
+def test_the_old_place_of_a_move_the_memory_records_does_not_count_as_missing(body):
+    result = verdict(body)
+    assert result.classification == FRESH
+    assert result.missing_refs == []
+
+
+def test_of_a_move_only_the_old_place_is_left_out():
+    refs = extract_references("- `targets/` → `materials/targets/`, `launchd/` → `.config/launchd/`")
+    assert refs.files == ("materials/targets/", ".config/launchd/")
+
+
+def test_saying_one_reference_is_absent_leaves_the_others_counted():
+    result = verdict("`src/app/cache.py` does not exist; the port of src/old/module.py is done.",
+                     once("src/app/cache.py"))
     assert result.classification == FULLY_STALE
     assert result.missing_refs == ["src/old/module.py"]
 
 
-def test_a_function_that_is_missing_something_is_not_said_to_be_absent(tmp_path):
-    result = classify_text("`old_handler()` is missing a null check.", make_repo(tmp_path / "repo"))
+def test_a_function_that_is_missing_something_is_not_said_to_be_absent():
+    result = verdict("`old_handler()` is missing a null check.")
     assert result.classification == FULLY_STALE
     assert result.missing_refs == ["old_handler"]
 
@@ -552,8 +676,9 @@ def test_a_function_that_is_missing_something_is_not_said_to_be_absent(tmp_path)
     "Extract the style to a Linaria `css` class instead.",  # recommendarr feedback_lint_patterns
     "Pure client fn over card.impact and tags.",  # orchestkit ork-genui-architect
 ])
-def test_prose_after_a_definition_keyword_is_not_a_definition(tmp_path, body):
-    assert_evergreen(classify_text(body, make_wide_repo(tmp_path / "repo")))
+def test_prose_after_a_definition_keyword_is_not_a_definition(body):
+    assert extract_references(body).symbols == ()
+    assert_evergreen(verdict(body, once("citizen", "css", "over")))
 
 
 def test_a_line_list_after_a_path_is_not_part_of_the_path():
@@ -561,33 +686,69 @@ def test_a_line_list_after_a_path_is_not_part_of_the_path():
     assert extract_references("see `src/stop/handoff-writer.ts:129,169`").files == ("src/stop/handoff-writer.ts",)
 
 
-def test_a_missing_file_under_a_top_level_folder_of_the_repo_still_counts(tmp_path):
-    result = classify_text("The port of `src/app/old_module.py` is pending.", make_repo(tmp_path / "repo"))
-    assert result.classification == FULLY_STALE
-    assert result.missing_refs == ["src/app/old_module.py"]
-
-
 @pytest.mark.parametrize("body", ["Retries go through def old_retry_loop in the worker.",
                                   "Retries go through old_retry_loop() in the worker.",
                                   "Retries go through `old_retry_loop()`.",
                                   "The worker's `export default async function handler(...)` retries."])
-def test_a_deleted_function_shown_defined_or_called_still_counts(tmp_path, body):
-    result = classify_text(body, make_repo(tmp_path / "repo"))
+def test_a_deleted_function_shown_defined_or_called_still_counts(body):
+    result = verdict(body, once("old_retry_loop", "handler"))
     assert result.classification == FULLY_STALE
     assert result.missing_refs in (["old_retry_loop"], ["handler"])
 
 
-def test_references_that_do_not_say_which_symbols_are_only_named_never_count_a_symbol_missing(tmp_path):
-    # what a cache that keeps only files and symbols gives back: `AskUserQuestion` must not get it archived
-    index = RepoIndex(make_repo(tmp_path / "repo"))
-    refs = References(("src/gone.py",), ("AskUserQuestion", "handle_request"))
-    result = classify(refs, index, index.find_symbols(set(refs.symbols)))
-    assert result.classification == PARTIALLY_STALE
-    assert result.missing_refs == ["src/gone.py"]
-    assert classify(References((), ("AskUserQuestion",)), index, set()).classification == EVERGREEN
+# ---------------------------------------------------------------- the false stales of issue 26, in a real repository
+
+
+@pytest.fixture
+def project_with_history(tmp_path) -> Path:
+    """A repository whose history could fool a guess: it deleted a file and a function; a deleted file
+    called another library's `resource_changed()`; a test once defined the placeholder `maintain_foo`;
+    `.claude/specs/` is gitignored and its spec never committed; `src/app/cache.py` was never written."""
+    return git_history(
+        tmp_path / "project",
+        {".gitignore": ".claude/specs/\n", "src/app.py": "def handle_request(request):\n    return request\n",
+         "src/old/module.py": "def old_handler():\n    pass\n",
+         "src/watcher.py": "import watchfiles\n\nwatchfiles.resource_changed(callback)\n",
+         "tests/test_jobs.py": "def maintain_foo():\n    pass\n"},
+        {"src/old/module.py": None, "src/watcher.py": None, "tests/test_jobs.py": None})
+
+
+ISSUE_26_FALSE_STALES = {
+    "20260801_specs.md": "Specs are drafted in `.claude/specs/auth-flow.md` before any code.",
+    "20260801_watcher.md": "The watcher fires `resource_changed()` on every save.",
+    "20260801_jobs.md": "Each job ends with `maintain_foo()`, a stand-in for its own cleanup.",
+    "20260801_handoff.md": "Session handoffs go to `.claude/plans/{date}-handoff.md`.",
+    "20260801_cache.md": "We will add `src/app/cache.py` for the session cache.",
+}
+
+
+def test_dream_archives_none_of_the_issues_false_stales_and_still_archives_what_git_proves_gone(
+        project_with_history):
+    root = ensure_store(project_with_history / ".auto-dream").root
+    kept = [add_memory(root, name, name, "project", 40, body) for name, body in ISSUE_26_FALSE_STALES.items()]
+    stale = add_stale_project(root)
+    report = run_dream(root)
+    assert [a["path"] for a in archive_actions(report)] == [stale]
+    assert "src/old/module.py" in archive_actions(report)[0]["reason"]
+    assert "old_handler" in archive_actions(report)[0]["reason"]
+    assert all((root / relative).is_file() for relative in kept)
+    assert report["flagged"] == []
+    assert report["stats"]["evergreen"] == len(kept)
+
+
+def test_check_shows_only_what_git_proves_gone(project_with_history, cli):
+    root = ensure_store(project_with_history / ".auto-dream").root
+    for name, body in ISSUE_26_FALSE_STALES.items():
+        add_memory(root, name, name, "project", 40, body)
+    add_memory(root, "20260801_port.md", "Port", "project", 5,
+               "The port moved src/old/module.py into src/app.py; `old_handler()` became `handle_request()`.")
+    checked = json.loads(cli("--root", root, "check", "--json").out)
+    verdicts = {m["path"].rsplit("/", 1)[-1]: (m["staleness"], m["missing_refs"]) for m in checked["memories"]}
+    assert verdicts == {**{name: ("EVERGREEN", []) for name in ISSUE_26_FALSE_STALES},
+                        "20260801_port.md": ("PARTIALLY_STALE", ["src/old/module.py", "old_handler"])}
+
 
 def test_dream_archives_none_of_the_false_stale_shapes(root, repo):
-    (repo / ".claude").mkdir()
     relative = add_stale_project(root, body=(
         "The wizard asks with `AskUserQuestion`; plans go to `.claude/plans/{date}-handoff.md`.\n"
         "Tests call `vi.resetModules()`; fixtures come from `./fixtures.ts`.\n"
@@ -600,9 +761,7 @@ def test_dream_archives_none_of_the_false_stale_shapes(root, repo):
 
 def test_a_deleted_function_still_counts_when_the_memory_is_read_from_the_parse_cache(root, repo):
     # First dream: the memory is 10 days old, the 14-day guard keeps it; the cache stores its
-    # references. A month later the cached references alone decide: `gone_function()` is shown
-    # called, so it counts as missing (a cache that forgot which symbols are only named would
-    # have to take every symbol as a mere name, and never archive for a symbol).
+    # references. A month later the cached references alone decide.
     relative = add_stale_project(root, age_days=10, body="The entry point is `gone_function()`.")
     assert archive_actions(run_dream(root)) == []
     later = dream(open_context(root), NOW + timedelta(days=30), DreamOptions(),
@@ -610,7 +769,7 @@ def test_a_deleted_function_still_counts_when_the_memory_is_read_from_the_parse_
     assert [a["path"] for a in archive_actions(later)] == [relative]
 
 
-def test_a_name_only_named_is_still_only_named_when_read_from_the_parse_cache(root, repo):
+def test_a_name_the_repository_never_defined_stays_unverifiable_when_read_from_the_parse_cache(root, repo):
     relative = add_stale_project(root, age_days=10, body="The wizard asks with `AskUserQuestion` (a tool's name).")
     run_dream(root)
     later = dream(open_context(root), NOW + timedelta(days=30), DreamOptions(),

@@ -66,7 +66,7 @@ def new_entries(rng: random.Random, round_number: int) -> list[tuple[str, str]]:
 
 
 def build_store(repo: Path) -> Path:
-    make_git_project(repo)
+    make_git_project(repo, ("src/gone/old.py",), ("gone_func",))  # what the legacy importer memory cites
     root = repo / ".auto-dream"
     ensure_store(root)
     for relative, (name, memory_type, days, body) in HAND_WRITTEN.items():

@@ -10,6 +10,7 @@ gone from the project.
 
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 from importlib.resources import as_file, files
@@ -27,10 +28,20 @@ def show(*argv: str) -> int:
 
 
 def make_project(folder: Path) -> None:
-    """A small git project: src/ exists, but the legacy importer was deleted long ago."""
-    (folder / ".git").mkdir()
-    (folder / "src").mkdir()
+    """A small git project whose history shows the legacy importer, deleted long ago: a memory citing
+    it is provably stale. Without git there is no history, and nothing is."""
+    importer = folder / "src" / "legacy" / "importer.py"
+    importer.parent.mkdir(parents=True)
     (folder / "src" / "app.py").write_text("def main():\n    return 'billing'\n")
+    importer.write_text("def legacy_import(path):\n    return open(path).read()\n")
+    git = ["git", "-C", str(folder), "-c", "user.name=auto-dream demo", "-c", "user.email=demo@example.invalid",
+           "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"]
+    try:
+        for argv in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "Billing app and its legacy importer"],
+                     ["rm", "-q", str(importer)], ["commit", "-q", "-m", "Retire the legacy importer"]):
+            subprocess.run([*git, *argv], check=True, capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        importer.unlink(missing_ok=True)
 
 
 def install_example(root: Path) -> None:

@@ -14,6 +14,7 @@ from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import LogProblem, read_all_entries
 from auto_dream.store.memory import Unreadable, shown
 from auto_dream.store.memory_md import activity_at, index_in_sync, marked_memories
+from auto_dream.store.repository import open_repository
 from auto_dream.store.review_queue import pending, read_queue
 from auto_dream.store.scan import scan_memories
 
@@ -70,8 +71,8 @@ def check_store(context: StoreContext, now: datetime) -> CheckResult:
     waiting = sum(1 for e in entries if e.id not in distilled)
     last_dream = read_last_dream(context.paths)
     repo, _ = repo_for_folder(context.paths.root, context.config.repo, context.home, context.claude_config_dir)
-    staleness = assess_staleness(scan.memories, repo,
-                                 context.paths.root, {path: parsed.refs for path, parsed in scan.parsed.items()})
+    staleness = assess_staleness(scan.memories, open_repository(repo, exclude=context.paths.root),
+                                 {path: parsed.refs for path, parsed in scan.parsed.items()})
     activity = activity_at(context, now)
     newest = max((memory.mtime for memory in scan.memories), default=None)
     activity = replace(activity, newest=newest) if activity.cutoff is not None else activity

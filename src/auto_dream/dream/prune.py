@@ -11,6 +11,7 @@ from auto_dream.judge.staleness import (
     assess_staleness,
 )
 from auto_dream.store.memory import Memory
+from auto_dream.store.repository import open_repository
 
 # Guard 4 of seed 000: a memory that exists to prevent a regression outlives the code it cites.
 _DIRECTIVE = re.compile(r"\b(?:do not|don't|never|avoid)\b|不要|禁止|切勿|别再|しない|してはいけない|禁止", re.I)
@@ -52,8 +53,8 @@ def prune(snapshot: Snapshot, decisions: Decisions) -> None:
     references = live.references()
     live.load(references)
     cited = [(live[path], references[path]) for path in sorted(references)]
-    staleness = assess_staleness([m for m, _ in cited], snapshot.repo, snapshot.context.paths.root,
-                                 {m.path: refs for m, refs in cited})
+    repository = open_repository(snapshot.repo, exclude=snapshot.context.paths.root) if cited else None
+    staleness = assess_staleness([m for m, _ in cited], repository, {m.path: refs for m, refs in cited})
     counts = {"evergreen": len(live) - len(cited), "partially_stale": 0}
     for memory, _ in cited:
         result = staleness[memory.path]

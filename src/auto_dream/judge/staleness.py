@@ -1,22 +1,26 @@
-"""Staleness (DESIGN 3.2): file and symbol references checked against the project's repository.
+"""Staleness (README, Staleness): the files and symbols a memory names, and which of them the
+repository proves gone.
 
-Only references that can be checked count: a path rooted outside the repository (`~`, `/`,
-`$`, a URL) or whose first folder is not a top-level folder of the repository is
-UNVERIFIABLE, and a memory with no verifiable reference is EVERGREEN however many paths it
-names (OrchestKit's dream flagged 11 of 11 live memories as stale for want of this rule).
+A reference counts against a memory only with proof that it is the repository's own and gone:
+a path its git history tracked that the work tree no longer has, a symbol its history defined
+that no file names now. Every other reference is unverifiable and never counts: a path rooted
+elsewhere or standing for files (a glob, a template, a placeholder), a path gitignored or never
+tracked, a name the repository never defined (another library's `resource_changed()`), a file
+the memory says is missing or only planned. A memory with no verifiable reference is EVERGREEN
+however many it names.
 
-Of 12 FULLY_STALE verdicts on real Claude Code folders, 9 were false: a Claude Code tool
-named in backticks, globs and templates, `./` paths, library calls, and references the
-memory itself says are missing. Each rule below that keeps such a reference from counting
-names its real case.
+Guessing instead (a path is missing when the work tree lacks it, a name when no file holds it)
+made most FULLY_STALE verdicts on real Claude Code folders false: a Claude Code tool named in
+backticks, a library's calls, templates, gitignored specs, files a memory only planned. The
+rules below that keep a reference from being asked about at all name their real case; the
+proof is asked of a Repository (this module's protocol; store/repository.py answers it with
+git, a test with a dict), so every decision here is a pure function of texts and its answers.
 """
 
-import os
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
-from stat import S_ISREG
+from datetime import datetime
 from typing import Protocol
 
 EVERGREEN, FRESH, PARTIALLY_STALE, FULLY_STALE = "EVERGREEN", "FRESH", "PARTIALLY_STALE", "FULLY_STALE"
@@ -31,12 +35,8 @@ _URL = re.compile(r"(?<![a-z0-9+.-])([0-9+.-]*)[a-z][a-z0-9+.-]*://\S+", re.IGNO
 _PATH = re.compile(
     rf"(?<![\w/.~$@{{}}<>*?…-])([~$/]?[\w.@~$-]*(?:/[\w.@-]+)+\.(?:{_EXTENSIONS}))(?::\d+(?:[:,-]\d+)*)?(?![\w/])")
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
-# a call of a bare name: `handle_request()`; not `vi.resetModules()` or `Vec::new()` (see _METHOD_CALL)
-_CALL = re.compile(r"(?<![\w.:$])([A-Za-z_][A-Za-z0-9_]{2,})\(\)")
-# a call on an object: `vi.resetModules()`, `z.string().url()`, `.trim()`, `Vec::with_capacity()`
-_METHOD_CALL = re.compile(r"(?:\.|::)([A-Za-z_][A-Za-z0-9_]{2,})\(\)")
-# the first name of the object chain a method is called on: `vi` in `vi.`, `otf_api` in `otf_api.api.utils.`
-_RECEIVER = re.compile(r"([A-Za-z_$][\w$]*)(?:(?:\.|::)[A-Za-z_$][\w$]*)*$")
+# a call: `handle_request()`, and on an object `vi.resetModules()`, `z.string().url()`, `Vec::with_capacity()`
+_CALL = re.compile(r"(?<![\w$])([A-Za-z_][A-Za-z0-9_]{2,})\(\)")
 _DEFINITION = re.compile(r"\b(def|class|function|func|fn)\s+([A-Za-z_][A-Za-z0-9_]{2,})([(<])?")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _CAMEL = re.compile(r"[a-z0-9][A-Z]|^[A-Z][a-z0-9]+[A-Z]")
@@ -65,32 +65,51 @@ _NOT_EXIST = r"(?:(?:does|do|did)\s*(?:not|n't)|no\s+longer)\s+exists?\b"
 # null check" (X is there, the check is not): the clause ends or a place follows
 _MISSING = (r"(?:(?:is|are|was|were)\s+)?[*_]*(?:still\s+)?(?:missing|absent|removed|deleted)[*_]*"
             r"(?=\s*(?:$|[^\w\s`]|(?:from|in|on|here|there|now|yet|upstream|entirely)\b))")
-_ABSENT_AFTER = re.compile(rf"^[`'\"*_)\]]*\s*(?:{_GONE_PASSIVE}|{_NOT_EXIST}|{_MISSING})", re.IGNORECASE)
-_SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", ".tox", ".mypy_cache",
-              ".pytest_cache", "target", ".hypothesis"}
-MAX_SCANNED_FILE = 2_000_000
+# "`targets/` → `materials/targets/`", "X moved to Y", "`old_fn()` was renamed to `new_fn()`": the record of a
+# move (application-pipeline's repo reorganization) names the old place as gone on purpose
+_MOVED = (r"(?:→|->|⟶|=>|(?:(?:is|are|was|were|has\s+been|have\s+been)\s+)?(?:moved|renamed|migrated|relocated)"
+          r"\s+(?:to|into|under|as)\b)")
+_ABSENT_AFTER = re.compile(rf"^[`'\"*_)\]]*\s*(?:{_GONE_PASSIVE}|{_NOT_EXIST}|{_MISSING}|{_MOVED})", re.IGNORECASE)
+# The memory says the reference is yet to come, before it: "will add `X`", "TODO: create the module `X`",
+# "we need to write X"; a file a memory only planned was counted missing
+_PLANNED_BEFORE = re.compile(r"(?:\bwill|\bshall|'ll|\bto|\btodo:?)\s+(?:add|create|write|introduce|scaffold)\b"
+                             r"(?:\s+(?:a|an|the|new|file|module|function|class|script|test|called|named)\b)*"
+                             r"[\s*_:`'\"(]*$", re.IGNORECASE)
+# ... or after it: "`X` (planned)", "`X` (to be created)", "`X` is not yet written", "`X` will be added"
+_PLANNED_AFTER = re.compile(
+    r"^[`'\"*_)\]]*\s*(?:\(\s*(?:planned|todo|to\s+(?:be\s+)?(?:add|creat|writ)\w*|not\s+yet\s+\w+)"
+    r"|(?:is|are)\s+(?:planned|not\s+yet\s+(?:created|added|written|there))"
+    r"|(?:will|shall)\s+be\s+(?:added|created|written)"
+    r"|(?:is\s+|are\s+)?(?:still\s+|yet\s+)?to\s+be\s+(?:added|created|written))\b", re.IGNORECASE)
+# Words that stand for a name in an example: `maintain_foo`, `src/foo/bar.py`, `test_xxx`, `example.ts`
+_PLACEHOLDER_PARTS = frozenset({"foo", "foobar", "baz", "qux", "quux", "example"})
+_WORD_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_XS = re.compile(r"x{3,}")
+# A day a memory names: "(PR #835, 2026-03-02)", "Design (2026-06-18)"; what it cites was likely there then
+_DAY = re.compile(r"(?<![\d-])(20\d\d)-([01]\d)-([0-3]\d)(?![\d-])")
 
 
 @dataclass(frozen=True)
 class References:
+    """The file paths and the code names a memory cites, each once, in the order it cites them."""
+
     files: tuple[str, ...]
     symbols: tuple[str, ...]
-    # The symbols that are only named: a bare word in backticks (`AskUserQuestion`, a Claude Code tool)
-    # or a method called on an object the memory does not show as this repository's (`vi.resetModules()`).
-    # Found in the repository they confirm the memory; missing they prove nothing. A subset of `symbols`;
-    # None when not known (references kept by a cache that does not store it): every symbol is then taken
-    # as only named, since a tool name counted as missing gets a memory archived, a missed symbol does not.
-    named_only: tuple[str, ...] | None = None
-
-    def __post_init__(self) -> None:
-        if self.named_only is None and not self.symbols:  # no symbol, nothing unknown
-            object.__setattr__(self, "named_only", ())
 
 
 def is_template(ref: str) -> bool:
     """A glob, a template or a placeholder (`tests/__pycache__/*`, `src/shared/schemas/<name>.ts`,
     `scripts/FILENAME.py`): it stands for files, it names none."""
     return bool(_TEMPLATE_SYNTAX.search(ref) or _PLACEHOLDER_WORD.search(ref))
+
+
+def is_placeholder(ref: str) -> bool:
+    """A stand-in an example uses for a real name: `maintain_foo`, `test_xxx.py`, `src/example/app.py`,
+    `path/to/file.py`. The repository's history could even hold one (a test's `def foo`); it is not
+    what the memory means."""
+    if ref.lower().startswith("path/to/") or "/path/to/" in ref.lower():
+        return True
+    return any(part.lower() in _PLACEHOLDER_PARTS or _XS.fullmatch(part.lower()) for part in _WORD_PARTS.findall(ref))
 
 
 def is_relative_to_a_working_folder(ref: str) -> bool:
@@ -100,20 +119,31 @@ def is_relative_to_a_working_folder(ref: str) -> bool:
 
 
 def names_a_symbol(token: str) -> bool:
-    """A code-shaped word alone in backticks (`retry_budget`, `SessionStore`): a name, only named. It may be
-    this repository's or not: orchestkit's `AskUserQuestion` is a Claude Code tool, its `ValidateOCI` the
-    MCP registry's Go code. References.named_only: it confirms a memory, its absence proves nothing."""
+    """A code-shaped word alone in backticks (`retry_budget`, `SessionStore`), not a plain word (`make`).
+    It may be this repository's or not (orchestkit's `AskUserQuestion` is a Claude Code tool): only
+    the repository's history tells."""
     return bool(_IDENTIFIER.fullmatch(token) and ("_" in token.strip("_") or _CAMEL.search(token)))
 
 
 def is_said_absent(text: str, start: int, end: int) -> bool:
     """Whether the memory says the reference at text[start:end] is absent ("there is no `X`", "`X` was
-    removed"): a memory recording that something is missing cannot be made stale by its absence."""
+    removed", "`X` → `Y`"): a memory recording that something is missing or moved cannot be made stale
+    by its absence."""
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     before = text[max(line_start, start - 40):start]
     after = text[end:line_end if line_end >= 0 else len(text)][:60]
     return bool(_ABSENT_BEFORE.search(before) or _ABSENT_AFTER.match(after))
+
+
+def is_said_planned(text: str, start: int, end: int) -> bool:
+    """Whether the memory says the reference at text[start:end] is yet to come ("will add `X`", "`X`
+    (to be created)"): a plan is not a claim that the file is there."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    before = text[max(line_start, start - 60):start]
+    after = text[end:line_end if line_end >= 0 else len(text)][:60]
+    return bool(_PLANNED_BEFORE.search(before) or _PLANNED_AFTER.match(after))
 
 
 def is_code_definition(keyword: str, name: str, opens: str | None) -> bool:
@@ -123,40 +153,20 @@ def is_code_definition(keyword: str, name: str, opens: str | None) -> bool:
     return bool(opens or "_" in name or _CAMEL.search(name) or (keyword == "class" and name[0].isupper()))
 
 
-def receiver_is_this_repos(text: str, call_start: int, repo_names: set[str]) -> bool:
-    """Whether a method call's object is one the memory shows as this repository's: a class or function
-    it defines (`RequestRouter.route_all()` beside `class RequestRouter`) or a folder of a path it
-    cites (otf-api: `otf_api.api.utils.validate_identifier()` beside `src/otf_api`). `vi` in
-    `vi.resetModules()` is vitest's, `z` in `z.string().url()` is zod's: neither is."""
-    receiver = _RECEIVER.search(text[max(0, call_start - 200):call_start])
-    return receiver is not None and receiver.group(1) in repo_names
-
-
-def folder_names(paths: Iterable[str]) -> set[str]:
-    """The folders of the repository paths a memory cites (`src/otf_api/api/client.py`: src, otf_api, api).
-    Not file names: recommendarr's `schema.optional()` calls zod on a variable, beside `src/server/schema.ts`."""
-    names = set()
-    for path in paths:
-        if not path.startswith(("~", "/", "$")) and not is_template(path):
-            parts = path.rstrip("/").split("/")
-            names.update(parts[:-1] if "." in parts[-1] and not path.endswith("/") else parts)
-    return names
-
-
 def extract_references(text: str) -> References:
-    """File paths (a trailing `:line` is not part of the path) and code symbols named in `text`.
-
-    A reference the memory says is absent is left out. Symbols shown defined or called are
-    `symbols`; those only named are `named_only` too (see References)."""
+    """File paths (a trailing `:line` is not part of the path) and code symbols named in `text`:
+    paths with a folder and a known extension, backticked paths, names defined (`def parse_config`),
+    called (`handle_request()`, `vi.resetModules()`) or code-shaped in backticks (`SessionStore`).
+    A reference the memory says is absent or only planned is left out."""
     text = _URL.sub(r"\1 ", text)
     files: dict[str, None] = {}
-    shown: dict[str, None] = {}
-    named: dict[str, None] = {}
-    absent: set[str] = set()
+    symbols: dict[str, None] = {}
+    left_out: set[str] = set()
 
     def add(found: dict[str, None], ref: str, match: re.Match, group: int = 0) -> None:
-        if is_said_absent(text, match.start(group), match.end(group)):
-            absent.add(ref)
+        start, end = match.start(group), match.end(group)
+        if is_said_absent(text, start, end) or is_said_planned(text, start, end):
+            left_out.add(ref)
         found[ref] = None
 
     for match in _PATH.finditer(text):
@@ -166,20 +176,13 @@ def extract_references(text: str) -> References:
         if "/" in token and " " not in token:
             add(files, token, match)
         elif names_a_symbol(token):
-            add(named, token, match)
-    definitions = set()
+            add(symbols, token, match)
     for match in _DEFINITION.finditer(text):
         if is_code_definition(*match.group(1, 2, 3)):
-            definitions.add(match.group(2))
-            add(shown, match.group(2), match, 2)
+            add(symbols, match.group(2), match, 2)
     for match in _CALL.finditer(text):
-        add(shown, match.group(1), match)
-    repo_names = definitions | folder_names(files)
-    for match in _METHOD_CALL.finditer(text):
-        add(shown if receiver_is_this_repos(text, match.start(), repo_names) else named, match.group(1), match)
-    symbols = [s for s in {**named, **shown} if s not in absent]
-    return References(tuple(f for f in files if f not in absent), tuple(symbols),
-                      tuple(s for s in symbols if s not in shown))
+        add(symbols, match.group(1), match)
+    return References(tuple(f for f in files if f not in left_out), tuple(s for s in symbols if s not in left_out))
 
 
 def without_line_suffix(ref: str) -> str:
@@ -188,12 +191,43 @@ def without_line_suffix(ref: str) -> str:
     return ref[:len(ref) - suffix.end()] if suffix else ref
 
 
-def is_verifiable(ref: str, repo: Path | None) -> bool:
-    """REPO_RELATIVE (checkable here) or UNVERIFIABLE (rooted elsewhere, or standing for files: never counts)."""
-    if repo is None or ref.startswith(("~", "/", "$")) or is_relative_to_a_working_folder(ref) or is_template(ref):
-        return False
-    first = ref.split("/", 1)[0]
-    return "/" in ref and (repo / first).is_dir()
+def is_verifiable(ref: str) -> bool:
+    """Whether a path could name one of the repository's files, so that its history is asked about it:
+    not rooted elsewhere (`~`, `/`, `$`, `./`, `../`), not a glob, template or placeholder."""
+    return not (ref.startswith(("~", "/", "$")) or is_relative_to_a_working_folder(ref) or is_template(ref)
+                or is_placeholder(ref))
+
+
+def is_verifiable_symbol(name: str) -> bool:
+    """Whether a name could be one the repository defined: not a placeholder (`maintain_foo`)."""
+    return not is_placeholder(name)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the repository shows of some references: those it has now, and those provably gone (its
+    own once, by its history, and not there now). Any other reference is unverifiable."""
+
+    present: frozenset[str] = frozenset()
+    gone: frozenset[str] = frozenset()
+
+
+NO_EVIDENCE = Evidence()
+
+
+class Repository(Protocol):
+    """The repository a store's memories cite, asked once per run about every memory's references."""
+
+    def files(self, paths: Collection[str]) -> Evidence:
+        """Of these paths (relative to the repository's folder): those there now, and those its history
+        tracked that are gone (a gitignored path is never gone)."""
+        ...
+
+    def symbols(self, names: Collection[str], written: Collection[datetime] = ()) -> Evidence:
+        """Of these names: those a file names now, and those its history defined that no file names now.
+        `written`: when the memories citing them were written (the commits current then are the likeliest
+        to define what they cite)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -203,94 +237,22 @@ class Staleness:
     unverifiable_refs: list[str] = field(default_factory=list)
 
 
-class RepoIndex:
-    """The repository a store's references are checked against: file existence and identifiers."""
-
-    def __init__(self, repo: Path | None, exclude: Path | None = None):
-        self.repo = repo
-        self.exclude = exclude.resolve() if exclude is not None else None
-        self._found_symbols: set[str] = set()
-        self._searched: set[str] = set()
-
-    def file_exists(self, ref: str) -> bool:
-        return self.repo is not None and (self.repo / ref).exists()
-
-    def find_symbols(self, wanted: set[str]) -> set[str]:
-        """Which of `wanted` appear as identifiers in the repository's text files (one pass)."""
-        todo = wanted - self._searched
-        if todo and self.repo is not None:
-            self._found_symbols |= self._scan(self.repo, todo)
-            self._searched |= todo
-        return wanted & self._found_symbols
-
-    def _scan(self, repo: Path, wanted: set[str]) -> set[str]:
-        found: set[str] = set()
-        for current, dirs, names in os.walk(repo):
-            here = Path(current)
-            dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not d.startswith(".")
-                       and (self.exclude is None or (here / d).resolve() != self.exclude)]
-            for name in names:
-                data = _read_source_file(here / name)
-                if data is None or b"\x00" in data[:8192]:
-                    continue
-                found |= wanted & set(_IDENTIFIER.findall(data.decode("utf-8", "replace")))
-                if found == wanted:
-                    return found
-        return found
-
-
-def _read_source_file(path: Path) -> bytes | None:
-    """A regular file's bytes when it is no larger than MAX_SCANNED_FILE, else None: never a
-    symlink (to /dev/zero, out of the repository), never a FIFO or a device, whose read blocks
-    or never ends. O_NONBLOCK lets a FIFO open without a writer; fstat then turns it away."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        stat = os.fstat(fd)
-        if not S_ISREG(stat.st_mode) or stat.st_size > MAX_SCANNED_FILE:
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(MAX_SCANNED_FILE + 1)  # a file that grew since fstat is read no further
-        return data if len(data) <= MAX_SCANNED_FILE else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def classify(refs: References, repo_index: RepoIndex, found_symbols: set[str]) -> Staleness:
-    """EVERGREEN (nothing verifiable), FRESH, PARTIALLY_STALE or FULLY_STALE (every ref and symbol gone).
-
-    A symbol only named (References.named_only) counts when the repository has it, and is
-    unverifiable when it does not."""
-    repo = repo_index.repo
-    verifiable = [f for f in refs.files if is_verifiable(f, repo)]
-    unverifiable = [f for f in refs.files if not is_verifiable(f, repo)]
-    named_only = set(refs.symbols if refs.named_only is None else refs.named_only)
-    symbols = [s for s in refs.symbols if s in found_symbols or s not in named_only] if repo is not None else []
-    unverifiable += [s for s in refs.symbols if s not in symbols]
-    if not verifiable and not symbols:
+def classify(refs: References, files: Evidence, symbols: Evidence) -> Staleness:
+    """EVERGREEN (nothing verifiable), FRESH (nothing gone), PARTIALLY_STALE, or FULLY_STALE (every
+    verifiable reference gone). A reference is verifiable when the repository has it or proves it gone."""
+    checked = [f for f in refs.files if is_verifiable(f) and (f in files.present or f in files.gone)]
+    checked_symbols = [s for s in refs.symbols if is_verifiable_symbol(s)
+                       and (s in symbols.present or s in symbols.gone)]
+    unverifiable = [f for f in refs.files if f not in checked] + [s for s in refs.symbols if s not in checked_symbols]
+    if not checked and not checked_symbols:
         return Staleness(EVERGREEN, [], unverifiable)
-    missing = [f for f in verifiable if not repo_index.file_exists(f)]
-    missing += [s for s in symbols if s not in found_symbols]
+    missing = [f for f in checked if f not in files.present]
+    missing += [s for s in checked_symbols if s not in symbols.present]
     if not missing:
         return Staleness(FRESH, [], unverifiable)
-    if len(missing) == len(verifiable) + len(symbols):
+    if len(missing) == len(checked) + len(checked_symbols):
         return Staleness(FULLY_STALE, missing, unverifiable)
     return Staleness(PARTIALLY_STALE, missing, unverifiable)
-
-
-def find_repo(store_root: Path, configured: str | None) -> Path | None:
-    """config `repo` (relative to the store's folder), else the git work tree holding the store."""
-    if configured:
-        repo = (store_root.parent / Path(configured).expanduser()).resolve()
-        return repo if repo.is_dir() else None
-    for folder in (store_root.resolve(), *store_root.resolve().parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
 
 
 class Cited(Protocol):
@@ -298,17 +260,41 @@ class Cited(Protocol):
 
     @property
     def path(self) -> str: ...
+    @property
+    def mtime(self) -> datetime: ...
     def text(self) -> str: ...
 
 
-def assess_staleness(memories: Iterable[Cited], repo: Path | None, store_root: Path,
+def moments_of(memory: Cited, text: str) -> set[datetime]:
+    """When what a memory cites was likely there: when it was written, and the days it names
+    (orchestkit's review of PR #835 was rewritten in July; it says "2026-03-02")."""
+    moments = {memory.mtime}
+    for match in _DAY.finditer(text):
+        year, month, day_of_month = map(int, match.groups())
+        try:
+            day = datetime(year, month, day_of_month, 12, tzinfo=memory.mtime.tzinfo)
+        except ValueError:  # 2026-02-30
+            continue
+        if day <= memory.mtime:
+            moments.add(day)
+    return moments
+
+
+def assess_staleness(memories: Iterable[Cited], repository: Repository | None,
                      known_refs: dict[str, References] | None = None) -> dict[str, Staleness]:
-    """The staleness class of every memory, checking the repository once for all symbols."""
-    repo_index = RepoIndex(repo, exclude=store_root)
+    """The staleness class of every memory, asking the repository once about all their references
+    (`known_refs`: references already extracted, by path). No repository: every reference is unverifiable."""
     known_refs = known_refs or {}
+    memories = list(memories)
     references = {m.path: known_refs.get(m.path) or extract_references(m.text()) for m in memories}
-    wanted = {s for refs in references.values() for s in refs.symbols} if repo is not None else set()
-    found = repo_index.find_symbols(wanted) if wanted else set()
+    files, symbols = NO_EVIDENCE, NO_EVIDENCE
+    if repository is not None:
+        paths = {f for refs in references.values() for f in refs.files if is_verifiable(f)}
+        names = {s for refs in references.values() for s in refs.symbols if is_verifiable_symbol(s)}
+        written = sorted({moment for m in memories if any(map(is_verifiable_symbol, references[m.path].symbols))
+                          for moment in moments_of(m, m.text())})
+        files = repository.files(sorted(paths)) if paths else NO_EVIDENCE
+        symbols = repository.symbols(sorted(names), written) if names else NO_EVIDENCE
     evergreen = Staleness(EVERGREEN)
-    return {path: classify(refs, repo_index, found) if refs.files or refs.symbols else evergreen
+    return {path: classify(refs, files, symbols) if refs.files or refs.symbols else evergreen
             for path, refs in references.items()}

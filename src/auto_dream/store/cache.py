@@ -56,7 +56,7 @@ from auto_dream.store.walk import Fingerprint
 # PRAGMA user_version of the file; any other value is a foreign cache. Raise it whenever what
 # is stored would read differently now (the schema, how frontmatter is read, what the judge
 # derives from a text: words, stems, negation scopes, references), so every memory is parsed again.
-VERSION = 14
+VERSION = 15
 FILE_NAME = "cache.sqlite3"
 Posting = tuple[int, int, int, int]  # (word rank, memory row id, the memory's word count, the word's position)
 Row = tuple  # a row as sqlite3 returns it: its values are what the SQL selects
@@ -505,7 +505,7 @@ class ParseCache:
                 "type_source, refs, status) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (memory.path, *parsed.fingerprint, memory.name, memory.description, memory.type,
                  memory.mtime.isoformat(), memory.mtime.timestamp(), int(memory.pinned), memory.type_source,
-                 json.dumps([refs.files, refs.symbols, refs.named_only]) if refs.files or refs.symbols else None,
+                 json.dumps([refs.files, refs.symbols]) if refs.files or refs.symbols else None,
                  None if memory.status is None else json.dumps(
                      [memory.status.kind, memory.status.quote, memory.status.points_to], ensure_ascii=False))
             ).lastrowid
@@ -538,9 +538,9 @@ _EMPTY: frozenset[str] = frozenset()
 
 
 def _references(stored: str) -> References:
-    """A memory's references as the cache keeps them: [files, symbols, the symbols only named]."""
-    files, symbols, named_only = json.loads(stored)
-    return References(tuple(files), tuple(symbols), None if named_only is None else tuple(named_only))
+    """A memory's references as the cache keeps them: [files, symbols]."""
+    files, symbols = json.loads(stored)
+    return References(tuple(files), tuple(symbols))
 
 
 def _status(stored: str) -> Status:

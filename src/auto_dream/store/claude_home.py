@@ -27,7 +27,7 @@ import os
 import re
 from pathlib import Path
 
-from auto_dream.judge.staleness import find_repo
+from auto_dream.store.repository import find_repo
 
 PROJECTS_FILE = ".claude.json"
 LEGACY_PROJECTS_FILE = ".config.json"  # in the config home; Claude Code reads it first when it exists
