@@ -476,3 +476,27 @@ def test_a_dream_pairs_a_memory_with_the_one_it_names_whatever_words_they_share(
         ("possible_duplicate", {"memories/feedback/feedback_never_defer_to_human.md",
                                 "memories/feedback/feedback_never_defer_commands.md"})]
     assert len(live(root)) == 2
+
+
+ADDITIVE = ("New rules AMEND existing rules. They never replace them. Every rule ever established remains in force "
+            "unless explicitly revoked by the user.\n\n**Why:** on 2026-03-26 the original rules were forgotten.\n\n"
+            "**How to apply:**\n1. Before writing any new feedback rule, read all existing feedback files.\n"
+            "2. When two rules conflict, ask the user.")
+UNIFIED = ("**PRINCIPLE: Rules are ADDITIVE. New rules AMEND, never overwrite. Every rule ever established remains in "
+           "force unless explicitly revoked by the user.**\n\n## ORIGINAL RULES\n\n"
+           "1. **Location:** New York City.\n2. **Length:** 550-700 words, 4-5 substantial paragraphs.\n"
+           "3. **Never apologize for gaps.** Lead with what you bring.\n\n## AMENDMENTS\n\n"
+           "### A1. The employer is ORGANVM\nThe old title must never appear on a resume or a cover letter.")
+
+
+def test_a_memory_whose_statement_the_other_holds_is_a_possible_duplicate():
+    found = judge_documents(side(UNIFIED), side(ADDITIVE, NEWER))
+    assert (found.outcome, found.kind, found.rule) == ("review", "duplicate", "restates")
+    assert found.quotes[1].startswith("New rules AMEND existing rules.")
+    assert found.quotes[0].startswith("**PRINCIPLE: Rules are ADDITIVE.")
+
+
+def test_a_lead_the_other_only_shares_words_with_is_no_restatement():
+    other = UNIFIED.replace("Every rule ever established remains in force unless explicitly revoked by the user.",
+                            "Older rules stay unless the user revokes them.")
+    assert judge_documents(side(other), side(ADDITIVE, NEWER)).outcome == "none"

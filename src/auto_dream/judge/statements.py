@@ -756,7 +756,53 @@ def judge_documents(a: Side, b: Side, rarity: Rarity | None = None) -> Verdict:
         passage, quotes = _shared_passage(a.text, b.text)
         return Verdict("review", "duplicate", f"weighted similarity {similarity:.2f}, sizes {ratio:.2f} apart: "
                        + passage, quotes, "weighted_jaccard")
+    for restating, restated, first in ((a, b, True), (b, a, False)):
+        if said := restates(restated.text, restating.text):
+            lead, where = said
+            quotes = (lead, where) if not first else (where, lead)
+            return Verdict("review", "duplicate", f"what one opens with, the other says: {_quote(lead)}", quotes,
+                           "restates")
     return NOTHING
+
+
+# A memory's lead is restated only when it says this much (a heading or a one-line label is no
+# statement), and one paragraph of the other holds this share of its words.
+RESTATED_WORDS = 8
+RESTATED_SHARE = 0.8
+
+
+def restates(document: str, other: str) -> tuple[str, str] | None:
+    """(the lead of `document`, the paragraph of `other` that says it) when one paragraph of
+    `other` holds RESTATED_SHARE of the words of `document`'s lead — the first paragraph of what
+    it says, its main statement — and says one of its sentences whole (document_says), without
+    a conflict between them; else None.
+
+    Real case (application-pipeline): `feedback_rules_are_additive.md` opens "New rules AMEND
+    existing rules. They never replace them. Every rule ever established remains in force
+    unless explicitly revoked by the user.", which the unified rules file says as its
+    PRINCIPLE ("New rules AMEND, never overwrite. Every rule ever established …"): one
+    memory's statement held inside a longer one, a possible duplicate that was listed as a
+    conflict."""
+    lead = _lead(document)
+    wanted = significant_words(lead)
+    if len(wanted) < RESTATED_WORDS:
+        return None
+    for paragraph in other.split("\n\n"):
+        words = significant_words(paragraph)
+        if len(wanted & words) >= RESTATED_SHARE * len(wanted) and any(
+                document_says(paragraph, sentence) for sentence in sentences(lead)) and not is_contradiction(
+                Profile.of(lead), Profile.of(paragraph), 0.0):
+            return _flat(lead), _flat(paragraph)
+    return None
+
+
+def _lead(document: str) -> str:
+    """A document's first paragraph that says something: not a heading, a list, a table or code."""
+    for paragraph in core_text(document).split("\n\n"):
+        lines = [line for line in paragraph.strip().split("\n") if line.strip()]
+        if lines and not _STRUCTURE.match(lines[0]):
+            return " ".join(lines)
+    return ""
 
 
 def document_says(document: str, statement: str) -> str | None:
