@@ -757,8 +757,8 @@ def judge_documents(a: Side, b: Side, rarity: Rarity | None = None) -> Verdict:
         return Verdict("review", "duplicate", f"weighted similarity {similarity:.2f}, sizes {ratio:.2f} apart: "
                        + passage, quotes, "weighted_jaccard")
     for restating, restated, first in ((a, b, True), (b, a, False)):
-        if said := restates(restated.text, restating.text):
-            lead, where = said
+        if restated_by := restates(restated.text, restating.text):
+            lead, where = restated_by
             quotes = (lead, where) if not first else (where, lead)
             return Verdict("review", "duplicate", f"what one opens with, the other says: {_quote(lead)}", quotes,
                            "restates")
