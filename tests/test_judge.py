@@ -312,10 +312,17 @@ STATEMENT_CASES = [
     ("提出の締め切りは金曜日の15:00。", "提出の締め切りは金曜日の13:00。", "supersede", "conflict", "value_changed"),
     ("The Q3 marketing budget is $40,000.", "The Q3 marketing budget is now $25,000.",
      "supersede", "conflict", "value_changed"),
+    # the words that say the value changed are no other words
+    ("The Q3 marketing budget is $40,000.", "The Q3 marketing budget was cut to $25,000.",
+     "supersede", "conflict", "value_changed"),
+    ("会議資料の提出期限は15:00。", "会議資料の提出期限が13:00に早まった。", "supersede", "conflict", "value_changed"),
+    ("DBはPostgreSQL 16。", "DBはPostgreSQL 17にアップグレードした。", "supersede", "conflict", "value_changed"),
+    ("広告予算は月30万円。", "広告予算は月20万円に減額。", "supersede", "conflict", "value_changed"),
     # a value changed, and each side says more: listed, not acted on
     ("The line length limit is 88 characters (black's default).",
      "The line length limit is 120 characters; ruff is configured to match.", "review", "conflict", "value_and_words"),
-    ("広告予算は月30万円。", "広告予算は月20万円に減額。", "review", "conflict", "value_and_words"),
+    ("The Q3 marketing budget is $40,000.", "Finance cut the Q3 marketing budget to $25,000.",
+     "review", "conflict", "value_and_words"),
     # one name for another in what is said of one subject
     ("The team uses pnpm to install packages in the web repo.",
      "The team uses bun to install packages in the web repo.", "review", "conflict", "name_swapped"),

@@ -209,14 +209,14 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
     close = overlap(a_words, b_words) >= duplicate
     named = _swap_evidence(found)
     pair = _quote_pair(a.core, b.core)
-    if changed := change_of_subject(a, b):
-        return Verdict("review", "conflict", f"{_quote(changed[0])} changes what {_quote(changed[1])} says",
-                       changed[2], "change_of_subject")
     if value_changed(found):
         if close and not _other_words(a_core, b_core, a_words, b_words):
             return _ordered(a, b, f"the same statement with another value ({named}): {pair}", both, "value_changed")
         return Verdict("review", "conflict", f"another value ({named}), and other words: {pair}", both,
                        "value_and_words")
+    if changed := change_of_subject(a, b):
+        return Verdict("review", "conflict", f"{_quote(changed[0])} changes what {_quote(changed[1])} says",
+                       changed[2], "change_of_subject")
     if name_swapped(found):
         if close and attribute_changed(a_core, b_core):
             return _ordered(a, b, f"the same subject with another value: {pair}", both, "attribute_changed")
@@ -499,11 +499,18 @@ def swaps(a: str, b: str, a_words: frozenset[str], b_words: frozenset[str]) -> l
 def _leading_value(keys: list[str], written: list[str]) -> list[str]:
     """The value a slot opens with, as written, the words around it left out ("is now $25,000":
     25,000; "16にアップグレードされた": 16), or nothing."""
-    tokens = [w for k, w in zip(keys, written) if k not in STOP_WORDS and k not in GENERIC and w.strip()]
+    tokens = [w for k, w in zip(keys, written) if k not in STOP_WORDS and k not in GENERIC and w.strip()
+              and not _PARTICLE.fullmatch(w)]
+    while tokens and _SAYS_VALUE_CHANGED.search(tokens[0]):  # "was cut to $25,000"
+        tokens = tokens[1:]
     for end in range(min(len(tokens), 4), 0, -1):
         if value_kind(tokens[:end]):
             return tokens[:end]
     return []
+
+
+# A Japanese particle: grammar around a value, never the value ("は15:00" / "が13:00").
+_PARTICLE = re.compile("[はがをにへでとものや]")
 
 
 def _joined(written: list[str]) -> str:
@@ -520,9 +527,20 @@ def _other_words(a: str, b: str, a_words: frozenset[str], b_words: frozenset[str
         if left and right and same_kind(left, right):  # the value: what else is in its place counts
             a_keys, a_written = _without(a_keys, a_written, left)
             b_keys, b_written = _without(b_keys, b_written, right)
-        if _content(a_keys, a_written, b_words) or _content(b_keys, b_written, a_words):
+        if (_content(a_keys, a_written, b_words) and not _SAYS_VALUE_CHANGED.search(_joined(a_written))) or (
+                _content(b_keys, b_written, a_words) and not _SAYS_VALUE_CHANGED.search(_joined(b_written))):
             return True
     return False
+
+
+# Words that say the value changed, next to the new value: no other words than the change itself
+# ("DBはPostgreSQL 17にアップグレードした", "提出期限が13:00に早まった", "budget was cut to $25,000").
+_SAYS_VALUE_CHANGED = re.compile(
+    r"^(?:(?:has been|have been|was|were|is|are|got|now)\s+)*(?:now|changed|moved|cut|raised|reduced|increased|"
+    r"lowered|bumped|upgraded|downgraded|pushed back|brought forward)(?:\s+(?:to|from))?$"
+    r"|^[はがをにへ]*(?:変わった|変更(?:した|された|になった)?|早まった|遅くなった|前倒し(?:になった|された)?|"
+    r"延びた|減額|増額|減った|増えた|上げた|下げた|アップグレード(?:した|された)|移行した)$"
+    r"|^(?:改为|改成|调整为|下调为|上调为|降为|提高到|降到|升级到|升级为)$", re.IGNORECASE)
 
 
 def _without(keys: list[str], written: list[str], value: list[str]) -> tuple[list[str], list[str]]:
@@ -693,7 +711,8 @@ def _naming_words(keys: tuple[str, ...]) -> frozenset[str]:
     """The significant words of a slot's tokens (lower-cased as written: "iOS" stems to a word
     too short to count) that name something (not GENERIC, not one letter)."""
     text = "".join(t if _CJK_RUN.fullmatch(t) else f" {t} " for t in keys)
-    return frozenset(w for w in significant_words(text) if w not in GENERIC and w not in _NEGATING and len(w) > 1)
+    return frozenset(w for w in significant_words(text)
+                     if w not in GENERIC and w not in _NEGATING and len(w) > 1 and not _PARTICLE.fullmatch(w))
 
 
 # Negation words name nothing: "Never commit directly" / "Don't push straight" differ in
