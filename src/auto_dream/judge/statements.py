@@ -27,7 +27,7 @@ from datetime import datetime
 from functools import cached_property, lru_cache
 from typing import NamedTuple, Protocol
 
-from auto_dream.judge.partners import name_keys, names_partner
+from auto_dream.judge.partners import mentions, name_keys, names_partner
 from auto_dream.judge.similarity import (
     _CHANGE,
     _CJK_RUN,
@@ -125,6 +125,11 @@ class Side:
     def statement(self) -> bool:
         return is_statement(self.text)
 
+    @cached_property
+    def mentioned(self) -> frozenset[str]:
+        """The keys of what it names (partners.mentions): a pair's text is read for them once."""
+        return frozenset(mentions(self.text))
+
 
 # ---------------------------------------------------------------- statements and documents
 
@@ -180,7 +185,7 @@ def partner_named(a: Side, b: Side) -> Verdict | None:
     """A review item when one side names the other and says how they relate (partners.names_partner):
     it extends or comes from it (a possible duplicate), or replaces it (a possible conflict)."""
     for naming, named, first in ((a, b, True), (b, a, False)):
-        if found := names_partner(naming.text, named.names):
+        if naming.mentioned & named.names and (found := names_partner(naming.text, named.names)):
             kind, sentence = found
             other = _flat(sentences(named.core)[0]) if named.core else ""
             quotes = (sentence, other) if first else (other, sentence)
