@@ -354,8 +354,22 @@ STATEMENT_CASES = [
     # sibling items of one imported heading: the heading is no shared subject
     ("Decisions: Use REST for the public API.", "Decisions: Use gRPC between internal services.", "none", "", ""),
     # the same thing in other words: a possible duplicate, not a conflict
-    ("The user prefers terse answers with no preamble.", "User likes short, direct answers without any preamble.",
+    ("Maria agrees with John on the importance of education and infrastructure for community growth.",
+     "Maria agrees with John on the crucial role of education and infrastructure in shaping communities.",
      "review", "duplicate", "swapped_words"),
+    ("Generate migrations with `alembic revision --autogenerate` and review the generated file by hand before "
+     "committing.", "When a schema change needs a migration, autogenerate it with alembic and hand-review the file "
+     "before it's committed.", "review", "duplicate", "swapped_words"),
+    # another fact about the same thing, or one word in common: nothing (LoCoMo's shapes)
+    ("Nate tried to stay positive despite the setback in the video game tournament.",
+     "Nate practices for video game tournaments.", "none", "", ""),
+    ("Nate is participating in a video game tournament that he finds intense.",
+     "Nate practices for video game tournaments.", "none", "", ""),
+    ("Joanna can't have dairy.", "Joanna is keen to try Nate's dairy-free dessert recipe.", "none", "", ""),
+    ("Joanna can't have dairy.", "Joanna now uses an external drive for backups to prevent losing work again.",
+     "none", "", ""),
+    ("Gina encourages Jon to keep pushing for his dreams and not give up.",
+     "Gina believes Jon has potential and encourages him not to let anything stop him.", "none", "", ""),
     ("Marco is a data scientist and is new to React.", "Marco (data scientist) has almost no React experience yet.",
      "review", "duplicate", "one_sided_signal"),
     ("Use pnpm, not npm, to install packages in this repo.",
@@ -365,9 +379,9 @@ STATEMENT_CASES = [
      "merge", "duplicate", "is_duplicate"),
     ("Archived rows are hidden with `WHERE archived IS NOT TRUE` in the list query.",
      "The list query hides archived rows: `WHERE archived IS NOT TRUE`.", "merge", "duplicate", "is_duplicate"),
-    # SQL's IS NOT negates nothing the memory says: the two differ in "skip" / "show", not in "true"
+    # SQL's IS NOT negates nothing the memory says: no supersede on "IS NOT TRUE" against "is true"
     ("List queries skip archived orders with `WHERE archived IS NOT TRUE`.",
-     "List queries show archived orders while archived is true.", "review", "conflict", "name_swapped"),
+     "List queries show archived orders while archived is true.", "none", "", ""),
 ]
 
 

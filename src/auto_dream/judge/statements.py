@@ -222,21 +222,25 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
     if changed := change_of_subject(a, b):
         return Verdict("review", "conflict", f"{_quote(changed[0])} changes what {_quote(changed[1])} says",
                        changed[2], "change_of_subject")
-    if name_swapped(found):
+    if name_swapped(found) and rest_is_same(found[0]):
         if close and attribute_changed(a_core, b_core):
             return _ordered(a, b, f"the same subject with another value: {pair}", both, "attribute_changed")
         return Verdict("review", "conflict", f"the same statement but for {named}: {pair}", both, "name_swapped")
-    if found and announces_change(a.core) != announces_change(b.core):
+    if len(found) == 1 and rest_is_same(found[0]) and announces_change(a.core) != announces_change(b.core):
         return Verdict("review", "conflict", f"alike but for {named}, and only one announces a change: {pair}",
                        both, "announces_change")
     if not close:  # every rule below needs the two this close (is_duplicate too)
         return NOTHING
-    if swapped_words(found):
+    if swapped_words(found) and rest_is_same(found[0]):
         return Verdict("review", "duplicate", f"the same statement in other words ({named}): {pair}", both,
                        "swapped_words")
+    if found:  # other words in more places, or too many of them: not certainly one statement
+        return NOTHING
     if not is_duplicate(a.profile, b.profile, duplicate):
         return NOTHING
     if one_sided_signal(a.profile, b.profile):
+        if not alike_both_ways(a.profile.words, b.profile.words):
+            return NOTHING
         if announces_change(a.core) != announces_change(b.core):
             return Verdict("review", "conflict", f"alike, but only one announces a change: {pair}", both,
                            "announces_change")
@@ -272,9 +276,24 @@ def one_sided_signal(a: Profile, b: Profile) -> bool:
     return a.signals != b.signals
 
 
-# Words that say something stopped being so: a retraction, not a plain "not".
-_RETRACTION = re.compile(r"\b(?:no longer|any ?more|stop(?:ped)?|retired|deprecated|decommissioned|discontinued|"
-                         r"removed|reversed|postponed|cancell?ed|abandoned|(?:turned|switched) off|is off)\b"
+# Two statements are alike both ways when this share of all their words is shared (Jaccard).
+ALIKE = 0.5
+
+
+def alike_both_ways(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether most words of either statement are the other's too, not only those of the shorter.
+
+    Real case (LoCoMo, one dream of 1,000 observations): "Joanna can't have dairy." holds two
+    words, both in every observation about her dairy-free desserts; it was listed as a possible
+    duplicate of fifteen of them."""
+    return len(a & b) >= ALIKE * len(a | b)
+
+
+# Words that say something stopped being so: a retraction, not a plain "not". "stop" only before
+# what stops ("stop squash-merging"): "not let anything stop him" retracts nothing (LoCoMo).
+_RETRACTION = re.compile(r"\b(?:no longer|any ?more|stop(?:ped)?(?=\s+[\w-]+ing\b)|(?<!-)stopped\b|retired|"
+                         r"deprecated|decommissioned|discontinued|removed|reversed|postponed|cancell?ed|abandoned|"
+                         r"(?:turned|switched) off|is off)\b"
                          r"|不再|(?:不用|不需要|无需|無需)再|下线|下線|废弃|弃用|停用|取消|廃止|延期|中止|もう",
                          re.IGNORECASE)
 
@@ -357,7 +376,8 @@ def _ordered(a: Side, b: Side, evidence: str, quotes: tuple[str, str], rule: str
 
 class Slot(NamedTuple):
     """A place where two statements differ once lined up word by word: each side's tokens (stems;
-    CJK by character), and the same as written; and the tokens of a's clause before and after it."""
+    CJK by character), and the same as written; the tokens of a's clause before and after it,
+    and of b's."""
 
     a: list[str]
     b: list[str]
@@ -365,6 +385,8 @@ class Slot(NamedTuple):
     b_written: list[str]
     before: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
+    b_before: tuple[str, ...] = ()
+    b_after: tuple[str, ...] = ()
 
 
 # A number is one token (9:30, 4.2, 40,000), so that it is lined up, and typed, whole; so is a
@@ -400,8 +422,8 @@ def _differences(a: str, b: str) -> tuple[tuple[str, int, int, int, int], ...]:
 def changed_slots(a: str, b: str) -> list[Slot]:
     """Where two statements (or two clauses) differ once lined up."""
     (ta, wa), (tb, wb) = _align_tokens(a), _align_tokens(b)
-    return [Slot(list(ta[i1:i2]), list(tb[j1:j2]), list(wa[i1:i2]), list(wb[j1:j2]), ta[:i1], ta[i2:])
-            for _, i1, i2, j1, j2 in _differences(a, b)]
+    return [Slot(list(ta[i1:i2]), list(tb[j1:j2]), list(wa[i1:i2]), list(wb[j1:j2]), ta[:i1], ta[i2:], tb[:j1],
+                 tb[j2:]) for _, i1, i2, j1, j2 in _differences(a, b)]
 
 
 # A clause ends at a sentence end, a semicolon, a comma (not one in 40,000), a colon or dash
@@ -471,6 +493,9 @@ class Swap(NamedTuple):
     kind: str
     subject: bool
     crowded: bool = False  # its clauses differ in more than CROWDED places besides
+    # the words of each side's clause outside it, and in it: what the clauses say besides, and what differs
+    rest: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    held: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
 
 
 CROWDED = 3
@@ -488,16 +513,16 @@ def swaps(a: str, b: str, a_words: frozenset[str], b_words: frozenset[str]) -> l
             left_value, right_value = _leading_value(slot.a, slot.a_written), _leading_value(slot.b, slot.b_written)
             if left_value and right_value and same_kind(left_value, right_value) and left_value != right_value:
                 found.append(Swap(_joined(left_value), _joined(right_value), "value",
-                                  opens_clause(slot, "value", b_words), crowded))
+                                  opens_clause(slot, "value", b_words), crowded, *_around(slot)))
                 continue
             left, right = _content(slot.a, slot.a_written, b_words), _content(slot.b, slot.b_written, a_words)
             if _has_digit(slot.a_written) and _has_digit(slot.b_written) and not (left and right):
                 found.append(Swap(_joined(slot.a_written), _joined(slot.b_written), "name",
-                                  opens_clause(slot, "value", b_words), crowded))
+                                  opens_clause(slot, "value", b_words), crowded, *_around(slot)))
             elif left and right and not _typo(left, right):
                 kinds = {name_kind(left, a), name_kind(right, b)}
                 kind = "name" if kinds == {"name"} else "word" if kinds <= {"name", "word"} else "wording"
-                found.append(Swap(left, right, kind, opens_clause(slot, kind, b_words), crowded))
+                found.append(Swap(left, right, kind, opens_clause(slot, kind, b_words), crowded, *_around(slot)))
     return found
 
 
@@ -657,11 +682,65 @@ def name_swapped(found: list[Swap]) -> bool:
     return len(found) == 1 and found[0].kind in ("name", "word")
 
 
+# Other words are a rewording only when they are a small part of what each statement says.
+REWORDED_SHARE = 1 / 3
+
+
+# Outside the one place two statements differ, this share of each one's words is in the other.
+SAME_REST = 2 / 3
+
+
+def rest_is_same(swap: Swap) -> bool:
+    """Whether, but for the one place they differ, two statements say the same: SAME_REST of the
+    words of each one's clause outside it are in the other — all of them, when a plain word
+    stands for another ("The team uses pnpm / bun to install packages"; "Nate is participating
+    in a video game tournament that he finds intense" / "Nate practices for video game
+    tournaments" are two facts, LoCoMo), and more than one word ("Joanna can't have dairy." /
+    "Joanna now uses an external drive for backups" share a name, no more). "Tom works on the
+    Growth team" / "Tom works on the Platform team as of October", "The user's main editor is VS
+    Code" / "… is Neovim (LazyVim config)" are the same but for the team, the editor.
+
+    Real case (LoCoMo, one dream of 1,000 observations): "Joanna can't have dairy." / "Nate
+    bakes desserts that Joanna loves." differ in one place, around which they share one name:
+    45 such pairs were listed as one name for another."""
+    (rest_a, rest_b), (held_a, held_b) = swap.rest, swap.held
+    share = 1.0 if swap.kind == "word" else SAME_REST
+    return (len(rest_a) >= 2 and len(rest_b) >= 2 and len(rest_a & (rest_b | held_b)) >= share * len(rest_a)
+            and len(rest_b & (rest_a | held_a)) >= share * len(rest_b))
+
+
+def _around(slot: Slot) -> tuple[tuple[frozenset[str], frozenset[str]], tuple[frozenset[str], frozenset[str]]]:
+    """(the words of each side's clause outside the slot, the words in it)."""
+    return ((_words_of(slot.before) | _words_of(slot.after), _words_of(slot.b_before) | _words_of(slot.b_after)),
+            (_words_of(tuple(slot.a)), _words_of(tuple(slot.b))))
+
+
+def _words_of(tokens: tuple[str, ...]) -> frozenset[str]:
+    """What lined-up tokens name, compared across a pair: a Latin word's stem (not a stop word,
+    nor one that names nothing), a CJK character other than kana grammar."""
+    return frozenset(t for t in tokens if (len(t) > 2 and t not in STOP_WORDS and t not in GENERIC
+                                           and t not in _NEGATING) or _NAMING_CHARACTER.fullmatch(t))
+
+
+# A CJK character that names (kanji, katakana, hangul): hiragana is grammar and inflection.
+_NAMING_CHARACTER = re.compile(r"[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+
+
 def swapped_words(found: list[Swap]) -> bool:
-    """The places two statements differ hold other words, none a value or a name: the same
-    statement said otherwise, a possible duplicate ("The user prefers terse answers with no
-    preamble" / "User likes short, direct answers without any preamble")."""
-    return bool(found) and all(s.kind in ("word", "wording") for s in found) and not name_swapped(found)
+    """The one place two statements differ holds other words, no value or name, and they are at
+    most REWORDED_SHARE of what each one's clause says: the same statement said otherwise, a possible
+    duplicate ("Generate migrations with alembic and review the file by hand" / "When a schema
+    change needs a migration, autogenerate it with alembic and hand-review the file").
+
+    Real case (LoCoMo, one dream of 1,000 observations): 220 pairs of one person's observations
+    that share a topic were listed as the same statement in other words, "Nate tried to stay
+    positive despite the setback in the video game tournament" / "Nate practices for video
+    game tournaments" among them; another fact about the same thing is no duplicate."""
+    if len(found) != 1 or found[0].kind != "wording":
+        return False
+    (rest_a, rest_b), (held_a, held_b) = found[0].rest, found[0].held
+    return (len(held_a) <= REWORDED_SHARE * len(held_a | rest_a)
+            and len(held_b) <= REWORDED_SHARE * len(held_b | rest_b))
 
 
 def two_facts(found: list[Swap]) -> bool:
