@@ -14,6 +14,7 @@ Printed per conversation and in total:
   retained     observations whose significant words (similarity.significant_words) all
                appear in the text (name + description + body) of one single live memory
   archived     memory files under archive/
+  review       pairs the dreams listed for review (each a reader's time: few, and real)
   time         wall seconds for the appends and dreams (the retention check is not counted)
 Then up to --examples observations that were not retained, each with what happened to it.
 
@@ -78,6 +79,7 @@ class Result:
     live: int = 0
     retained: int = 0
     archived: int = 0
+    review: int = 0
     seconds: float = 0.0
     dreams: int = 0
     lost: list[Lost] = field(default_factory=list)
@@ -141,6 +143,7 @@ def run_conversation(sample: dict, keep: Path | None) -> Result:
         outcome = dream(context, now, DreamOptions(), distiller)
         result.dreams += 1
         report = outcome.report
+        result.review += len(report.review) if report else 0
         for skip in report.skipped if report else ():
             for entry_id in skip.entries:
                 skipped[entry_id] = skip.reason
@@ -283,7 +286,7 @@ def row(result: Result) -> str:
     compression = result.entries and result.live / result.entries
     return (f"{result.name:<10} {result.entries:>7} {result.live:>6} {compression:>11.3f} "
             f"{percent(result.retained, result.entries):>9} {result.not_retained:>12} {result.archived:>8} "
-            f"{result.seconds:>8.2f}")
+            f"{result.review:>6} {result.seconds:>8.2f}")
 
 
 def command_line(args: argparse.Namespace) -> str:
@@ -327,7 +330,7 @@ def main() -> None:
     print(f"LoCoMo: {data_path} ({len(samples)} conversations), deterministic distiller, "
           "one dream per session")
     header = (f"{'sample':<10} {'entries':>7} {'live':>6} {'compression':>11} {'retained':>9} "
-              f"{'not retained':>12} {'archived':>8} {'time (s)':>8}")
+              f"{'not retained':>12} {'archived':>8} {'review':>6} {'time (s)':>8}")
     print(header)
     print("-" * len(header))
     total = Result("total")
@@ -335,7 +338,7 @@ def main() -> None:
     for sample in samples:
         result = run_conversation(sample, keep)
         print(row(result), flush=True)
-        for name in ("entries", "live", "retained", "archived", "seconds", "dreams"):
+        for name in ("entries", "live", "retained", "archived", "review", "seconds", "dreams"):
             setattr(total, name, getattr(total, name) + getattr(result, name))
         total.lost.extend(result.lost)
         total.warnings.extend(f"{result.name} {w}" for w in result.warnings)
@@ -346,7 +349,8 @@ def main() -> None:
     compression = total.entries and total.live / total.entries
     print(f"entries {total.entries}, live memories {total.live}, compression {compression:.3f}, "
           f"retention {percent(total.retained, total.entries)} ({total.retained}/{total.entries}), "
-          f"not retained {total.not_retained}, archived {total.archived}, dreams {total.dreams}, "
+          f"not retained {total.not_retained}, archived {total.archived}, listed for review {total.review}, "
+          f"dreams {total.dreams}, "
           f"time {total.seconds:.2f} s (whole run with the retention check: {wall:.2f} s)")
     if total.lost:
         tally: dict[str, int] = {}

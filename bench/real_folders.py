@@ -12,8 +12,9 @@ and once more (a second dream must plan nothing), then `undo` in each folder. Be
 first dream, each folder's log gets the first sentence of up to 3 of its topic files
 (`--relearn N`), as an agent appends what it already knows: dream should merge each into
 its file, rewriting real frontmatter (the `metadata:` blocks, the lines YAML refuses). Printed per
-folder: its files; every action with its full reason, every pair left for review; and the
-checks the issue asks for, each a count that must be 0:
+folder: its files; every action with its full reason, every pair left for review with its
+evidence and the sentence of each side it rests on (each for a person to read and judge); and
+the checks the issue asks for, each a count that must be 0:
 - refused: files the report names as unreadable (left untouched);
 - lost index lines: lines of the original MEMORY.md that are in neither the new MEMORY.md
   nor MEMORY_overflow.md, other than a link line to a file the run retired;
@@ -27,6 +28,9 @@ checks the issue asks for, each a count that must be 0:
 - marked +: lines the dream added to MEMORY.md that link a memory a person marked deprecated,
   superseded, a duplicate, split or moved (`list --json` before the dream: its `status`). Every
   marked memory is printed with the line that marks it (`marked` counts them), for a person to judge.
+Then what a reader has to judge, counted (review items by kind, actions by kind, from an
+entry or between memories), and what became of each pair a careful reader sees in the data
+(READER_PAIRS, from its README): acted on, listed, or missed.
 
     .venv/bin/python bench/real_folders.py [--data ../shared/data/claude-memory] [--keep] [--json]
 """
@@ -43,6 +47,14 @@ from pathlib import Path
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "claude-memory"  # ../shared
 OURS = (".auto-dream/", ".consolidate-lock")
 RETIRE = ("merge", "supersede", "archive")
+# Pairs a careful reader sees in the data (its README): (folder, one file, the other, kind). Each
+# should be acted on or listed for review.
+READER_PAIRS = (
+    ("application-pipeline/.claude/memory", "feedback_never_defer_commands.md", "feedback_never_defer_to_human.md",
+     "duplicate"),  # it says it extends the other
+    ("application-pipeline/.claude/memory", "feedback_cover_letter_quality.md",
+     "feedback_resume_cover_letter_quality_2026-03-26.md", "duplicate"),  # absorbed by the other, it says so
+)
 
 
 def split(text: str) -> tuple[list[str], list[str]]:
@@ -223,6 +235,9 @@ def show(result: dict) -> None:
               f"      {action['reason']}")
     for item in result["review"]:
         print(f"  REVIEW {item.get('kind')}: {item.get('path')} <-> {item.get('target')}\n      {item.get('evidence')}")
+        for quote in item.get("quotes") or ():
+            if quote:
+                print(f"      > {quote}")
     for name in result["rewritten"]:
         print(f"  rewritten: {name}")
     for line in result["index_added"]:
@@ -232,6 +247,35 @@ def show(result: dict) -> None:
             print(f"  {label.upper()}: {item}")
     if result["second"]:
         print("  second dream: " + "; ".join(f"{a['kind']} {a['path']}" for a in result["second"]))
+
+
+def reader_pairs(results: list[dict]) -> list[str]:
+    """What became of each pair a reader sees (READER_PAIRS): acted on, listed (with its kind), or missed."""
+    found = []
+    for folder, one, other, kind in READER_PAIRS:
+        result = next((r for r in results if r["folder"] == folder), None)
+        if result is None:
+            continue
+        names = {one, other}
+        acted = [a for a in result["actions"] if a["kind"] in RETIRE and {a["path"], a.get("target")} == names]
+        listed = [i for i in result["review"] if {i["path"], i["target"]} == names]
+        said = (f"{acted[0]['kind']}" if acted else f"listed as {listed[0]['kind']}" if listed else "MISSED")
+        found.append(f"{folder}: {one} / {other} ({kind}): {said}")
+    return found
+
+
+def counts(results: list[dict]) -> dict[str, int]:
+    """How many of each thing a reader has to judge: review items by kind, memory-to-memory and
+    entry-to-memory actions by kind."""
+    found: dict[str, int] = {}
+    for result in results:
+        for item in result["review"]:
+            found[f"review {item['kind']}"] = found.get(f"review {item['kind']}", 0) + 1
+        for action in result["actions"]:
+            source = "entry" if action["path"].startswith("logs/") else "memory"
+            key = f"{action['kind']} ({source})"
+            found[key] = found.get(key, 0) + 1
+    return dict(sorted(found.items()))
 
 
 def main() -> None:
@@ -274,7 +318,8 @@ def main() -> None:
     totals["folders"] = len(rows)
     totals["errors"] = sum(1 for r in results if r["error"] or r["result"] != "dreamed")
     if args.json:
-        print(json.dumps({"data": str(data), "folders": results, "summary": rows, "totals": totals},
+        print(json.dumps({"data": str(data), "folders": results, "summary": rows, "totals": totals,
+                          "counts": counts(results), "reader_pairs": reader_pairs(results)},
                          ensure_ascii=False, indent=2))
         return
     for result in results:
@@ -285,6 +330,10 @@ def main() -> None:
     for row in rows + [{"folder": "total", **totals}]:
         print(f"{row['folder']:<{width}}  " + " ".join(f"{row[h]!s:>10}" for h in counted))
     print(f"({totals['folders']} folders, {totals['errors']} not dreamed. Every column from `refused` on must be 0.)")
+    print("\nFor a reader to judge: " + ", ".join(f"{n} {kind}" for kind, n in counts(results).items()))
+    print("Pairs a reader sees (the data's README):")
+    for line in reader_pairs(results):
+        print(f"  {line}")
     if args.keep:
         print(f"copies kept in {work}")
 

@@ -4,16 +4,20 @@ import json
 import os
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from auto_dream.dream.report import render_markdown
+from auto_dream.judge.partners import name_keys
 from auto_dream.judge.similarity import Profile
 from auto_dream.judge.statements import (
     Side,
-    changed_slots,
     document_says,
     is_statement,
     judge,
     judge_documents,
-    swapped_words,
+    name_swapped,
+    sentences_conflict,
+    swaps,
     value_changed,
 )
 from conftest import write_memory_file
@@ -59,7 +63,8 @@ def test_equal_times_leave_a_contradiction_for_review_not_a_supersede():
 
 
 def test_a_value_that_changed_is_a_contradiction_without_any_negation_word():
-    assert value_changed([n for n in changed_slots("Standup is at 9:30", "Standup is at 10:00")])
+    found = swaps("Standup is at 9:30", "Standup is at 10:00", frozenset(), frozenset())
+    assert value_changed(found) and (found[0].left, found[0].right) == ("9:30", "10:00")
     assert verdict("Daily standup is at 9:30.", "Daily standup is at 10:00.").outcome == "supersede"
 
 
@@ -72,8 +77,8 @@ def test_one_word_swapped_for_another_is_left_for_review_not_merged():
     found = verdict("Alice is learning Japanese and practises every evening.",
                     "Alice is learning the piano and practises every evening.")
     assert found.outcome == "review"
-    assert swapped_words(changed_slots("learning Japanese", "learning the piano"),
-                         Profile.of("learning Japanese").words, Profile.of("learning the piano").words)
+    assert name_swapped(swaps("learning Japanese", "learning the piano", Profile.of("learning Japanese").words,
+                              Profile.of("learning the piano").words))
 
 
 def test_a_rewording_that_adds_a_detail_is_merged():
@@ -291,3 +296,228 @@ def test_a_memory_never_supersedes_the_one_that_holds_its_every_word():
                          "they can never drift again.")
     result = verdict(whole, paragraph)
     assert result.outcome == "review" and "word for word" in result.evidence
+
+
+# ---------------------------------------------------------------- statements lined up: one table of real shapes
+
+# (older, newer, outcome, kind, rule): what the judge says of two statements a month apart. The
+# shapes are those of the issue and the labelled set (bench/judgement/): a value changed, a
+# tool swapped, another subject, two facts of one shape, the same thing in other words.
+STATEMENT_CASES = [
+    # a value of one kind for another: the newer wins
+    ("Staging deploys happen every Thursday at 14:00.", "Staging deploys happen every Wednesday at 14:00.",
+     "supersede", "conflict", "value_changed"),
+    ("本番環境のデータベースはPostgreSQL 16を使っている。", "本番環境のデータベースはPostgreSQL 17を使っている。",
+     "supersede", "conflict", "value_changed"),
+    ("提出の締め切りは金曜日の15:00。", "提出の締め切りは金曜日の13:00。", "supersede", "conflict", "value_changed"),
+    ("The Q3 marketing budget is $40,000.", "The Q3 marketing budget is now $25,000.",
+     "supersede", "conflict", "value_changed"),
+    # the words that say the value changed are no other words
+    ("The Q3 marketing budget is $40,000.", "The Q3 marketing budget was cut to $25,000.",
+     "supersede", "conflict", "value_changed"),
+    ("会議資料の提出期限は15:00。", "会議資料の提出期限が13:00に早まった。", "supersede", "conflict", "value_changed"),
+    ("DBはPostgreSQL 16。", "DBはPostgreSQL 17にアップグレードした。", "supersede", "conflict", "value_changed"),
+    ("広告予算は月30万円。", "広告予算は月20万円に減額。", "supersede", "conflict", "value_changed"),
+    # a value changed, and each side says more: listed, not acted on
+    ("The line length limit is 88 characters (black's default).",
+     "The line length limit is 120 characters; ruff is configured to match.", "review", "conflict", "value_and_words"),
+    ("The Q3 marketing budget is $40,000.", "Finance cut the Q3 marketing budget to $25,000.",
+     "review", "conflict", "value_and_words"),
+    # one name for another in what is said of one subject
+    ("The team uses pnpm to install packages in the web repo.",
+     "The team uses bun to install packages in the web repo.", "review", "conflict", "name_swapped"),
+    ("Tom works on the Growth team.", "Tom works on the Platform team as of October.",
+     "review", "conflict", "name_swapped"),
+    ("鈴木さんはグロースチーム所属。", "鈴木さんは10月からプラットフォームチーム所属。",
+     "review", "conflict", "name_swapped"),
+    # a change announced to what the other says, naming only the new value
+    ("Staging deploys go out on Thursdays.", "Staging deploys moved to Wednesday.",
+     "review", "conflict", "change_of_subject"),
+    ("We use pnpm as the package manager.", "Switched the package manager to bun.",
+     "review", "conflict", "change_of_subject"),
+    ("功能开关在LaunchDarkly里管理。", "功能开关已迁移到Unleash，LaunchDarkly那边只读了。",
+     "review", "conflict", "change_of_subject"),
+    # another subject, or two facts of one shape: nothing to say
+    ("Staging API dashboard: https://grafana.acme.internal/d/staging-api",
+     "Production API dashboard: https://grafana.acme.internal/d/prod-api", "none", "", ""),
+    ("Priya reviews every PR that touches the ledger service.", "Omar reviews every PR that touches the ledger UI.",
+     "none", "", ""),
+    ("Release 4.2 is scheduled for May 14.", "Release 4.3 is scheduled for May 14.", "none", "", ""),
+    ("Bugs in the ingestion pipeline are tracked in Linear project INGEST.",
+     "Feature requests for the ingestion pipeline are tracked in Linear project INGEST-IDEAS.", "none", "", ""),
+    ("The user wants two-space indentation in JavaScript files.",
+     "The user wants four-space indentation in Python files.", "none", "", ""),
+    ("Never run `terraform apply` without reviewing the plan output first.",
+     "Never run `kubectl delete` without checking the current context first.", "none", "", ""),
+    ("预发环境的API看板：https://grafana.example.cn/d/staging-api",
+     "生产环境的API看板：https://grafana.example.cn/d/prod-api", "none", "", ""),
+    # sibling items of one imported heading: the heading is no shared subject
+    ("Decisions: Use REST for the public API.", "Decisions: Use gRPC between internal services.", "none", "", ""),
+    # the same thing in other words: a possible duplicate, not a conflict
+    ("Maria agrees with John on the importance of education and infrastructure for community growth.",
+     "Maria agrees with John on the crucial role of education and infrastructure in shaping communities.",
+     "review", "duplicate", "swapped_words"),
+    ("Generate migrations with `alembic revision --autogenerate` and review the generated file by hand before "
+     "committing.", "When a schema change needs a migration, autogenerate it with alembic and hand-review the file "
+     "before it's committed.", "review", "duplicate", "swapped_words"),
+    # another fact about the same thing, or one word in common: nothing (LoCoMo's shapes)
+    ("Nate tried to stay positive despite the setback in the video game tournament.",
+     "Nate practices for video game tournaments.", "none", "", ""),
+    ("Nate is participating in a video game tournament that he finds intense.",
+     "Nate practices for video game tournaments.", "none", "", ""),
+    ("Joanna can't have dairy.", "Joanna is keen to try Nate's dairy-free dessert recipe.", "none", "", ""),
+    ("Joanna can't have dairy.", "Joanna now uses an external drive for backups to prevent losing work again.",
+     "none", "", ""),
+    ("Gina encourages Jon to keep pushing for his dreams and not give up.",
+     "Gina believes Jon has potential and encourages him not to let anything stop him.", "none", "", ""),
+    ("Marco is a data scientist and is new to React.", "Marco (data scientist) has almost no React experience yet.",
+     "review", "duplicate", "one_sided_signal"),
+    ("Use pnpm, not npm, to install packages in this repo.",
+     "Install packages with pnpm in this repo; running npm install rewrites the lockfile.",
+     "review", "duplicate", "one_sided_signal"),
+    ("Rendering the overlay has zero per-frame cost.", "The overlay has no per-frame cost.",
+     "merge", "duplicate", "is_duplicate"),
+    ("Archived rows are hidden with `WHERE archived IS NOT TRUE` in the list query.",
+     "The list query hides archived rows: `WHERE archived IS NOT TRUE`.", "merge", "duplicate", "is_duplicate"),
+    # SQL's IS NOT negates nothing the memory says: no supersede on "IS NOT TRUE" against "is true"
+    ("List queries skip archived orders with `WHERE archived IS NOT TRUE`.",
+     "List queries show archived orders while archived is true.", "none", "", ""),
+]
+
+
+@pytest.mark.parametrize("older, newer, outcome, kind, rule", STATEMENT_CASES,
+                         ids=[case[1][:40] for case in STATEMENT_CASES])
+def test_two_statements_lined_up(older, newer, outcome, kind, rule):
+    found = verdict(older, newer)
+    assert (found.outcome, found.kind, found.rule) == (outcome, kind, rule), found.evidence
+    if outcome != "none":
+        assert found.quotes == (" ".join(older.split()), " ".join(newer.split()))
+
+
+def test_a_changed_value_quotes_both_values_as_written():
+    found = verdict("Staging deploys happen every Thursday at 14:00.",
+                    "Staging deploys happen every Wednesday at 14:00.")
+    assert '"Thursday" / "Wednesday"' in found.evidence
+    assert '"40,000" / "25,000"' in verdict("The Q3 marketing budget is $40,000.",
+                                            "The Q3 marketing budget is now $25,000.").evidence
+
+
+# ---------------------------------------------------------------- documents: sentences that agree are no conflict
+
+
+def _document(*lines: str) -> str:
+    return "## Notes\n\n" + "\n".join(lines) + "\n\n**How to apply:** keep it in mind."
+
+
+# (older document's sentence, newer document's sentence): each pair agrees, or is about two things
+AGREEING_SENTENCES = [
+    ("The pipeline had zero post-generation validation before April.",
+     "The pipeline shipped defective materials because it had no post-generation validation."),
+    ("- [ ] PDF has no browser headers/footers (--no-pdf-header-footer)",
+     "**Chrome PDFs:** Always absolute `file://` URLs + `--no-pdf-header-footer` + `--headless=new`."),
+    ("Release-Please **fully supports pre-release versions** (alpha, beta, RC).",
+     "To use custom pre-release identifiers (not just alpha/beta/rc), set the prerelease type."),
+    ("Moves job-track entries in `active/` older than 72h to `research_pool/` with status reset to `research`.",
+     "No YAML, no draft, no research pool entry."),
+    ("- Scores, research_pool entries, PDFs, TF-IDF cache, telemetry are dynamic data.",
+     "Job entries >72h moved to research_pool."),
+    ("Check `contacts.yaml` interactions BEFORE listing anyone as \"fresh\" — if they have ANY interaction, "
+     "they're not fresh.", "**Outreach contacts:** Check contacts.yaml interactions before listing as \"fresh\"."),
+]
+
+
+@pytest.mark.parametrize("older, newer", AGREEING_SENTENCES, ids=[pair[1][:40] for pair in AGREEING_SENTENCES])
+def test_documents_whose_sentences_agree_are_no_conflict(older, newer):
+    found = judge_documents(side(_document(older, "Everything else is unrelated to the other file.")),
+                            side(_document("A paragraph about something else entirely.", newer), NEWER))
+    assert found.kind != "conflict", found.evidence
+
+
+def test_a_why_line_tells_a_story_it_is_no_rule_against_the_other():
+    older = _document("Memory files are synced to chezmoi at every session close.",
+                      "**Why:** Session S44 discovered 5 memory files that were not synced to chezmoi source.")
+    newer = _document("- Synced to chezmoi: feedback_memory_parity.md, feedback_memory_reconciliation.md")
+    assert judge_documents(side(older), side(newer, NEWER)).kind != "conflict"
+
+
+# (older document's sentence, newer document's sentence, rule): a rule reversed or a value changed
+CONFLICTING_SENTENCES = [
+    ("Every PR into `main` is **squash-merged**.",
+     "Squash merging has been turned off for `main` in the repo settings; PRs now land with rebase and merge.",
+     "change_of_subject"),
+    ("In fieldnotes component and hook tests, mock the backend with **msw**.",
+     "msw is no longer used in fieldnotes tests: mock the API client module instead.", "change_of_subject"),
+    ("harbor runs on Heroku.", "Production no longer runs on Heroku: the `harbor-pipeline` was retired, so "
+     "don't promote slugs any more.", "is_contradiction"),
+]
+
+
+@pytest.mark.parametrize("older, newer, rule", CONFLICTING_SENTENCES,
+                         ids=[pair[1][:40] for pair in CONFLICTING_SENTENCES])
+def test_documents_with_a_rule_reversed_are_listed_as_a_conflict_quoting_both_sentences(older, newer, rule):
+    found = judge_documents(side(_document(older)), side(_document(newer), NEWER))
+    assert (found.outcome, found.kind) == ("review", "conflict"), found.evidence
+    assert found.quotes == (older, newer)
+    assert sentences_conflict(side(older), side(newer, NEWER)).rule == rule
+
+
+def test_a_date_moved_in_a_file_saved_again_does_not_stop_its_merge():
+    body = "\n".join(f"- step {n}: run `make check-{n}` and read its report" for n in range(12))
+    older = f"## Release checklist\n\n{body}\n\nLast reviewed: 2026-05-02."
+    newer = f"## Release checklist\n\n{body}\n\nLast reviewed: 2026-05-09."
+    assert judge_documents(side(older), side(newer, NEWER)).outcome == "merge"
+
+
+# ---------------------------------------------------------------- a memory that names its partner
+
+HUMAN = ("The human at the center is a conductor. They are not here to tune instruments or run terminals.\n\n"
+         "**How to apply:** if a CLI command can be run programmatically, run it; set secrets non-interactively.")
+COMMANDS = ("Never present commands for the user to run manually. Run them, in order, automatically.\n\n"
+            '**Why:** This extends the existing "never defer to human" feedback — the human is the conductor, '
+            "not the operator.")
+
+
+def test_one_that_says_it_extends_the_other_is_a_possible_duplicate_quoting_that_sentence():
+    older = Side(HUMAN, Profile.of(HUMAN), OLDER, name_keys("feedback_never_defer_to_human.md", "Never defer"))
+    newer = Side(COMMANDS, Profile.of(COMMANDS), NEWER, name_keys("feedback_never_defer_commands.md", "Never list"))
+    found = judge(older, newer, DUPLICATE, CONTRADICTION)
+    assert (found.outcome, found.kind, found.rule) == ("review", "duplicate", "names_partner")
+    assert found.quotes == ("The human at the center is a conductor.",
+                            '**Why:** This extends the existing "never defer to human" feedback — the human is the '
+                            "conductor, not the operator.")
+
+
+def test_a_dream_pairs_a_memory_with_the_one_it_names_whatever_words_they_share(root):
+    memory(root, "memories/feedback/feedback_never_defer_to_human.md", "Never defer grunt work to the human", HUMAN,
+           "feedback", days_ago=40)
+    memory(root, "memories/feedback/feedback_never_defer_commands.md", "Never list commands for the user", COMMANDS,
+           "feedback", days_ago=10)
+    report = run(root)
+    assert [(r["kind"], {r["path"], r["target"]}) for r in report["review"]] == [
+        ("possible_duplicate", {"memories/feedback/feedback_never_defer_to_human.md",
+                                "memories/feedback/feedback_never_defer_commands.md"})]
+    assert len(live(root)) == 2
+
+
+ADDITIVE = ("New rules AMEND existing rules. They never replace them. Every rule ever established remains in force "
+            "unless explicitly revoked by the user.\n\n**Why:** on 2026-03-26 the original rules were forgotten.\n\n"
+            "**How to apply:**\n1. Before writing any new feedback rule, read all existing feedback files.\n"
+            "2. When two rules conflict, ask the user.")
+UNIFIED = ("**PRINCIPLE: Rules are ADDITIVE. New rules AMEND, never overwrite. Every rule ever established remains in "
+           "force unless explicitly revoked by the user.**\n\n## ORIGINAL RULES\n\n"
+           "1. **Location:** New York City.\n2. **Length:** 550-700 words, 4-5 substantial paragraphs.\n"
+           "3. **Never apologize for gaps.** Lead with what you bring.\n\n## AMENDMENTS\n\n"
+           "### A1. The employer is ORGANVM\nThe old title must never appear on a resume or a cover letter.")
+
+
+def test_a_memory_whose_statement_the_other_holds_is_a_possible_duplicate():
+    found = judge_documents(side(UNIFIED), side(ADDITIVE, NEWER))
+    assert (found.outcome, found.kind, found.rule) == ("review", "duplicate", "restates")
+    assert found.quotes[1].startswith("New rules AMEND existing rules.")
+    assert found.quotes[0].startswith("**PRINCIPLE: Rules are ADDITIVE.")
+
+
+def test_a_lead_the_other_only_shares_words_with_is_no_restatement():
+    other = UNIFIED.replace("Every rule ever established remains in force unless explicitly revoked by the user.",
+                            "Older rules stay unless the user revokes them.")
+    assert judge_documents(side(other), side(ADDITIVE, NEWER)).outcome == "none"

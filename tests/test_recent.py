@@ -115,8 +115,8 @@ def test_an_entry_is_judged_against_at_most_the_limit_of_earlier_entries(monkeyp
 
 def test_a_dream_judges_each_new_memory_against_at_most_the_limit_of_others(root, monkeypatch):
     """300 entries over six words, each with a marker of its own: most pairs pass the rule.
-    The dream still makes every memory and lists what it is unsure of, judging at most the
-    limit of pairs per new memory where the all-pairs way judged thousands."""
+    The dream still makes every memory, judging at most the limit of pairs per new memory where
+    the all-pairs way judged thousands."""
     from auto_dream.dream import consolidate
     from auto_dream.dream.runner import dream
     from auto_dream.dream.state import DreamOptions
@@ -135,5 +135,5 @@ def test_a_dream_judges_each_new_memory_against_at_most_the_limit_of_others(root
     report = dream(open_context(root), datetime(2026, 12, 1, 12, 0).astimezone(), DreamOptions(),
                    DeterministicDistiller()).report.as_json()
     created = report["stats"]["created"]
-    assert report["stats"]["entries_gathered"] == 300 and created >= 100 and report["review"]
+    assert report["stats"]["entries_gathered"] == 300 and created >= 100
     assert len(pairs_judged) <= created * RECENT_LIMIT

@@ -223,3 +223,35 @@ def test_short_texts_that_differ_in_a_lone_letter_are_not_duplicates():
     assert related("b\nb in one line\nb body.", "c\nc in one line\nc body.") is None
     assert related("Go with plan B for the cache", "Go with plan C for the cache") is None
     assert related("Don't mock the database in integration tests", "Do not mock the database in tests") == "duplicate"
+
+
+# ---------------------------------------------------------------- what is no negation
+
+
+@pytest.mark.parametrize("text", [
+    "List queries skip archived orders with `WHERE archived IS NOT TRUE`.",  # code
+    "Reports filter WHERE refunded IS NOT NULL before the sum.",  # SQL, upper case
+    'The user said "I don\'t want to remember any commands" after the demo.',  # a quotation
+    "Shipping the hook now is a no-op until it is wired.",  # a word joined by a hyphen
+    "Build PDFs with `--no-pdf-header-footer` set.",
+    "Custom pre-release identifiers work too (not just alpha/beta/rc).",  # "not just" adds
+])
+def test_what_is_shown_quoted_or_joined_negates_nothing(text):
+    assert "negation" not in Profile.of(text).signals
+
+
+def test_a_negation_outside_the_code_still_reaches_into_it():
+    assert related("Use `float` for money amounts", "Never use `float` for money amounts") == "contradiction"
+
+
+def test_zero_and_no_say_one_thing():
+    a, b = "Rendering the overlay has zero per-frame cost.", "The overlay has no per-frame cost."
+    assert related(a, b) == "duplicate"
+
+
+def test_words_in_quotation_marks_are_mentioned_not_said():
+    # the rule is said twice; "fresh" in quotes in one is no claim that anyone is fresh
+    a = "Check contacts.yaml interactions before listing anyone as fresh; with any interaction they're not fresh."
+    b = 'Check contacts.yaml interactions before listing as "fresh".'
+    assert Profile.of(a).signals_against(Profile.of(b)) == frozenset()
+    assert Profile.of(a).signals_against(Profile.of('Check contacts.yaml interactions before listing as fresh.'))

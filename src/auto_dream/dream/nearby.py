@@ -15,6 +15,7 @@ from auto_dream.distill.base import Thresholds
 from auto_dream.distill.neighbours import entry_pairs, entry_profiles, search_range
 from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.judge.pairs import stored_pairs
+from auto_dream.judge.partners import mentions, name_keys
 from auto_dream.judge.recent import RECENT_LIMIT, recent_pairs
 from auto_dream.judge.statements import idf_weights
 from auto_dream.store.cache import ParseCache
@@ -40,7 +41,23 @@ def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str]
         matches = _stored_relatable(decisions, snapshot.cache, {p: profiles[p].words for p in probes}, aims, low, high)
         found |= {(a, b) if a <= b else (b, a) for a, others in matches.items() for b in others
                   if b in stored and b in live and live[a].type == live[b].type}
-    return found
+    return found | named_pairs(decisions, probes)
+
+
+def named_pairs(decisions: Decisions, probes: Iterable[str]) -> set[tuple[str, str]]:
+    """The pairs of a probe and a live memory it names by file name (judge.partners), of any type
+    and whatever words they share: "This extends the existing "never defer to human" feedback"
+    pairs the memory with `feedback_never_defer_to_human.md`."""
+    live = decisions.live
+    wanted = {probe: mentioned for probe in probes if (mentioned := mentions(live[probe].body))}
+    if not wanted:
+        return set()
+    by_key: dict[str, set[str]] = {}
+    for path in live.path_set():
+        for key in name_keys(path.rsplit("/", 1)[-1]):
+            by_key.setdefault(key, set()).add(path)
+    return {(a, b) if a <= b else (b, a) for a, keys in wanted.items() for key in keys
+            for b in by_key.get(key, ()) if b != a}
 
 
 class StoreNeighbours:

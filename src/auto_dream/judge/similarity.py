@@ -18,10 +18,16 @@ from auto_dream.judge.words import (  # re-exported: the judge's words are these
 # Negation signals; a statement and its negation differ in one of these. English and
 # Chinese put the negation before what it negates; Japanese and Korean after it.
 _NEGATION_BEFORE = re.compile(
-    r"\b(?:do not|does not|did not|don't|doesn't|didn't|dont|never|avoid|avoids|avoiding|no longer|"
-    r"stop using|stopped using|not|cannot|can't|won't|shouldn't|must not|no need to|no|without)\b"
-    r"|\bstop(?:ped)?(?=\s+\w+ing\b)"  # "stop squash-merging", "stopped explaining"
+    r"(?<![-\w])(?:do not|does not|did not|don't|doesn't|didn't|dont|never|avoid|avoids|avoiding|no longer|"
+    r"stop using|stopped using|not(?!\s+(?:just|only|merely|simply)\b)|cannot|can't|won't|shouldn't|must not|"
+    r"no need to|no|without|zero)\b(?!-)"
+    r"|\bstop(?:ped)?(?=\s+[\w-]+ing\b)"  # "stop squash-merging", "stopped explaining"
     r"|n't\b", re.IGNORECASE)
+# A negation word joined to the next by a hyphen names a thing, it negates nothing: "a no-op",
+# the flag `--no-pdf-header-footer` (real case: a checklist item and the rule that sets the
+# flag were a conflict). "not just" and "not only" add, they do not negate: "custom pre-release
+# identifiers (not just alpha/beta/rc)" agrees with "fully supports pre-release versions
+# (alpha, beta, RC)" (real case, orchestkit).
 _NEGATION_BEFORE_CJK = re.compile(r"不要|不再|不用|不需要|无需|别用|別用"
                                   r"|(?:^|(?<=[\s，,。；;:：]))[别別]|禁止|停止使用|并非|不是", re.MULTILINE)
 # Japanese negates with the verb's negative form, whatever the verb: its irrealis stem (an
@@ -36,6 +42,27 @@ _NEGATION_AFTER_CJK = re.compile(r"(?:[かがさたなばまらわいきぎし�
 _NEGATION_AFTER = re.compile(r"\b(?:is|are|was|were|been|be|got|gets)\s+(?:now\s+)?(?:retired|deprecated|"
                              r"decommissioned|discontinued|postponed|cancell?ed|abandoned|shut down|turned off|"
                              r"disabled|removed)\b", re.IGNORECASE)
+
+
+# Text that quotes or shows code rather than says: a code span or block, a quoted string, SQL's
+# upper-case IS NOT / NOT IN. A negation inside it negates nothing the memory says.
+_SHOWN = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`|\"[^\"\n]{1,200}\"|“[^”\n]{1,200}”|「[^」\n]{1,200}」"
+                    r"|(?<![\w'’])'[^'\n]{1,120}'(?![\w'’])"
+                    r"|(?P<sql>\b(?:IS NOT|NOT (?:NULL|IN|EXISTS|LIKE|BETWEEN|DISTINCT|TRUE|FALSE))\b)", re.S)
+_QUOTED = re.compile(r"\"[^\"\n]{1,200}\"|“[^”\n]{1,200}”|「[^」\n]{1,200}」|(?<![\w'’])'[^'\n]{1,120}'(?![\w'’])")
+_MAY_SHOW = re.compile(r"[`\"“「']|\bNOT\b")
+
+
+def unnegatable(text: str) -> str:
+    """`text` with every negation word inside a code span, a code block, a quoted string or an
+    SQL condition blanked out (the same length, so offsets hold).
+
+    Cases: a SQL filter `IS NOT TRUE` was read as a negation, and a memory that quotes what the
+    user said ("I don't want to remember any commands") as one that says it does not."""
+    if not _MAY_SHOW.search(text):
+        return text
+    return _SHOWN.sub(lambda m: "_" * len(m.group()) if m.group("sql")
+                      else _NEGATION.sub(lambda n: "_" * len(n.group()), m.group()), text)
 
 
 def _negation_matches(text: str, after: bool) -> list[re.Match]:
@@ -108,7 +135,9 @@ SCOPE_WORDS = 2
 # "no X" and "without X" deny that a thing is there, not what is done with it: "when there are
 # no tournaments" says nothing against "Nate practices for video game tournaments". They aim
 # only with two words in their scope ("no weekly deploy day").
-_EXISTENTIAL = frozenset(("no", "without"))
+# "zero" too: "zero per-frame cost" and "No per-frame cost" say one thing, and read as a
+# statement and its negation they were a conflict.
+_EXISTENTIAL = frozenset(("no", "without", "zero"))
 CJK_SCOPE_WORDS = 4
 PAIR_DISTANCE = 2  # "two words close together": at most one word between them
 _SENTENCE_END = re.compile(r"[\n.!?;…。！？；]")  # a scope never runs into the next sentence
@@ -232,8 +261,13 @@ class _Statements:
 
     @classmethod
     def of(cls, text: str) -> "_Statements":
-        text = text.lower()
+        text = unnegatable(text).lower()
+        # what a quotation holds is mentioned, not said: "before listing anyone as "fresh"" does
+        # not say that anyone is fresh (real case: "… if they have any interaction, they're not
+        # fresh" was a conflict of that rule said again)
         spans = [(start, end) for _, start, end, _ in _negations(text)]
+        if _MAY_SHOW.search(text):
+            spans += [m.span() for m in _QUOTED.finditer(text)]
         words, pairs = set(), set()
         offset = 0
         for sentence in _SENTENCE_END.split(text):
@@ -321,7 +355,7 @@ class Profile:
     @classmethod
     def of(cls, text: str, source: "HasText | None" = None) -> "Profile":
         """The profile of `text`; `source` (a memory whose text it is) keeps the text instead of it."""
-        negations = _negations(text.lower())
+        negations = _negations(unnegatable(text).lower())
         negated = frozenset(stem(token) for scope, _, _, whole in negations if whole
                             for token in scope if token not in _AUXILIARY_NAMES)
         matches = _replacements(text)
@@ -347,7 +381,7 @@ class Profile:
     @cached_property
     def _scopes(self) -> tuple[tuple[tuple[str, ...], frozenset[str]], ...]:
         """Each whole negation scope, with the alternative a contrast puts before it ("X, not Y")."""
-        text = self.text.lower()
+        text = unnegatable(self.text).lower()
         return tuple((scope, _contrasted(text, start)) for scope, start, _, whole in _negations(text) if whole)
 
     @cached_property

@@ -1,13 +1,21 @@
-"""The judge: for a pair of memories (or an entry and a memory), act, review, or nothing (DESIGN 3.2).
+"""The judge: for a pair of memories (or an entry and a memory), act, review, or nothing.
 
-Hands off unless certain (seed 003): a false merge destroys information, a false keep is
-harmless. The seed's word-overlap rules were made for one-line statements, so they decide
-only between statements; between documents — real memories of several paragraphs, full of
-"don't" and "never" — only near-identical ones are merged, nothing is superseded, and what
-might be a duplicate or a conflict is left for a person (or the LLM) as a review item that
-quotes its evidence.
+Hands off unless certain: a false merge destroys information, a false keep is harmless.
+The word-overlap rules were made for one-line statements, so they decide only between
+statements; between documents — real memories of several paragraphs, full of "don't" and
+"never" — only near-identical ones are merged, nothing is superseded, and what might be a
+duplicate or a conflict is left for a person (or the LLM) as a review item that quotes its
+evidence.
 
-Each rule is a small function; its docstring names the real case it exists for.
+A conflict is two statements about one subject that cannot both hold: a value that changed,
+a rule reversed. Two statements are lined up clause to clause and what differs between them
+is read as another subject, a value of one kind for another (values.py), one name for
+another, or the same thing in other words (swaps); between documents, a conflict is two of
+their sentences that conflict so (sentences_conflict). A memory that names another and says
+how they relate is listed with that relation (partners.py).
+
+Each rule is a small function; its docstring names the real case it exists for, and a
+verdict names the rule that decided it.
 """
 
 import difflib
@@ -19,11 +27,15 @@ from datetime import datetime
 from functools import cached_property, lru_cache
 from typing import NamedTuple, Protocol
 
+from auto_dream.judge.partners import mentions, name_keys, names_partner
 from auto_dream.judge.similarity import (
+    _CHANGE,
     _CJK_RUN,
+    _EXISTENTIAL,
     _TOKEN,
     Profile,
     _aimed,
+    _negation_matches,
     _negations,
     _Statements,
     is_contradiction,
@@ -31,7 +43,11 @@ from auto_dream.judge.similarity import (
     overlap,
     significant_words,
     stem,
+    unnegatable,
+    without_replacements,
 )
+from auto_dream.judge.values import NUMBER, same_kind, value_kind
+from auto_dream.judge.words import STOP_WORDS
 
 # A statement is one or two sentences (seed 000's rules were made for those); its Why and
 # How to apply lines support it and do not count.
@@ -55,12 +71,13 @@ class Verdict:
     """What to do with a pair: 'merge', 'supersede', 'review' or 'none'. `kind` is 'duplicate' or
     'conflict' (a review item's possible_duplicate / possible_conflict); `evidence` says what
     decided it, quoting it; `quotes` are the deciding sentence of each side, whole, in the
-    order the sides were given. A supersede retires the older side."""
+    order the sides were given; `rule` names the rule that decided. A supersede retires the older side."""
 
     outcome: str
     kind: str = ""
     evidence: str = ""
     quotes: tuple[str, str] = ("", "")
+    rule: str = ""  # the name of the rule that decided it (the function whose docstring gives its case)
 
 
 NOTHING = Verdict("none")
@@ -78,22 +95,27 @@ class Written(Protocol):
     def description(self) -> str: ...
     @property
     def mtime(self) -> datetime: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def file_name(self) -> str: ...
 
 
 @dataclass(frozen=True)
 class Side:
     """One side of a pair: its text as a person reads it (the body, or the description when the
-    body is empty), its word profile, and its own time (None: unknown)."""
+    body is empty), its word profile, its own time (None: unknown), and the keys it is named by."""
 
     text: str
     profile: Profile
     time: object = None
+    names: frozenset[str] = frozenset()  # what other memories may call it (partners.name_keys)
 
     @classmethod
     def of(cls, memory: "Written", profile: Profile, now: datetime | None = None) -> "Side":
         """A memory's side; a time after `now` (a skewed clock, a typo) is no time: unknown."""
         known = memory.mtime if now is None or memory.mtime <= now else None
-        return cls(memory.body or memory.description, profile, known)
+        return cls(memory.body or memory.description, profile, known, name_keys(memory.file_name, memory.name))
 
     @cached_property
     def core(self) -> str:
@@ -102,6 +124,11 @@ class Side:
     @cached_property
     def statement(self) -> bool:
         return is_statement(self.text)
+
+    @cached_property
+    def mentioned(self) -> frozenset[str]:
+        """The keys of what it names (partners.mentions): a pair's text is read for them once."""
+        return frozenset(mentions(self.text))
 
 
 # ---------------------------------------------------------------- statements and documents
@@ -148,42 +175,97 @@ def judge(a: Side, b: Side, duplicate: float, contradiction: float,
         verdict = judge_documents(a, b, rarity)
     if verdict.outcome == "supersede" and (within := said_verbatim(b.text, a.core) or said_verbatim(a.text, b.core)):
         return Verdict("review", "duplicate", f"one says all the other says, word for word: {_quote(within)}",
-                       (_flat(a.core), _flat(b.core)))
-    return verdict
+                       (_flat(a.core), _flat(b.core)), "said_verbatim")
+    if verdict.outcome in ("merge", "supersede"):
+        return verdict
+    return partner_named(a, b) or verdict
+
+
+def partner_named(a: Side, b: Side) -> Verdict | None:
+    """A review item when one side names the other and says how they relate (partners.names_partner):
+    it extends or comes from it (a possible duplicate), or replaces it (a possible conflict)."""
+    for naming, named, first in ((a, b, True), (b, a, False)):
+        if naming.mentioned & named.names and (found := names_partner(naming.text, named.names)):
+            kind, sentence = found
+            other = _flat(sentences(named.core)[0]) if named.core else ""
+            quotes = (sentence, other) if first else (other, sentence)
+            return Verdict("review", kind, f"one names the other: {_quote(sentence)}", quotes, "names_partner")
+    return None
 
 
 def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -> Verdict:
-    """The seed's rules between two statements, each guarded by a rule for a way it went wrong."""
+    """The seed's rules between two statements, each guarded by a rule for a way it went wrong.
+
+    The two are lined up clause to clause (aligned_clauses); what differs between them is read
+    as another subject, a value of one kind for another, one name for another, or other words
+    for the same thing (swaps). A context both open with ("Decisions: …", a heading an imported
+    note sat under) is set aside first (sibling_items)."""
     both = (_flat(a.core), _flat(b.core))
-    if is_contradiction(a.profile, b.profile, contradiction):
-        return _ordered(a, b, *contradiction_evidence(a, b))
-    close = overlap(a.profile.words, b.profile.words) >= duplicate
+    a_core, b_core = sibling_items(a.core, b.core)
+    a_words, b_words = (a.profile.words, b.profile.words) if a_core == a.core else (
+        significant_words(a_core), significant_words(b_core))
+    if a_core == a.core and is_contradiction(a.profile, b.profile, contradiction):
+        return _ordered(a, b, *contradiction_evidence(a, b), rule="is_contradiction")
+    if overlap(a_words, b_words) < contradiction:
+        return NOTHING
+    found = swaps(a_core, b_core, a_words, b_words)
+    if another_subject(found) or two_facts(found):
+        return NOTHING
+    close = overlap(a_words, b_words) >= duplicate
+    named = _swap_evidence(found)
+    pair = _quote_pair(a.core, b.core)
+    if value_changed(found):
+        if close and not _other_words(a_core, b_core, a_words, b_words):
+            return _ordered(a, b, f"the same statement with another value ({named}): {pair}", both, "value_changed")
+        return Verdict("review", "conflict", f"another value ({named}), and other words: {pair}", both,
+                       "value_and_words")
+    if changed := change_of_subject(a, b):
+        return Verdict("review", "conflict", f"{_quote(changed[0])} changes what {_quote(changed[1])} says",
+                       changed[2], "change_of_subject")
+    if name_swapped(found) and rest_is_same(found[0]):
+        if close and attribute_changed(a_core, b_core):
+            return _ordered(a, b, f"the same subject with another value: {pair}", both, "attribute_changed")
+        return Verdict("review", "conflict", f"the same statement but for {named}: {pair}", both, "name_swapped")
+    if len(found) == 1 and rest_is_same(found[0]) and announces_change(a.core) != announces_change(b.core):
+        return Verdict("review", "conflict", f"alike but for {named}, and only one announces a change: {pair}",
+                       both, "announces_change")
     if not close:  # every rule below needs the two this close (is_duplicate too)
         return NOTHING
-    slots = changed_slots(a.core, b.core)
-    numbers = [slot for slot in slots if _has_digit(slot.a) or _has_digit(slot.b)]
-    if distinct_specifics(numbers):
+    if swapped_words(found) and rest_is_same(found[0]):
+        return Verdict("review", "duplicate", f"the same statement in other words ({named}): {pair}", both,
+                       "swapped_words")
+    if found:  # other words in more places, or too many of them: not certainly one statement
         return NOTHING
-    swaps = swapped_words(slots, a.profile.words, b.profile.words)
-    if close and value_changed(numbers):
-        if swaps or any(_content(slot.a, slot.a_written, b.profile.words)
-                        or _content(slot.b, slot.b_written, a.profile.words) for slot in slots if slot not in numbers):
-            return Verdict("review", "conflict", "another value, and other words: " + _quote_pair(a.core, b.core),
-                           both)
-        return _ordered(a, b, "the same statement with another value: " + _quote_pair(a.core, b.core), both)
-    if swaps and close and attribute_changed(a.core, b.core):
-        return _ordered(a, b, "the same subject with another value: " + _quote_pair(a.core, b.core), both)
-    if swaps and close:
-        return Verdict("review", "conflict" if len(swaps) == 1 else "duplicate",
-                       "the same statement but for " + ", ".join(f"{_quote(x)} / {_quote(y)}" for x, y in swaps)
-                       + ": " + _quote_pair(a.core, b.core), both)
     if not is_duplicate(a.profile, b.profile, duplicate):
         return NOTHING
     if one_sided_signal(a.profile, b.profile):
-        return Verdict("review", "conflict", "alike, but only one says " + " or ".join(
+        if not alike_both_ways(a.profile.words, b.profile.words):
+            return NOTHING
+        if announces_change(a.core) != announces_change(b.core):
+            return Verdict("review", "conflict", f"alike, but only one announces a change: {pair}", both,
+                           "announces_change")
+        return Verdict("review", "duplicate", "alike, but only one says " + " or ".join(
             sorted((a.profile.signals | b.profile.signals) - (a.profile.signals & b.profile.signals)))
-            + ": " + _quote_pair(a.core, b.core), both)
-    return Verdict("merge", "duplicate", "says the same: " + _quote_pair(a.core, b.core), both)
+            + f", aimed at nothing the other says: {pair}", both, "one_sided_signal")
+    return Verdict("merge", "duplicate", f"says the same: {pair}", both, "is_duplicate")
+
+
+_SIBLING_CONTEXT = re.compile(r"\A(.{2,80}?[:：])\s*")
+
+
+def sibling_items(a: str, b: str) -> tuple[str, str]:
+    """Two statements that open with the same context — the heading an imported note's list
+    items sat under ("Decisions: Use REST for the public API" / "Decisions: Use gRPC between
+    services") — without it: what they share there says nothing of their being one fact or two.
+
+    Case: an imported OpenClaw workspace listed sibling bullets under one heading as each
+    other's possible conflicts."""
+    found_a, found_b = _SIBLING_CONTEXT.match(a), _SIBLING_CONTEXT.match(b)
+    if found_a and found_b and found_a.group(1) == found_b.group(1) and not found_a.group(1)[-2:-1].isdigit():
+        rest_a, rest_b = a[found_a.end():], b[found_b.end():]
+        if _TOKEN.search(rest_a) and _TOKEN.search(rest_b):
+            return rest_a, rest_b
+    return a, b
 
 
 def one_sided_signal(a: Profile, b: Profile) -> bool:
@@ -194,42 +276,143 @@ def one_sided_signal(a: Profile, b: Profile) -> bool:
     return a.signals != b.signals
 
 
-def _ordered(a: Side, b: Side, evidence: str, quotes: tuple[str, str]) -> Verdict:
+# Two statements are alike both ways when this share of all their words is shared (Jaccard).
+ALIKE = 0.5
+
+
+def alike_both_ways(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether most words of either statement are the other's too, not only those of the shorter.
+
+    Real case (LoCoMo, one dream of 1,000 observations): "Joanna can't have dairy." holds two
+    words, both in every observation about her dairy-free desserts; it was listed as a possible
+    duplicate of fifteen of them."""
+    return len(a & b) >= ALIKE * len(a | b)
+
+
+# Words that say something stopped being so: a retraction, not a plain "not". "stop" only before
+# what stops ("stop squash-merging"): "not let anything stop him" retracts nothing (LoCoMo).
+_RETRACTION = re.compile(r"\b(?:no longer|any ?more|stop(?:ped)?(?=\s+[\w-]+ing\b)|(?<!-)stopped\b|retired|"
+                         r"deprecated|decommissioned|discontinued|removed|reversed|postponed|cancell?ed|abandoned|"
+                         r"(?:turned|switched) off|is off)\b"
+                         r"|不再|(?:不用|不需要|无需|無需)再|下线|下線|废弃|弃用|停用|取消|廃止|延期|中止|もう",
+                         re.IGNORECASE)
+
+
+def announces_change(text: str) -> bool:
+    """Whether a statement says that something changed or stopped ("were switched to Vitest",
+    "Jenkinsは廃止済み", "no longer"), as opposed to a plain negation.
+
+    Case: of two statements alike but for one's signal, "Frontend unit tests were switched to
+    Vitest; don't add new Jest tests" against "Write frontend unit tests with Jest" is a possible
+    conflict; "Use pnpm, not npm, to install packages" against "Install packages with pnpm;
+    running npm install rewrites the lockfile", or "Marco is new to React" against "Marco has
+    almost no React experience yet", a possible duplicate."""
+    return retracts(text) or any(not _WHEN.search(text[max(0, m.start() - 12):m.start()])
+                                 for m in _CHANGE.finditer(without_replacements(text)))
+
+
+def retracts(text: str) -> bool:
+    """Whether a statement says that something stopped: no longer, retired, turned off, 不再, 廃止…"""
+    return bool(_RETRACTION.search(text))
+
+
+# A change verb after one of these tells when something is done, it announces nothing: "Fix any
+# errors before moving to the next file".
+_WHEN = re.compile(r"\b(?:before|after|when|while|without|by|for|on)\s+$", re.IGNORECASE)
+
+
+def change_of_subject(a: Side, b: Side) -> tuple[str, str, tuple[str, str]] | None:
+    """(the clause that announces a change, the statement whose subject it changes, the two
+    quotes in a, b order) when only one side announces a change, in a clause that shares at least
+    two words that name something with the other — before what it changed to, unless it says
+    something stopped — and names something the other never mentions; else None.
+
+    Cases: "Staging deploys moved to Wednesday" against "Staging deploys go out on Thursdays";
+    "Switched the package manager to bun" against "We use pnpm as the package manager": the
+    change names the new value, not the old one, so no negation or change is aimed at the
+    other's words, and a new user's MEMORY.md kept both. "msw is no longer used in fieldnotes
+    tests" against "In fieldnotes component and hook tests, mock the backend with msw"."""
+    if announces_change(a.core) == announces_change(b.core):
+        return None
+    changing, other = (a, b) if announces_change(a.core) else (b, a)
+    if not other.core:
+        return None
+    other_units = _units(other.core)
+    for clause in clauses(changing.core):
+        if not announces_change(clause):
+            continue
+        if retracts(clause):
+            subject = clause
+        else:  # what changed is named before what it changed to
+            ends = [m.end() for m in _CHANGE.finditer(clause)]
+            subject = clause[:ends[-1]] if ends else clause
+            if not _naming_words(tuple(clause.lower().split())) - other.profile.words:
+                continue
+        if len(_units(subject) & other_units) >= 2:
+            quotes = (_flat(other.core), _flat(changing.core))
+            return clause, other.core, (quotes if changing is b else (quotes[1], quotes[0]))
+    return None
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def _units(text: str) -> frozenset[str]:
+    """The significant words of `text`, a code span counting as one (`--print-to-pdf-no-header`
+    and `--no-pdf-header-footer` share no word: they are two flags)."""
+    spans = frozenset(" ".join(m.group(1).lower().split()) for m in _CODE_SPAN.finditer(text))
+    return frozenset(w for w in significant_words(_CODE_SPAN.sub(" ", text)) if w not in GENERIC) | spans
+
+
+def _ordered(a: Side, b: Side, evidence: str, quotes: tuple[str, str], rule: str) -> Verdict:
     """A contradiction: the newer wins when the order is known, else it is left for review.
 
     Real case: two orchestkit memories checked out by git had one mtime; the tie was broken
     by file name, and a decision memo lost to the analysis it answered."""
     if a.time is None or b.time is None or a.time == b.time:
-        return Verdict("review", "conflict", evidence + " (which is newer is unknown)", quotes)
-    return Verdict("supersede", "conflict", evidence, quotes)
+        return Verdict("review", "conflict", evidence + " (which is newer is unknown)", quotes, rule)
+    return Verdict("supersede", "conflict", evidence, quotes, rule)
 
 
 class Slot(NamedTuple):
     """A place where two statements differ once lined up word by word: each side's tokens (stems;
-    CJK by character), and the same as written."""
+    CJK by character), and the same as written; the tokens of a's clause before and after it,
+    and of b's."""
 
     a: list[str]
     b: list[str]
     a_written: list[str]
     b_written: list[str]
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    b_before: tuple[str, ...] = ()
+    b_after: tuple[str, ...] = ()
+
+
+# A number is one token (9:30, 4.2, 40,000), so that it is lined up, and typed, whole; so is a
+# run of katakana (a loanword, a name: "グロース" / "プラットフォーム"), which character by
+# character would line up on its shared ー.
+_KATAKANA_OR_CHARACTER = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff]+|.", re.S)
+_ALIGN_TOKEN = re.compile(rf"{NUMBER}(?![A-Za-z0-9])|{_TOKEN.pattern}")
 
 
 @lru_cache(maxsize=4096)  # a text is lined up against each of its candidates: tokenized once
 def _align_tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(the tokens two statements are lined up by: every word, stop words too, stemmed; CJK by
-    character — and the same tokens as written)."""
+    """(the tokens two statements are lined up by: every word, stop words too, stemmed; a number
+    whole; CJK by character, a katakana run whole — and the same tokens as written)."""
     keys, written = [], []
-    for token in _TOKEN.findall(text):
+    for token in _ALIGN_TOKEN.findall(text):
         if _CJK_RUN.fullmatch(token):
-            keys.extend(token)
-            written.extend(token)
+            for piece in _KATAKANA_OR_CHARACTER.findall(token):
+                keys.append(piece)
+                written.append(piece)
         else:
             keys.append(stem(token.lower()))
             written.append(token)
     return tuple(keys), tuple(written)
 
 
-@lru_cache(maxsize=64)  # a pair is lined up once, for its slots and for attribute_changed
+@lru_cache(maxsize=256)  # a pair is lined up once, for its slots and for attribute_changed
 def _differences(a: str, b: str) -> tuple[tuple[str, int, int, int, int], ...]:
     """The places where two statements differ once lined up (difflib opcodes other than 'equal')."""
     ta, tb = _align_tokens(a)[0], _align_tokens(b)[0]
@@ -237,29 +420,342 @@ def _differences(a: str, b: str) -> tuple[tuple[str, int, int, int, int], ...]:
 
 
 def changed_slots(a: str, b: str) -> list[Slot]:
-    """Where two statements differ once lined up."""
+    """Where two statements (or two clauses) differ once lined up."""
     (ta, wa), (tb, wb) = _align_tokens(a), _align_tokens(b)
-    return [Slot(list(ta[i1:i2]), list(tb[j1:j2]), list(wa[i1:i2]), list(wb[j1:j2]))
-            for _, i1, i2, j1, j2 in _differences(a, b)]
+    return [Slot(list(ta[i1:i2]), list(tb[j1:j2]), list(wa[i1:i2]), list(wb[j1:j2]), ta[:i1], ta[i2:], tb[:j1],
+                 tb[j2:]) for _, i1, i2, j1, j2 in _differences(a, b)]
+
+
+# A clause ends at a sentence end, a semicolon, a comma (not one in 40,000), a colon or dash
+# before a space, a bracket.
+_CLAUSE_END_MARK = re.compile(r"[;；。！？!?，、：()（）\[\]「」\n]|,(?!\d)|(?<=\w)[.:](?=\s|$)|\s[—–-]+\s|—")
+
+
+def clauses(text: str) -> list[str]:
+    """A statement's clauses, in order (a clause without a word is no clause)."""
+    return [c.strip() for c in _CLAUSE_END_MARK.split(text) if _TOKEN.search(c)]
+
+
+@lru_cache(maxsize=256)
+def aligned_clauses(a: str, b: str) -> tuple[tuple[str, str], ...]:
+    """The clauses of `a` lined up with those of `b`: each clause goes with the clause of the other
+    side that shares most of its significant words; clauses that go together (through either
+    side) are joined, in order. A clause that shares nothing is an aside, lined up with nothing.
+
+    Case: "The line length limit is 88 characters (black's default)" / "The line length limit
+    is 120 characters; ruff is configured to match": lined up as wholes, the value and the two
+    asides are three places that differ; clause to clause, one value changed and each side has
+    an aside of its own. "Target Python 3.9 so the package runs on the customer's servers" /
+    "Target Python 3.11; the customer's servers run 3.11 since the March upgrade": one clause
+    goes with both of the other's, and is lined up with the two together."""
+    ca, cb = clauses(a), clauses(b)
+    if (len(ca) <= 1 and len(cb) <= 1) or not ca or not cb:
+        return ((a, b),)
+    wa, wb = [significant_words(c) for c in ca], [significant_words(c) for c in cb]
+    group = list(range(len(ca) + len(cb)))  # union-find over the clauses of both sides, b's after a's
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for mine, theirs, offset, other_offset in ((wa, wb, 0, len(ca)), (wb, wa, len(ca), 0)):
+        for i, words in enumerate(mine):
+            best = max(range(len(theirs)), key=lambda j: (len(words & theirs[j]), -j))
+            if words & theirs[best]:
+                group[root(offset + i)] = root(other_offset + best)
+    joined: dict[int, tuple[list[str], list[str]]] = {}
+    for i, clause in enumerate(ca):
+        joined.setdefault(root(i), ([], []))[0].append(clause)
+    for j, clause in enumerate(cb):
+        joined.setdefault(root(len(ca) + j), ([], []))[1].append(clause)
+    return tuple((" ".join(x), " ".join(y)) for x, y in joined.values() if x and y)
+
+
+def aligned_slots(a: str, b: str) -> list[Slot]:
+    """Where two statements differ once lined up clause to clause (aligned_clauses)."""
+    return [slot for x, y in aligned_clauses(a, b) for slot in changed_slots(x, y)]
 
 
 def _has_digit(tokens: list[str]) -> bool:
     return any(map(str.isdigit, "".join(tokens)))
 
 
-def value_changed(numbers: list[Slot]) -> bool:
-    """A number stands where the other statement has another: a value that changed.
+class Swap(NamedTuple):
+    """A place where each statement has what the other does not: `left` and `right` as written;
+    `kind` 'value' (a value for another of its kind: values.same_kind), 'name' (one name for
+    another), 'word' (one plain word for another) or 'wording' (other words, maybe for the same
+    thing); `subject` when it opens its clause, before what the clause says of it."""
 
-    Case: "Standup is at 9:30" / "Standup is at 10:00" — no negation word, a contradiction
-    all the same; word overlap alone read the two as one fact (the numbers are short words)."""
-    return len(numbers) == 1 and _has_digit(numbers[0].a) and _has_digit(numbers[0].b)
+    left: str
+    right: str
+    kind: str
+    subject: bool
+    crowded: bool = False  # its clauses differ in more than CROWDED places besides
+    # the words of each side's clause outside it, and in it: what the clauses say besides, and what differs
+    rest: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    held: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
 
 
-def distinct_specifics(numbers: list[Slot]) -> bool:
-    """Numbers or identifiers differ in more than one place: two facts of one shape, not one fact.
+CROWDED = 3
 
-    Case: ten entries "Fact N: module mN owns the billing flow qNx" became one memory."""
-    return len(numbers) > 1
+
+def swaps(a: str, b: str, a_words: frozenset[str], b_words: frozenset[str]) -> list[Swap]:
+    """The places where two statements, lined up clause to clause, each have what the other does
+    not: a value of one kind for another, an identifier for another ("m1" / "m2"), or words that
+    name something the other never mentions, sorted by what they are (name_kind)."""
+    found = []
+    for x, y in aligned_clauses(a, b):
+        slots = changed_slots(x, y)
+        crowded = len(slots) > CROWDED + 1
+        for slot in slots:
+            left_value, right_value = _leading_value(slot.a, slot.a_written), _leading_value(slot.b, slot.b_written)
+            if left_value and right_value and same_kind(left_value, right_value) and left_value != right_value:
+                found.append(Swap(_joined(left_value), _joined(right_value), "value",
+                                  opens_clause(slot, "value", b_words), crowded, *_around(slot)))
+                continue
+            left, right = _content(slot.a, slot.a_written, b_words), _content(slot.b, slot.b_written, a_words)
+            if _has_digit(slot.a_written) and _has_digit(slot.b_written) and not (left and right):
+                found.append(Swap(_joined(slot.a_written), _joined(slot.b_written), "name",
+                                  opens_clause(slot, "value", b_words), crowded, *_around(slot)))
+            elif left and right and not _typo(left, right):
+                kinds = {name_kind(left, a), name_kind(right, b)}
+                kind = "name" if kinds == {"name"} else "word" if kinds <= {"name", "word"} else "wording"
+                found.append(Swap(left, right, kind, opens_clause(slot, kind, b_words), crowded, *_around(slot)))
+    return found
+
+
+def _leading_value(keys: list[str], written: list[str]) -> list[str]:
+    """The value a slot opens with, as written, the words around it left out ("is now $25,000":
+    25,000; "16にアップグレードされた": 16), or nothing."""
+    tokens = [w for k, w in zip(keys, written) if k not in STOP_WORDS and k not in GENERIC and w.strip()
+              and not _PARTICLE.fullmatch(w)]
+    while tokens and _SAYS_VALUE_CHANGED.search(tokens[0]):  # "was cut to $25,000"
+        tokens = tokens[1:]
+    for end in range(min(len(tokens), 4), 0, -1):
+        if value_kind(tokens[:end]):
+            return tokens[:end]
+    return []
+
+
+# A Japanese particle: grammar around a value, never the value ("は15:00" / "が13:00").
+_PARTICLE = re.compile("[はがをにへでとものや]")
+
+
+def _joined(written: list[str]) -> str:
+    return "".join(written) if all(_CJK_RUN.fullmatch(t) or t.isdigit() for t in written) else " ".join(written)
+
+
+def _other_words(a: str, b: str, a_words: frozenset[str], b_words: frozenset[str]) -> bool:
+    """Whether a place where the two differ (other than a value) names something on one side
+    only: "… 88 characters (black's default)" against "… 120 characters; ruff is configured
+    to match" is another value and other words."""
+    for slot in changed_slots(a, b):
+        left, right = _leading_value(slot.a, slot.a_written), _leading_value(slot.b, slot.b_written)
+        a_keys, a_written, b_keys, b_written = slot.a, slot.a_written, slot.b, slot.b_written
+        if left and right and same_kind(left, right):  # the value: what else is in its place counts
+            a_keys, a_written = _without(a_keys, a_written, left)
+            b_keys, b_written = _without(b_keys, b_written, right)
+        if (_content(a_keys, a_written, b_words) and not _SAYS_VALUE_CHANGED.search(_joined(a_written))) or (
+                _content(b_keys, b_written, a_words) and not _SAYS_VALUE_CHANGED.search(_joined(b_written))):
+            return True
+    return False
+
+
+# Words that say the value changed, next to the new value: no other words than the change itself
+# ("DBはPostgreSQL 17にアップグレードした", "提出期限が13:00に早まった", "budget was cut to $25,000").
+_SAYS_VALUE_CHANGED = re.compile(
+    r"^(?:(?:has been|have been|was|were|is|are|got|now)\s+)*(?:now|changed|moved|cut|raised|reduced|increased|"
+    r"lowered|bumped|upgraded|downgraded|pushed back|brought forward)(?:\s+(?:to|from))?$"
+    r"|^[はがをにへ]*(?:変わった|変更(?:した|された|になった)?|早まった|遅くなった|前倒し(?:になった|された)?|"
+    r"延びた|減額|増額|減った|増えた|上げた|下げた|アップグレード(?:した|された)|移行した)$"
+    r"|^(?:改为|改成|调整为|下调为|上调为|降为|提高到|降到|升级到|升级为)$", re.IGNORECASE)
+
+
+def _without(keys: list[str], written: list[str], value: list[str]) -> tuple[list[str], list[str]]:
+    """A slot's tokens less the value in it (as written)."""
+    for i in range(len(written) - len(value) + 1):
+        if written[i:i + len(value)] == value:
+            return keys[:i] + keys[i + len(value):], written[:i] + written[i + len(value):]
+    return keys, written
+
+
+# What begins what a clause says of its subject: a copula, a negation, or a verb that names
+# nothing (GENERIC).
+_PREDICATE = frozenset(("is", "are", "was", "were", "be", "been", "has", "have", "had", "是", "为", "は", "在",
+                        "not", "never", "don", "doesn", "no", "avoid", "不", "别", "別"))
+
+
+def opens_clause(slot: Slot, kind: str, other_words: frozenset[str]) -> bool:
+    """Whether a slot holds what its clause is about rather than what it says of it: nothing but
+    words that name nothing before what it names; a value (a number in a name: "Release 4.2",
+    "Sprint 41") may follow one word, if more follow it.
+
+    Case: "Staging API dashboard: …/staging-api" / "Production API dashboard: …/prod-api", "Priya
+    reviews every PR that touches the ledger service" / "Omar reviews every PR …": two subjects,
+    two facts. "Sprints are two weeks long" / "… three weeks long", "Tom works on the Growth
+    team" / "… the Platform team" and "The user prefers terse answers" / "User likes short,
+    direct answers" differ in what is said of one subject."""
+    lead = 0 if kind == "value" else next(
+        (i for i, written in enumerate(slot.a_written) if _naming_words((written.lower(),)) - other_words),
+        len(slot.a))
+    before = slot.before + tuple(slot.a[:lead])
+    if any(token in _PREDICATE or token in GENERIC for token in before):
+        return False
+    weight = _weight(before)
+    if kind == "value":
+        return weight == 0 or (weight == 1 and _weight(slot.after) > 1)
+    return weight == 0
+
+
+def _weight(tokens: tuple[str, ...]) -> int:
+    """How many significant words and numbers `tokens` hold (a CJK character counts half)."""
+    cjk = sum(1 for t in tokens if _CJK_RUN.fullmatch(t))
+    return cjk // 2 + sum(1 for t in tokens if not _CJK_RUN.fullmatch(t)
+                          and ((len(t) > 2 and t not in STOP_WORDS) or any(c.isdigit() for c in t)))
+
+
+_KANJI = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_NAME_UNIT = re.compile(r"[A-Za-z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)*|[\u30a0-\u30ff\u31f0-\u31ff]+")
+_PROPER = re.compile(r"[A-Z0-9][\w.+#-]*|\w*[A-Z0-9][\w.+#-]*")  # VS, iOS, GitHub, S3, m1
+
+
+# Characters that do the work of grammar, not of naming: "目标是" / "计划在第" are other words.
+_FUNCTION_HAN = re.compile("[的了是在和与及都也就要会能把被给对从向于为着过所之其这那个们第有没不]")
+
+
+def name_kind(content: str, text: str) -> str:
+    """What one side of a swap (`content`, of `text`) is: 'name' (a proper name or identifier:
+    capitalized words, "iOS", a code span, a run of Latin letters or of katakana in CJK text, a
+    short word of kanji that does no grammar), 'word' (one plain word: "pnpm", "piano", "unit")
+    or 'wording' (several plain words: "prefers terse" / "likes short direct").
+
+    A name stands for one thing; two names in one place are one thing or another, a possible
+    conflict ("Growth" / "Platform", "グロース" / "プラットフォーム"). Several plain words are
+    more often the same thing said otherwise."""
+    words = content.split()
+    if not _CJK_RUN.search(content):
+        if any(f"`{w}" in text or f"{w}`" in text for w in words) or (
+                len(words) <= 3 and all(_PROPER.fullmatch(w) and not _first_word(w, text) for w in words)):
+            return "name"
+        return "word" if len(words) == 1 else "wording"
+    units = _NAME_UNIT.findall(content)
+    if units:
+        return "name" if len(units) == 1 else "wording"
+    joined = "".join(words)
+    return "name" if _KANJI.fullmatch(joined) and len(joined) <= 4 and not _FUNCTION_HAN.search(joined) else "wording"
+
+
+def _first_word(word: str, text: str) -> bool:
+    """Whether `word` is capitalized only because it opens its sentence."""
+    if not word[:1].isupper() or word[1:].lower() != word[1:]:
+        return False
+    return bool(re.search(rf"(?:^|[.!?:;]\s+|\n\s*){re.escape(word)}\b", text))
+
+
+def another_subject(found: list[Swap]) -> bool:
+    """The first place the two differ is what they are about: two facts about two things, not
+    one fact changed or reworded (opens_clause). Other words there are another subject only
+    when the rest of the clause is the same: "Bugs in the ingestion pipeline are tracked in
+    Linear" / "Feature requests for the ingestion pipeline are tracked in Linear" are two
+    things, "Generate migrations with alembic and review the file by hand" / "When a schema
+    change needs a migration, autogenerate it with alembic and hand-review the file" one rule."""
+    return bool(found) and found[0].subject and (found[0].kind != "wording" or not found[0].crowded)
+
+
+def value_changed(found: list[Swap]) -> bool:
+    """The one place two statements differ holds a value, and another of its kind in the other:
+    the value changed.
+
+    Cases: "Standup is at 9:30" / "Standup is at 10:00", "Staging deploys happen every Thursday"
+    / "… every Wednesday", "本番環境のデータベースはPostgreSQL 16" / "… 17" — no negation word, a
+    contradiction all the same; word overlap alone read each as one fact."""
+    return len(found) == 1 and found[0].kind == "value"
+
+
+def name_swapped(found: list[Swap]) -> bool:
+    """The one place two statements differ holds a name, or a word, for another: one thing or
+    another, maybe a conflict ("Tom works on the Growth team" / "… the Platform team"; "The team
+    uses pnpm to install packages" / "… bun …"), maybe two facts ("Alice is learning Japanese" /
+    "… the piano"). Not certain: listed for review."""
+    return len(found) == 1 and found[0].kind in ("name", "word")
+
+
+# Other words are a rewording only when they are a small part of what each statement says.
+REWORDED_SHARE = 1 / 3
+
+
+# Outside the one place two statements differ, this share of each one's words is in the other.
+SAME_REST = 2 / 3
+
+
+def rest_is_same(swap: Swap) -> bool:
+    """Whether, but for the one place they differ, two statements say the same: SAME_REST of the
+    words of each one's clause outside it are in the other — all of them, when a plain word
+    stands for another ("The team uses pnpm / bun to install packages"; "Nate is participating
+    in a video game tournament that he finds intense" / "Nate practices for video game
+    tournaments" are two facts, LoCoMo), and more than one word ("Joanna can't have dairy." /
+    "Joanna now uses an external drive for backups" share a name, no more). "Tom works on the
+    Growth team" / "Tom works on the Platform team as of October", "The user's main editor is VS
+    Code" / "… is Neovim (LazyVim config)" are the same but for the team, the editor.
+
+    Real case (LoCoMo, one dream of 1,000 observations): "Joanna can't have dairy." / "Nate
+    bakes desserts that Joanna loves." differ in one place, around which they share one name:
+    45 such pairs were listed as one name for another."""
+    (rest_a, rest_b), (held_a, held_b) = swap.rest, swap.held
+    share = 1.0 if swap.kind == "word" else SAME_REST
+    return (len(rest_a) >= 2 and len(rest_b) >= 2 and len(rest_a & (rest_b | held_b)) >= share * len(rest_a)
+            and len(rest_b & (rest_a | held_a)) >= share * len(rest_b))
+
+
+def _around(slot: Slot) -> tuple[tuple[frozenset[str], frozenset[str]], tuple[frozenset[str], frozenset[str]]]:
+    """(the words of each side's clause outside the slot, the words in it)."""
+    return ((_words_of(slot.before) | _words_of(slot.after), _words_of(slot.b_before) | _words_of(slot.b_after)),
+            (_words_of(tuple(slot.a)), _words_of(tuple(slot.b))))
+
+
+def _words_of(tokens: tuple[str, ...]) -> frozenset[str]:
+    """What lined-up tokens name, compared across a pair: a Latin word's stem (not a stop word,
+    nor one that names nothing), a CJK character other than kana grammar."""
+    return frozenset(t for t in tokens if (len(t) > 2 and t not in STOP_WORDS and t not in GENERIC
+                                           and t not in _NEGATING) or _NAMING_CHARACTER.fullmatch(t))
+
+
+# A CJK character that names (kanji, katakana, hangul): hiragana is grammar and inflection.
+_NAMING_CHARACTER = re.compile(r"[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+
+
+def swapped_words(found: list[Swap]) -> bool:
+    """The one place two statements differ holds other words, no value or name, and they are at
+    most REWORDED_SHARE of what each one's clause says: the same statement said otherwise, a possible
+    duplicate ("Generate migrations with alembic and review the file by hand" / "When a schema
+    change needs a migration, autogenerate it with alembic and hand-review the file").
+
+    Real case (LoCoMo, one dream of 1,000 observations): 220 pairs of one person's observations
+    that share a topic were listed as the same statement in other words, "Nate tried to stay
+    positive despite the setback in the video game tournament" / "Nate practices for video
+    game tournaments" among them; another fact about the same thing is no duplicate."""
+    if len(found) != 1 or found[0].kind != "wording":
+        return False
+    (rest_a, rest_b), (held_a, held_b) = found[0].rest, found[0].held
+    return (len(held_a) <= REWORDED_SHARE * len(held_a | rest_a)
+            and len(held_b) <= REWORDED_SHARE * len(held_b | rest_b))
+
+
+def two_facts(found: list[Swap]) -> bool:
+    """Two or more places differ, one of them a value or a name: two facts of one shape, not one
+    fact changed.
+
+    Cases: ten entries "Fact N: module mN owns the billing flow qNx" became one memory; "The
+    user wants two-space indentation in JavaScript files" / "… four-space indentation in Python
+    files" are two rules; "Never run `terraform apply` without reviewing the plan output" /
+    "Never run `kubectl delete` without checking the current context" two more."""
+    return len(found) > 1 and any(s.kind in ("value", "name") for s in found)
+
+
+def _swap_evidence(found: list[Swap]) -> str:
+    return ", ".join(f"{_quote(s.left)} / {_quote(s.right)}" for s in found)
 
 
 _COPULA = frozenset(("is", "are", "was", "were", "是", "为", "は"))
@@ -290,20 +786,27 @@ def attribute_changed(a: str, b: str) -> bool:
 GENERIC = frozenset(stem(w) for w in """
 every all any each also just only always whenever when where there here via per over under against
 use uses used using get gets got go goes went live lives put keep kept make made need needs want wants
-new yet still now then thing things way part done do does
+new yet still now then thing things way part done do does both same other others
 """.split())
 
 
 @lru_cache(maxsize=8192)  # the same few words differ between a statement and each of its candidates
 def _naming_words(keys: tuple[str, ...]) -> frozenset[str]:
-    """The significant words of a slot's tokens that name something (not GENERIC, not one letter)."""
+    """The significant words of a slot's tokens (lower-cased as written: "iOS" stems to a word
+    too short to count) that name something (not GENERIC, not one letter)."""
     text = "".join(t if _CJK_RUN.fullmatch(t) else f" {t} " for t in keys)
-    return frozenset(w for w in significant_words(text) if w not in GENERIC and len(w) > 1)
+    return frozenset(w for w in significant_words(text)
+                     if w not in GENERIC and w not in _NEGATING and len(w) > 1 and not _PARTICLE.fullmatch(w))
+
+
+# Negation words name nothing: "Never commit directly" / "Don't push straight" differ in
+# "commit directly" / "push straight".
+_NEGATING = frozenset(("never", "avoid", "without", "cannot"))
 
 
 def _content(keys: list[str], written: list[str], other_words: frozenset[str]) -> str:
     """The words of one side of a slot (as written) that name something the other statement never mentions."""
-    words = _naming_words(tuple(keys)) - other_words
+    words = _naming_words(tuple(w.lower() for w in written)) - other_words
     return _written(tuple(keys), tuple(written), words) if words else ""
 
 
@@ -311,20 +814,8 @@ def _content(keys: list[str], written: list[str], other_words: frozenset[str]) -
 def _written(keys: tuple[str, ...], written: tuple[str, ...], words: frozenset[str]) -> str:
     """The tokens of a slot (as written) that hold one of `words`."""
     joiner = "" if all(_CJK_RUN.fullmatch(t) for t in written) else " "
-    return joiner.join(t for key, t in zip(keys, written) if any(w in stem(key) or key in w for w in words))
-
-
-def swapped_words(slots: list[Slot], a_words: frozenset[str], b_words: frozenset[str]) -> list[tuple[str, str]]:
-    """Places where each statement names something the other never mentions: maybe the same fact
-    reworded, maybe another fact ("Alice is learning Japanese" / "Alice is learning the piano";
-    "Tom works on the Growth team" / "Tom works on the Platform team as of October"): not
-    certain, so both are kept and the pair is listed for review."""
-    swaps = []
-    for slot in slots:
-        left, right = _content(slot.a, slot.a_written, b_words), _content(slot.b, slot.b_written, a_words)
-        if left and right and not _typo(left, right):
-            swaps.append((left, right))
-    return swaps
+    return joiner.join(t for key, t in zip(keys, written)
+                       if any(w in stem(key) or ((len(key) > 1 or _CJK_RUN.match(key)) and key in w) for w in words))
 
 
 def _typo(left: str, right: str) -> bool:
@@ -351,21 +842,70 @@ def judge_documents(a: Side, b: Side, rarity: Rarity | None = None) -> Verdict:
         if said:
             quotes = (_flat(statement.core), _flat(said))
             return Verdict("merge", "duplicate", f"the document already says it: {_quote(said)}",
-                           quotes if a.statement else (quotes[1], quotes[0]))
+                           quotes if a.statement else (quotes[1], quotes[0]), "document_says")
     similarity = weighted_jaccard(a.profile.words, b.profile.words, rarity)
     ratio = size_ratio(a.core, b.core)
-    conflict = conflict_evidence(a, b)
+    near = similarity >= NEAR_IDENTICAL and ratio >= NEAR_SIZE_RATIO and not a.statement and not b.statement
+    # a date or a count moved in a file saved again ("Last reviewed: 2026-05-02" / "… 2026-05-09")
+    # does not stop a merge, which keeps both texts; a rule reversed does
+    conflict = conflict_evidence(a, b, values=not near)
     if conflict:
-        return Verdict("review", "conflict", *conflict)
-    if similarity >= NEAR_IDENTICAL and ratio >= NEAR_SIZE_RATIO and not a.statement and not b.statement:
+        return Verdict("review", "conflict", *conflict, "conflict_evidence")
+    if near:
         passage, quotes = _shared_passage(a.text, b.text)
         return Verdict("merge", "duplicate", f"near-identical documents (weighted similarity {similarity:.2f}, "
-                       f"sizes {ratio:.2f} apart): {passage}", quotes)
+                       f"sizes {ratio:.2f} apart): {passage}", quotes, "near_identical")
     if similarity >= DOCUMENT_REVIEW:
         passage, quotes = _shared_passage(a.text, b.text)
         return Verdict("review", "duplicate", f"weighted similarity {similarity:.2f}, sizes {ratio:.2f} apart: "
-                       + passage, quotes)
+                       + passage, quotes, "weighted_jaccard")
+    for restating, restated, first in ((a, b, True), (b, a, False)):
+        if restated_by := restates(restated.text, restating.text):
+            lead, where = restated_by
+            quotes = (lead, where) if not first else (where, lead)
+            return Verdict("review", "duplicate", f"what one opens with, the other says: {_quote(lead)}", quotes,
+                           "restates")
     return NOTHING
+
+
+# A memory's lead is restated only when it says this much (a heading or a one-line label is no
+# statement), and one paragraph of the other holds this share of its words.
+RESTATED_WORDS = 8
+RESTATED_SHARE = 0.8
+
+
+def restates(document: str, other: str) -> tuple[str, str] | None:
+    """(the lead of `document`, the paragraph of `other` that says it) when one paragraph of
+    `other` holds RESTATED_SHARE of the words of `document`'s lead — the first paragraph of what
+    it says, its main statement — and says one of its sentences whole (document_says), without
+    a conflict between them; else None.
+
+    Real case (application-pipeline): `feedback_rules_are_additive.md` opens "New rules AMEND
+    existing rules. They never replace them. Every rule ever established remains in force
+    unless explicitly revoked by the user.", which the unified rules file says as its
+    PRINCIPLE ("New rules AMEND, never overwrite. Every rule ever established …"): one
+    memory's statement held inside a longer one, a possible duplicate that was listed as a
+    conflict."""
+    lead = _lead(document)
+    wanted = significant_words(lead)
+    if len(wanted) < RESTATED_WORDS:
+        return None
+    for paragraph in other.split("\n\n"):
+        words = significant_words(paragraph)
+        if len(wanted & words) >= RESTATED_SHARE * len(wanted) and any(
+                document_says(paragraph, sentence) for sentence in sentences(lead)) and not is_contradiction(
+                Profile.of(lead), Profile.of(paragraph), 0.0):
+            return _flat(lead), _flat(paragraph)
+    return None
+
+
+def _lead(document: str) -> str:
+    """A document's first paragraph that says something: not a heading, a list, a table or code."""
+    for paragraph in core_text(document).split("\n\n"):
+        lines = [line for line in paragraph.strip().split("\n") if line.strip()]
+        if lines and not _STRUCTURE.match(lines[0]):
+            return " ".join(lines)
+    return ""
 
 
 def document_says(document: str, statement: str) -> str | None:
@@ -439,19 +979,18 @@ def contradiction_evidence(a: Side, b: Side) -> tuple[str, tuple[str, str]]:
     return "contradicts: " + _quote_pair(a.core, b.core), (_flat(a.core), _flat(b.core))
 
 
-def conflict_evidence(a: Side, b: Side) -> tuple[str, tuple[str, str]] | None:
-    """Between documents: a sentence of one that negates or changes what a sentence of the other
-    says about the same thing (the two sentences alike: CONFLICT_SENTENCE_OVERLAP and at least
-    three words shared), the two quoted; None when there is none.
+def conflict_evidence(a: Side, b: Side, values: bool = True) -> tuple[str, tuple[str, str]] | None:
+    """Between documents: a sentence of one that conflicts with a sentence of the other about the
+    same thing (the two alike: CONFLICT_SENTENCE_OVERLAP and at least three words shared, and
+    sentences_conflict), the two quoted; None when there is none.
 
     Case: "Skipped tests are an anti-pattern" was archived as contradicted by "Run Python
     inside nix-shell": two documents that share vocabulary and differ in negation words. A
-    conflict between documents is a claim about two sentences, so it names them."""
-    if not (a.profile.aims or b.profile.aims):
-        return None
+    conflict between documents is a claim about two sentences, so it names them. Without
+    `values`, a value changed between two sentences is not one."""
     held_a, held_b = " ".join(a.text.split()), " ".join(b.text.split())
-    mine = [(s, Profile.of(s)) for s in sentences(a.text) if " ".join(s.split()) not in held_b]
-    theirs = [(s, Profile.of(s)) for s in sentences(b.text) if " ".join(s.split()) not in held_a]
+    mine = [(s, Profile.of(s)) for s in claims(a.text) if " ".join(s.split()) not in held_b]
+    theirs = [(s, Profile.of(s)) for s in claims(b.text) if " ".join(s.split()) not in held_a]
     by_word: dict[str, list[int]] = {}
     for index, (_, profile) in enumerate(theirs):
         for word in profile.words:
@@ -463,10 +1002,78 @@ def conflict_evidence(a: Side, b: Side) -> tuple[str, tuple[str, str]] | None:
                 shared[index] = shared.get(index, 0) + 1
         for index, count in sorted(shared.items()):
             other, other_profile = theirs[index]
-            if count >= 3 and is_contradiction(profile, other_profile, CONFLICT_SENTENCE_OVERLAP):
-                return (f"possible conflict: {_quote(sentence)} against {_quote(other)}",
-                        (_flat(sentence), _flat(other)))
+            if count >= 3 and (found := sentences_conflict(Side(sentence, profile), Side(other, other_profile),
+                                                           values)):
+                return f"possible conflict: {found.evidence}", (_flat(sentence), _flat(other))
     return None
+
+
+# The rules that may find a conflict between two sentences of two documents: a signal aimed at
+# what the other says, a value changed, a change announced to what the other says.
+_SENTENCE_RULES = frozenset(("is_contradiction", "value_changed", "attribute_changed", "change_of_subject"))
+
+
+def sentences_conflict(a: Side, b: Side, values: bool = True) -> Verdict | None:
+    """The statement rules' verdict on two sentences of two documents when it is a conflict by a
+    rule that names what changed (_SENTENCE_RULES) and the two are about one subject (neither
+    another_subject nor two_facts); else None. One name for another, or one signal alike
+    sentences do not share, is not enough where two long documents offer many pairs.
+
+    Real cases (application-pipeline): "Fix the base templates, not the historical outputs."
+    against "… output files were patched directly instead of fixing base templates." — two
+    sentences that agree; "Moves job-track entries in `active/` older than 72h to
+    `research_pool/` …" against "Job entries >72h moved to research_pool." — the same rule
+    said twice."""
+    verdict = judge_statements(a, b, 1.0, CONFLICT_SENTENCE_OVERLAP)
+    if verdict.kind != "conflict" or verdict.rule not in _SENTENCE_RULES or (
+            verdict.rule == "value_changed" and not values):
+        return None
+    if verdict.rule == "is_contradiction" and (only_existential(a.text) or only_existential(b.text)
+                                               or changed_to_only(a.profile, b.profile)):
+        return None
+    found = swaps(a.core, b.core, a.profile.words, b.profile.words)
+    if another_subject(found) or two_facts(found):
+        return None
+    return verdict
+
+
+def changed_to_only(a: Profile, b: Profile) -> bool:
+    """Whether the one signal aimed between two sentences is a change aimed at what it changed
+    *to*: the other names the new value, it does not hold the old one. Real case
+    (application-pipeline): "Job entries >72h moved to research_pool." was a conflict of every
+    memory that lists research_pool entries."""
+    aimed = a.signals_against(b) | b.signals_against(a)
+    return aimed == {"change"} and not (a.replaced & b.words or b.replaced & a.words)
+
+
+def only_existential(text: str) -> bool:
+    """Whether every negation of a sentence denies that a thing is there ("No YAML, no draft, no
+    research pool entry.", "without tests"), none what is done: between two documents that is no
+    rule reversed. Real case (application-pipeline): a pipeline entry's "no research pool entry"
+    was a conflict of the rule that moves stale entries to research_pool."""
+    found = [m.group().lower() for m in _negation_matches(unnegatable(text).lower(), after=False)]
+    return bool(found) and all(word in _EXISTENTIAL for word in found) and not _negation_matches(text.lower(), True)
+
+
+_NOT_A_CLAIM = re.compile(r"^\s*(?:#|\||```|>|<|(?:[-*+]\s+)?\*\*why[:：]?\*\*|why\s*[:：])|\?\s*$|\|.*\|",
+                          re.IGNORECASE)
+
+
+def claims(text: str) -> list[str]:
+    """The sentences of a document that say something it holds: not a heading, a table row or a
+    line of figures between pipes, code, a quote, a question ("should `notes` be merged …, instead
+    of LWW?" asks, it decides nothing), nor its **Why:** — the story of how it came to be, in
+    which "5 memory files … were not synced" is no rule against "Synced to chezmoi: …"."""
+    found: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced or _NOT_A_CLAIM.search(line):
+            continue
+        found.extend(s for s in sentences(line) if not s.rstrip().endswith("?") and _TOKEN.search(s))
+    return found
 
 
 def _negating_sentences(negating: str, other: str) -> tuple[str, str] | None:
@@ -474,7 +1081,7 @@ def _negating_sentences(negating: str, other: str) -> tuple[str, str] | None:
     other_sentences = sentences(other)
     other_statements = [(_Statements.of(s), significant_words(s)) for s in other_sentences]
     for sentence in sentences(negating):
-        for scope, _, _, whole in _negations(sentence.lower()):
+        for scope, _, _, whole in _negations(unnegatable(sentence).lower()):
             if not whole:
                 continue
             for said, (statements, _) in zip(other_sentences, other_statements):
