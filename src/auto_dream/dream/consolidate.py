@@ -51,8 +51,8 @@ def consolidate(snapshot: Snapshot, decisions: Decisions, distiller: Distiller,
         decisions.warnings.extend(result.notes)
         for operation in result.operations:
             run.apply_operation(operation)
+    run.raise_marked()  # first: what a person wrote of a pair is its evidence, before what the judge finds
     run.check_memory_pairs()
-    run.raise_marked()
     run.ask_reviewer(distiller)
     run.finish()
 
