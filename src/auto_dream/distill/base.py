@@ -36,10 +36,21 @@ class NewMemory:
 
 
 @dataclass(frozen=True)
+class Fold:
+    """An entry folded into the memory another entry of the same run makes: the report counts it
+    as a merge and names it; `added` is what it adds ("" when it only repeats)."""
+
+    entry_id: str
+    added: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Create:
     new: NewMemory
     sources: tuple[str, ...]
     reason: str
+    folds: tuple[Fold, ...] = ()  # sources after the first, folded into it
 
 
 @dataclass(frozen=True)
@@ -56,6 +67,7 @@ class Supersede:
     new: NewMemory
     sources: tuple[str, ...]
     reason: str
+    folds: tuple[Fold, ...] = ()
 
 
 @dataclass(frozen=True)

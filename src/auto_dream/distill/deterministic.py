@@ -6,7 +6,7 @@ The Claude distiller (distill.claude) asks Claude instead, and falls back to thi
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from auto_dream.distill.base import (
@@ -15,6 +15,7 @@ from auto_dream.distill.base import (
     Create,
     DistillRequest,
     DistillResult,
+    Fold,
     MergeInto,
     NewMemory,
     Operation,
@@ -22,6 +23,7 @@ from auto_dream.distill.base import (
     Supersede,
     Thresholds,
 )
+from auto_dream.distill.folds import EXTENDS, added_text, extended_description
 from auto_dream.judge.kinds import guess_type
 from auto_dream.judge.pairs import word_ranks
 from auto_dream.judge.recent import RECENT_LIMIT, RecentIndex
@@ -68,6 +70,11 @@ def new_memory_from_text(memory_type: str, text: str) -> NewMemory:
                      body=body_from_text(memory_type, text))
 
 
+def alike(evidence: str) -> str:
+    """The judge's evidence for a merge, said of an entry that adds a fact: alike, not the same."""
+    return "alike: " + evidence.removeprefix("says the same: ")
+
+
 def adds_words(text: str, known: frozenset[str]) -> bool:
     """Whether `text` has a significant word the memory does not (else only its source is added)."""
     return not Profile.of(text).words <= known
@@ -87,6 +94,8 @@ class _Pending:
     replaces: str | None = None  # a live memory it supersedes
     reason: str = ""
     time: datetime | None = None  # its newest entry's time
+    folds: list[Fold] = field(default_factory=list)  # the entries after the first that joined it
+    extensions: list[tuple[str, str]] = field(default_factory=list)  # (what an entry added, its text)
 
 
 class DeterministicDistiller:
@@ -152,7 +161,10 @@ class DeterministicDistiller:
             elif isinstance(key, str):  # a duplicate, or said already
                 adds = kind == "duplicate" and adds_words(entry.text, profile_of(key).words)
                 addition = entry.text.strip() if adds else ""
-                merges.append(MergeInto(key, addition, (entry.id,), f"entry {entry.id} repeats {key}: {evidence}"))
+                added = added_text(memories[key].body or memories[key].description, addition) if adds else ""
+                reason = (f"entry {entry.id} {EXTENDS} {key}, adding \u201c{added}\u201d ({alike(evidence)})" if added
+                          else f"entry {entry.id} repeats {key}: {evidence}")
+                merges.append(MergeInto(key, addition, (entry.id,), reason))
                 grown_profiles[key] = profile_of(key).merged_with(profile)
             elif kind == "contradiction":
                 old = pending[key]
@@ -168,8 +180,16 @@ class DeterministicDistiller:
                 remember(key)
             else:
                 group = pending[key]
+                added = ""
                 if kind == "duplicate" and adds_words(entry.text, group.profile.words):
+                    added = added_text("\n\n".join(group.texts), entry.text)
                     group.texts.append(entry.text.strip())
+                    group.extensions.append((added, entry.text))
+                first = group.sources[0]
+                group.folds.append(Fold(entry.id, added,
+                                        f"entry {entry.id} {EXTENDS} the memory of entry {first}, adding "
+                                        f"\u201c{added}\u201d ({alike(evidence)})" if added
+                                        else f"entry {entry.id} repeats entry {first}: {evidence}"))
                 group.sources.append(entry.id)
                 group.profile = group.profile.merged_with(profile)
                 group.time = entry_time
@@ -178,12 +198,15 @@ class DeterministicDistiller:
         for group in pending:
             new = new_memory_from_text(group.type, group.texts[0])
             if len(group.texts) > 1:
-                new = NewMemory(new.type, new.name, new.description,
-                                "\n\n".join([new.body, *group.texts[1:]]))
+                description = new.description
+                for added, text in group.extensions:
+                    description = extended_description(description, added, text)
+                new = NewMemory(new.type, new.name, description, "\n\n".join([new.body, *group.texts[1:]]))
             if group.replaces:
-                operations.append(Supersede(group.replaces, new, tuple(group.sources), group.reason))
+                operations.append(Supersede(group.replaces, new, tuple(group.sources), group.reason,
+                                            tuple(group.folds)))
             else:
-                operations.append(Create(new, tuple(group.sources), group.reason))
+                operations.append(Create(new, tuple(group.sources), group.reason, tuple(group.folds)))
         return DistillResult(operations=[*operations, *merges, *skips])
 
     @staticmethod

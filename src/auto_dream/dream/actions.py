@@ -3,6 +3,7 @@ Phases build them, plan.py turns them into file changes, apply() carries them ou
 
 from dataclasses import dataclass
 
+from auto_dream.distill.base import Fold
 from auto_dream.store.memory import Memory
 
 
@@ -11,6 +12,7 @@ class CreateMemory:
     memory: Memory
     entry_ids: tuple[str, ...]
     reason: str
+    folds: tuple[Fold, ...] = ()  # entries of the run folded into it after the first (each a merge)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from auto_dream.distill.base import (
     Create,
     Distiller,
     DistillRequest,
+    Fold,
     MergeInto,
     NewMemory,
     ReviewCase,
@@ -19,6 +20,7 @@ from auto_dream.distill.base import (
     Thresholds,
 )
 from auto_dream.distill.deterministic import new_memory_from_text
+from auto_dream.distill.folds import added_text, extended_description
 from auto_dream.dream.actions import CreateMemory, ReviewPair, SkipEntries, UpdateMemory
 from auto_dream.dream.nearby import StoreNeighbours, memory_pairs, word_rarity
 from auto_dream.dream.state import Decisions, Snapshot
@@ -74,12 +76,12 @@ class _Run:
 
     def apply_operation(self, operation) -> None:
         match operation:
-            case Create(new=new, sources=sources, reason=reason):
-                self._create(new, sources, reason)
+            case Create(new=new, sources=sources, reason=reason, folds=folds):
+                self._create(new, sources, reason, folds)
             case MergeInto(memory=path, addition=addition, sources=sources, reason=reason):
                 self._merge_entries(path, addition, sources, reason)
-            case Supersede(memory=path, new=new, sources=sources, reason=reason):
-                created = self._create(new, sources, reason)
+            case Supersede(memory=path, new=new, sources=sources, reason=reason, folds=folds):
+                created = self._create(new, sources, reason, folds)
                 old = self.decisions.live.get(path)
                 if old is not None and self.decisions.retire(old, "supersede", created.path, reason):
                     self._carry_unretracted(old, created)
@@ -92,7 +94,7 @@ class _Run:
         times = [aware(self.entries[s].at, self.snapshot.context.tz) for s in sources if s in self.entries]
         return min(max(times), self.snapshot.now) if times else self.snapshot.now
 
-    def _create(self, new: NewMemory, sources, reason: str) -> Memory:
+    def _create(self, new: NewMemory, sources, reason: str, folds: tuple[Fold, ...] = ()) -> Memory:
         mtime = self._entry_time(sources)
         paths = self.snapshot.context.paths
         name = memory_file_name(new.name, mtime.date(), self._taken(new.type),
@@ -101,7 +103,7 @@ class _Run:
         path = paths.memory_path(new.type, name)
         memory = Memory(path=path, name=new.name, description=new.description, type=new.type,
                         mtime=mtime, body=new.body, sources=tuple(sources))
-        self.created[memory.path] = CreateMemory(memory, tuple(sources), reason)
+        self.created[memory.path] = CreateMemory(memory, tuple(sources), reason, folds)
         self.decisions.live[memory.path] = memory
         self.decisions.profiles[memory.path] = Profile.of(memory.text())
         return memory
@@ -120,19 +122,25 @@ class _Run:
             kind = first.type or guess_type(first.text)
             self._create(new_memory_from_text(kind, addition or first.text), sources, reason)
             return
-        body = current.body + ("\n\n" + addition if addition and addition not in current.body else "")
+        adds = bool(addition) and addition not in current.body
+        body = current.body + ("\n\n" + addition if adds else "")
+        # what the entry adds shows in the description too, so MEMORY.md's line says it
+        description = extended_description(current.description, added_text(current.body or current.description,
+                                                                            addition), addition) if adds \
+            else current.description
         mtime = max(current.mtime, self._entry_time(sources))
         self._update(current, body=body, sources=union_sources(current.sources, sources), mtime=mtime,
-                     entry_ids=tuple(sources), reason=reason)
+                     entry_ids=tuple(sources), reason=reason, description=description)
 
     def _update(self, current: Memory, *, body: str, sources, mtime, entry_ids=(), merged_path=None,
-                reason: str, words: frozenset[str] | None = None) -> None:
-        updated = replace(current, body=body, sources=tuple(sources), mtime=mtime)
+                reason: str, words: frozenset[str] | None = None, description: str | None = None) -> None:
+        updated = replace(current, body=body, sources=tuple(sources), mtime=mtime,
+                          description=current.description if description is None else description)
         self.decisions.live[current.path] = updated
         self.decisions.profiles.rewritten(updated, words)
         if current.path in self.created:
             old = self.created[current.path]
-            self.created[current.path] = CreateMemory(updated, old.entry_ids + tuple(entry_ids), old.reason)
+            self.created[current.path] = CreateMemory(updated, old.entry_ids + tuple(entry_ids), old.reason, old.folds)
             return
         record = self.updates.setdefault(current.path, {"before": self.snapshot.memories[current.path],
                                                         "entry_ids": [], "merged_paths": [], "reasons": []})

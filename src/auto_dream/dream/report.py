@@ -4,6 +4,7 @@ rendered as JSON (as_json) or as Markdown (render_markdown)."""
 import hashlib
 from dataclasses import asdict, dataclass
 
+from auto_dream.distill.folds import EXTENDS
 from auto_dream.dream.actions import (
     Action,
     CreateMemory,
@@ -44,6 +45,7 @@ class DreamStats:
     memories_scanned: int
     created: int
     merged: int
+    extended: int  # merges of an entry that added a fact (its reason quotes what it added)
     superseded: int
     archived_stale: int
     proposed: int
@@ -115,8 +117,10 @@ def action_rows(actions: tuple[Action, ...] | list[Action], plan: Plan) -> list[
     rows = []
     for action in actions:
         match action:
-            case CreateMemory(memory=memory, reason=reason):
+            case CreateMemory(memory=memory, reason=reason, folds=folds):
                 rows.append(ReportRow("create", memory.path, None, reason))
+                rows.extend(ReportRow("merge", f"{plan.entry_logs.get(fold.entry_id, 'logs')}#{fold.entry_id}",
+                                      memory.path, fold.reason) for fold in folds)
             case UpdateMemory(after=memory, entry_ids=entry_ids, reason=reason):
                 for entry_id in entry_ids:
                     source = f"{plan.entry_logs.get(entry_id, 'logs')}#{entry_id}"
@@ -150,6 +154,7 @@ def build_report(plan: Plan, applied: Applied | None = None) -> DreamReport:
         memories_scanned=plan.memories_scanned,
         created=sum(1 for r in carried_out if r.kind == "create"),
         merged=sum(1 for r in carried_out if r.kind == "merge"),
+        extended=sum(1 for r in carried_out if r.kind == "merge" and f" {EXTENDS} " in r.reason),
         superseded=sum(1 for r in carried_out if r.kind == "supersede"),
         archived_stale=sum(1 for r in carried_out if r.kind == "archive"),
         proposed=sum(1 for r in rows if r.proposed),
@@ -194,6 +199,7 @@ _WOULD = {"create": "Would create", "merge": "Would merge", "supersede": "Would 
           "archive": "Would archive", "index": "Would rebuild"}
 _METRICS = [("entries_gathered", "New log entries gathered"), ("memories_scanned", "Memory files scanned"),
             ("created", "Memories created"), ("merged", "Merged (entries and duplicates)"),
+            ("extended", "Extended (merged entries that added a fact)"),
             ("superseded", "Contradictions resolved (superseded)"), ("archived_stale", "Stale memories archived"),
             ("proposed", "Retirements proposed, not applied"), ("review", "Pairs left for review (both kept)"),
             ("review_pending", "Decisions waiting for a reader (auto-dream review)"),
