@@ -2,14 +2,15 @@
 
 import json
 import os
-from datetime import date, datetime
+from datetime import date, datetime, time
 from pathlib import Path
 
 import pytest
 
 import auto_dream
-from auto_dream.store.daylog import read_all_entries
-from auto_dream.store.openclaw import Fragment, note_day, note_fragments
+from auto_dream.store.daylog import MAX_TEXT_CHARS, append_entry, make_entry, read_all_entries
+from auto_dream.store.openclaw import NotePlan, note_day, note_sections, plan_note, section_entries
+from auto_dream.store.openclaw_legacy import earlier_entry_texts
 from auto_dream.store.paths import StorePaths
 from conftest import tree_hash
 
@@ -67,41 +68,85 @@ def logged(root: Path) -> list[tuple[str, str | None, str]]:
     return [(f"{e.at:%Y-%m-%d %H:%M:%S}", e.type, e.text) for e in entries]
 
 
-# ---------------------------------------------------------------- the notes read as fragments
+# ---------------------------------------------------------------- a note read section by section
 
 
-def test_bullets_numbered_items_and_paragraphs_carry_their_heading():
-    texts = [f.entry_text for f in note_fragments(ENGLISH_NOTE, date(2026, 3, 10))]
-    assert texts == [
-        "Decisions: Chose Tailwind over plain CSS for the dashboard",
-        "Decisions: Deploy to staging before production",
-        "Lessons: Gmail API rate limits at 100 requests per second",
-        "Lessons: The fund data API runs at localhost:5000",
-        "Lessons: The deploy script lives in scripts/deploy.sh and needs the VPN to be up.",
-        "Lessons: Open items: Waiting on Alex for API access",
+def entries(note: str, day: date | None = None, limit: int = MAX_TEXT_CHARS) -> list[str]:
+    return [text for section in note_sections(note, day) for text in section_entries(section, limit=limit)]
+
+
+def test_a_section_is_one_entry_under_its_whole_heading_path_without_the_title_or_the_time():
+    note = ("# 2026-03-02 - Daily Memory Log\n\n## Robots\n\n### Unitree G1\n"
+            "A humanoid robot for the lab.\n\n#### [10:30] - 購入\n- 見積もりを取った\n- 来月注文する\n\n"
+            "## kakeibo\n- 決済はPAY.JPに切り替えた\n")
+    assert entries(note, date(2026, 3, 2)) == [
+        "Robots › Unitree G1:\nA humanoid robot for the lab.",
+        "Robots › Unitree G1 › 購入:\n- 見積もりを取った\n- 来月注文する",
+        "kakeibo:\n- 決済はPAY.JPに切り替えた",
     ]
 
 
-def test_a_japanese_heading_is_the_context_and_japanese_lines_join_without_a_space():
-    fragments = note_fragments(JAPANESE_NOTE, date(2026, 3, 11))
-    assert fragments == [
-        Fragment("Python 3.12 と uv を使う", ("Python環境セットアップ：",)),
-        Fragment("テストは pytest で書く", ("Python環境セットアップ：",)),
-        Fragment("明日は東京で打ち合わせがある。", ("会議",)),
-    ]
-    assert fragments[0].entry_text == "Python環境セットアップ： Python 3.12 と uv を使う"
+def test_a_table_is_kept_as_its_rows_under_its_header_with_the_label_over_it():
+    note = ("## Unitree G1\n### 購入\n**購入リスト（税込）:**\n\n| 品目 | 金額 |\n|---|---:|\n"
+            "| G1 本体 | ¥1,680,000 |\n|  合計  | ¥1,680,000 |\n\n支払いは経費で。\n")
+    assert entries(note) == ["Unitree G1 › 購入:\n**購入リスト（税込）:**\n| 品目 | 金額 |\n|---|---:|\n"
+                             "| G1 本体 | ¥1,680,000 |\n|  合計  | ¥1,680,000 |\n\n支払いは経費で。"]
 
 
-def test_a_heading_alone_a_code_block_a_comment_and_a_table_are_not_facts():
-    note = ("## Python環境セットアップ：\n\n## Empty section\n\n~~~\nnot a fact\n~~~\n"
-            "<!-- nor this -->\n| a | b |\n|---|---|\n---\n- -\n")
-    assert note_fragments(note) == []
+def test_checkboxes_keep_their_state_and_nested_items_stay_with_their_item():
+    note = "## TODO\n- [x] Order the e-stop\n- [X] Print the mount\n- [ ] Calibrate\n  - [ ] hand-eye\n  - [x] camera\n"
+    assert entries(note) == ["TODO:\n- [x] Order the e-stop\n- [x] Print the mount\n- [ ] Calibrate\n"
+                             "  - [ ] hand-eye\n  - [x] camera"]
 
 
-def test_a_label_item_is_the_context_of_its_nested_items_and_a_quote_is_its_own_fragment():
-    note = "## Setup\n- Tools:\n  - uv\n  - ruff\n- Python 3.12\nA paragraph.\n> quoted fact\n"
-    assert [f.entry_text for f in note_fragments(note)] == [
-        "Setup: Tools: uv", "Setup: Tools: ruff", "Setup: Python 3.12 A paragraph.", "Setup: quoted fact"]
+@pytest.mark.parametrize("label", ["**Decision:**", "**Decision**:", "**決定事項：**", "決定事項：", "__Decision:__"])
+@pytest.mark.parametrize("block", ["- Buy the xArm\n- Reason: ROS2 driver", "1. Buy the xArm\n2. Reason: ROS2 driver",
+                                   "| what | why |\n|---|---|\n| xArm | ROS2 |", "```sh\ncurl /api/version\n```"])
+def test_a_label_line_is_kept_with_the_block_it_introduces(label, block):
+    assert entries(f"## 決定\n{label}\n{block}\n") == [f"決定:\n{label}\n{block}"]
+
+
+def test_a_label_over_nothing_or_a_bold_lead_in_is_an_item_of_its_own():
+    note = "## kakeibo\n- **Status:** デモアカウントを作成済み\n\n**Open items**:\n\n## Next\n- x\n"
+    assert entries(note) == ["kakeibo:\n- **Status:** デモアカウントを作成済み\n\n**Open items**:", "Next:\n- x"]
+
+
+@pytest.mark.parametrize("heading", ["メモ", "Misc", "Misc.", "その他", "杂项", "Notes"])
+def test_a_miscellany_section_is_one_entry_per_item_each_under_the_heading_path(heading):
+    note = (f"## kakeibo\n### {heading}\n- xArm の納期は3週間\n- 山口さんの誕生日は4月18日\n\n"
+            "A paragraph of its own.\n\n| plan | price |\n|---|---|\n| Free | ¥0 |\n| Family | ¥780 |\n")
+    path = f"kakeibo › {heading.rstrip('.')}:"
+    assert entries(note) == [f"{path}\n- xArm の納期は3週間", f"{path}\n- 山口さんの誕生日は4月18日",
+                             f"{path}\nA paragraph of its own.",
+                             f"{path}\n| plan | price |\n|---|---|\n| Free | ¥0 |\n| Family | ¥780 |"]
+
+
+@pytest.mark.parametrize("heading", ["Lessons", "メモ帳アプリ", "Meeting notes", "TODO"])
+def test_a_section_not_named_as_a_miscellany_stays_whole(heading):
+    assert entries(f"## {heading}\n- one fact\n- another fact\n") == [f"{heading}:\n- one fact\n- another fact"]
+
+
+def test_a_long_section_is_split_between_items_each_part_under_its_path_label_and_header():
+    rows = "".join(f"| item {n} | ¥{n},000 |\n" for n in range(6))
+    note = f"## 購入\n**購入リスト:**\n| 品目 | 金額 |\n|---|---|\n{rows}- a bullet that is long enough\n"
+    parts = entries(note, limit=90)
+    assert len(parts) > 2 and all(len(part) <= 90 for part in parts)
+    assert all(part.startswith("購入:\n") for part in parts)
+    assert all(part.startswith("購入:\n**購入リスト:**\n| 品目 | 金額 |\n|---|---|\n| item ")
+               for part in parts if "| item" in part)
+    lines = [line for part in parts for line in part.split("\n")]
+    assert [line for line in lines if line.startswith(("| item", "- "))] == [*rows.splitlines(),
+                                                                            "- a bullet that is long enough"]
+
+
+def test_comments_rules_and_empty_sections_are_left_out_and_code_is_kept():
+    note = ("## Empty\n\n## Setup\n<!-- written by the pre-compaction flush\n- not a fact -->\n---\n"
+            "- uv\n- -\n\n```bash\nrm -rf build/\n```\n")
+    assert entries(note) == ["Setup:\n- uv\n\n```bash\nrm -rf build/\n```"]
+
+
+def test_a_note_without_headings_is_one_entry_with_no_path_and_frontmatter_is_not_read():
+    assert entries("---\ntitle: x\n---\nA fact.\n\n- another\n") == ["A fact.\n\n- another"]
 
 
 def test_only_a_real_date_names_a_daily_note():
@@ -110,6 +155,70 @@ def test_only_a_real_date_names_a_daily_note():
         == [None, None, None, None]
 
 
+# ---------------------------------------------------------------- what a re-import adds
+
+
+NOTE = """\
+# 2026-03-16
+
+## ロボット
+### 追加購入
+| 品目 | 金額 |
+|---|---|
+| RealSense D435 | ¥48,500 |
+
+## TODO
+- [ ] カメラマウントを印刷
+- [ ] ハンドアイキャリブレーション
+
+## メモ
+- xArm の納期は3週間
+"""
+DAY = date(2026, 3, 16)
+
+
+def test_a_note_imported_once_adds_nothing_when_imported_again():
+    first = plan_note(NOTE, DAY, [])
+    assert first == NotePlan(("ロボット › 追加購入:\n| 品目 | 金額 |\n|---|---|\n| RealSense D435 | ¥48,500 |",
+                              "TODO:\n- [ ] カメラマウントを印刷\n- [ ] ハンドアイキャリブレーション",
+                              "メモ:\n- xArm の納期は3週間"), 0)
+    assert plan_note(NOTE, DAY, first.texts) == NotePlan((), 3)
+
+
+@pytest.mark.parametrize("edit, added", [
+    ("| RealSense D435 | ¥48,500 |\n", "ロボット › 追加購入:\n| 品目 | 金額 |\n|---|---|\n| PETG 1kg | ¥2,980 |"),
+    ("- [ ] ハンドアイキャリブレーション\n", "TODO:\n- [ ] xArm のファームウェア更新履歴を wiki に書く"),
+    ("- xArm の納期は3週間\n", "メモ:\n- 山口さんの誕生日は4月18日"),
+])
+def test_an_item_written_since_is_the_only_thing_a_re_import_adds(edit, added):
+    """A row, a TODO, a note's item added under a section already imported: only it, with its path."""
+    new_line = added.rsplit("\n", 1)[1]
+    grown = NOTE.replace(edit, f"{edit}{new_line}\n")
+    assert plan_note(grown, DAY, plan_note(NOTE, DAY, []).texts).texts == (added,)
+
+
+def test_a_ticked_checkbox_is_added_as_done_and_a_new_section_whole():
+    ticked = NOTE.replace("- [ ] カメラマウントを印刷", "- [x] カメラマウントを印刷") + "\n## kakeibo\n- 審査提出\n"
+    assert plan_note(ticked, DAY, plan_note(NOTE, DAY, []).texts).texts == (
+        "TODO:\n- [x] カメラマウントを印刷", "kakeibo:\n- 審査提出")
+
+
+def test_a_note_the_earlier_import_read_one_entry_per_item_is_not_imported_again():
+    """A workspace imported before sections: its entries (`TODO: カメラマウントを印刷`) are found,
+    so the note is not added again whole; what was written since comes as that version read it."""
+    earlier = earlier_entry_texts(NOTE, DAY)
+    assert "TODO: カメラマウントを印刷" in earlier
+    assert plan_note(NOTE, DAY, earlier) == NotePlan((), len(earlier), earlier_import=True)
+    grown = NOTE + "- 山口さんの誕生日は4月18日\n"
+    assert plan_note(grown, DAY, earlier) == NotePlan(("メモ: 山口さんの誕生日は4月18日",), len(earlier), True)
+
+
+def test_an_entry_both_versions_write_alike_does_not_mark_a_note_as_read_by_the_earlier_one():
+    note = "A fact with no heading.\n\n## TODO\n- [ ] a\n"
+    first = plan_note(note, None, [])
+    assert first.texts[0] == "A fact with no heading." == earlier_entry_texts(note)[0]
+    assert plan_note(note, None, first.texts) == NotePlan((), 2)
+
 # ---------------------------------------------------------------- the command
 
 
@@ -117,11 +226,13 @@ def test_import_writes_entries_dated_by_their_note_at_noon_untyped(cli, workspac
     root = tmp_path / "store"
     result = cli("--root", root, "import", "openclaw")
     assert (result.code, result.err) == (0, "")
-    assert result.out == f"read 2 notes from {workspace / 'memory'}: 9 entries added, 0 already in the log\n"
+    assert result.out == f"read 2 notes from {workspace / 'memory'}: 4 entries added, 0 already in the log\n"
     entries = logged(root)
-    assert len(entries) == 9
-    assert entries[0] == ("2026-03-10 12:00:00", None, "Decisions: Chose Tailwind over plain CSS for the dashboard")
-    assert ("2026-03-11 12:00:00", None, "Python環境セットアップ： Python 3.12 と uv を使う") in entries
+    assert len(entries) == 4
+    assert entries[0] == ("2026-03-10 12:00:00", None, "Decisions:\n- Chose Tailwind over plain CSS for the dashboard\n"
+                                                       "- [x] Deploy to staging before production")
+    assert ("2026-03-11 12:00:00", None,
+            "Python環境セットアップ:\n- Python 3.12 と uv を使う\n- テストは pytest で\n  書く") in entries
     assert {at[:10] for at, _, _ in entries} == {"2026-03-10", "2026-03-11"}
     assert (root / "logs" / "2026" / "03" / "2026-03-11.md").is_file()
 
@@ -133,18 +244,36 @@ def test_importing_twice_adds_nothing_and_leaves_the_log_as_it_was(cli, workspac
     again = cli("--root", root, "import", "openclaw", workspace, "--json")
     assert again.code == 0
     report = json.loads(again.out)
-    assert (report["notes_read"], report["entries_added"], report["already_there"]) == (2, 0, 9)
+    assert (report["notes_read"], report["entries_added"], report["already_there"], report["earlier_notes"]) \
+        == (2, 0, 4, 0)
     assert tree_hash(root) == before
 
 
 def test_a_line_added_to_a_note_since_is_the_only_entry_a_second_import_adds(workspace, tmp_path):
     store = auto_dream.open_store(tmp_path / "store", create=True)
-    assert store.import_openclaw(workspace).entries_added == 9
+    assert store.import_openclaw(workspace).entries_added == 4
     with (workspace / "memory" / "2026-03-11.md").open("a", encoding="utf-8") as note:
         note.write("- CI は GitHub Actions\n")
     second = store.import_openclaw(workspace)
-    assert (second.entries_added, second.already_there) == (1, 9)
-    assert logged(store.root)[-1] == ("2026-03-11 12:00:00", None, "会議: CI は GitHub Actions")
+    assert (second.entries_added, second.already_there) == (1, 3)
+    assert logged(store.root)[-1] == ("2026-03-11 12:00:00", None, "会議:\n- CI は GitHub Actions")
+    assert store.import_openclaw(workspace).entries_added == 0
+
+
+def test_a_workspace_the_earlier_import_read_one_entry_per_item_is_not_imported_again(cli, workspace, tmp_path):
+    """The log of a workspace imported before imports read sections: the earlier entries are
+    recognised and the notes are not added again in the new form; a line written since is added."""
+    store = auto_dream.open_store(tmp_path / "store", create=True)
+    for day, name in ((date(2026, 3, 10), "2026-03-10.md"), (date(2026, 3, 11), "2026-03-11.md")):
+        for text in earlier_entry_texts((workspace / "memory" / name).read_text(encoding="utf-8"), day):
+            append_entry(StorePaths(store.root), make_entry(text, None, datetime.combine(day, time(12, 0))))
+    before = logged(store.root)
+    with (workspace / "memory" / "2026-03-11.md").open("a", encoding="utf-8") as note:
+        note.write("- CI は GitHub Actions\n")
+    result = cli("--root", store.root, "import", "openclaw")
+    assert result.out.endswith(": 1 entry added, 9 already in the log; 2 notes were imported one entry per item "
+                               "by an earlier version and stay so\n")
+    assert logged(store.root) == [*before, ("2026-03-11 12:00:00", None, "会議: CI は GitHub Actions")]
 
 
 def test_entries_appended_by_hand_stay_as_they_were(cli, workspace, tmp_path):
@@ -205,9 +334,9 @@ def test_a_dream_over_the_imported_log_creates_memories(cli, workspace, tmp_path
     assert cli("--root", root, "import", "openclaw").code == 0
     dreamt = cli("--root", root, "dream", "--no-llm", "--json")
     assert dreamt.code == 0, dreamt.err
-    assert json.loads(dreamt.out)["stats"]["created"] >= 5
+    assert json.loads(dreamt.out)["stats"]["created"] == 4
     listed = json.loads(cli("--root", root, "list", "--json").out)
-    assert any("Python 3.12" in m["name"] + m["description"] for m in listed)
+    assert any("Python 3.12" in m["description"] and "pytest" in m["description"] for m in listed)
     assert cli("--root", root, "check", "--json").code == 0
     assert json.loads(cli("--root", root, "check", "--json").out)["undistilled_entries"] == 0
 
@@ -223,9 +352,9 @@ def test_the_default_store_of_the_openclaw_skill_gets_the_import(cli, workspace,
 def test_the_library_import_returns_its_counts(workspace, tmp_path):
     store = auto_dream.open_store(tmp_path / "store", create=True)
     result = store.import_openclaw(workspace)
-    assert (result.notes_read, result.entries_added, result.already_there, result.skipped) == (2, 9, 0, ())
+    assert (result.notes_read, result.entries_added, result.already_there, result.skipped) == (2, 4, 0, ())
     assert result.logs_written == ("logs/2026/03/2026-03-10.md", "logs/2026/03/2026-03-11.md")
-    assert store.dream(now=datetime(2026, 3, 12, 9, 0).astimezone()).report.stats.created >= 5
+    assert store.dream(now=datetime(2026, 3, 12, 9, 0).astimezone()).report.stats.created == 4
 
 
 @pytest.mark.parametrize("target", ["outside", "inside"])

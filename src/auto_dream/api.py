@@ -137,8 +137,8 @@ class Store:
     @_store_errors
     def import_openclaw(self, workspace: str | PathLike[str]) -> "OpenClawImport":
         """Add OpenClaw's daily notes (`workspace/memory/YYYY-MM-DD.md`) to the log, as `auto-dream
-        import openclaw WORKSPACE` does: one untyped entry per item or paragraph, at 12:00 of the
-        note's day, its heading in front; what an earlier import added is not added again."""
+        import openclaw WORKSPACE` does: one untyped entry per section, at 12:00 of the note's day,
+        its heading path first; what an earlier import added is not added again."""
         from auto_dream.commands.import_openclaw import import_openclaw
 
         return import_openclaw(self.root, Path(workspace).absolute())

@@ -724,9 +724,10 @@ def import_openclaw_command(
         metavar="[WORKSPACE]", help="The OpenClaw workspace (default: ~/.openclaw/workspace).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
 ) -> None:
-    """Import OpenClaw's daily notes (WORKSPACE/memory/YYYY-MM-DD.md) into the log: each bullet,
-    numbered item or paragraph becomes an entry of the note's day (at 12:00), with the heading it
-    sits under in front. Importing again adds only what is new."""
+    """Import OpenClaw's daily notes (WORKSPACE/memory/YYYY-MM-DD.md) into the log: each section (a
+    heading and the lists, tables, paragraphs and code under it) becomes an entry of the note's day
+    (at 12:00), its heading path first; a Misc / メモ / その他 section, one entry per item.
+    Importing again adds only what was written since."""
     from auto_dream.commands.import_openclaw import import_openclaw
 
     result = import_openclaw(_root(ctx), openclaw_workspace(workspace))
@@ -737,8 +738,11 @@ def import_openclaw_command(
     if as_json:
         _print_json(result.as_json())
         return
+    earlier = (f"; {result.earlier_notes} {'note was' if result.earlier_notes == 1 else 'notes were'} imported one "
+               "entry per item by an earlier version and stay so" if result.earlier_notes else "")
     stdout.print(f"read {result.notes_read} notes from {shown(str(result.workspace / 'memory'))}: "
-                 f"{result.entries_added} entries added, {result.already_there} already in the log", markup=False)
+                 f"{result.entries_added} {'entry' if result.entries_added == 1 else 'entries'} added, "
+                 f"{result.already_there} already in the log{earlier}", markup=False)
 
 
 schedule_app = typer.Typer(

@@ -1,14 +1,15 @@
 """`import openclaw`: OpenClaw's daily notes (`WORKSPACE/memory/YYYY-MM-DD.md`) into the log.
 
-Each fragment of a note (a list item, a paragraph; store/openclaw.py) becomes one untyped
-entry of the note's day, its heading in front; dream types and distils them as any entry.
+Each section of a note (a heading and its blocks, store/openclaw.py) becomes one untyped entry
+of the note's day, its heading path first; dream types and distils them as any entry.
 
 The time of day. A note gives its day, not the time of each line, so every entry of a note
 is written at 12:00:00 of that day (store wall-clock time, as every log time is): noon keeps
 the entry on its note's day, and an age counted from it is at most half a day off. One fixed
-time also makes an entry's id (daylog.entry_id: time and text) a function of the note's date
-and the fragment's text alone, so a second import finds every entry it wrote and adds
-nothing; and since dream sorts entries by time, stably, a note's fragments keep its order.
+time also makes the entries an import wrote easy to find again: a second import reads the
+day's entries at that time and adds only the items no entry of the same heading path holds
+(store/openclaw.plan_note); and since dream sorts entries by time, stably, a note's entries
+keep its order.
 """
 
 import errno
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from auto_dream.errors import InputError
 from auto_dream.store.daylog import FIRST_YEAR, LAST_YEAR, MAX_LOG_BYTES, Entry, append_entry, make_entry, read_log
-from auto_dream.store.openclaw import SESSION_NOTE, Fragment, note_day, note_fragments
+from auto_dream.store.openclaw import SESSION_NOTE, NotePlan, note_day, plan_note
 from auto_dream.store.paths import StoreLayout, ensure_store, layout_at
 from auto_dream.store.text import shown
 
@@ -43,7 +44,8 @@ class SkippedNote:
 
 @dataclass(frozen=True)
 class OpenClawImport:
-    """What an import did: notes read, entries added, entries found already in the log."""
+    """What an import did: notes read, entries added, entries found already in the log, and the
+    notes an earlier version had imported one entry per item (kept that way)."""
 
     workspace: Path
     notes_read: int
@@ -51,57 +53,51 @@ class OpenClawImport:
     already_there: int
     skipped: tuple[SkippedNote, ...]
     logs_written: tuple[str, ...]  # relative to the store's root
+    earlier_notes: int = 0
 
     def as_json(self) -> dict:
         return {"workspace": shown(str(self.workspace)), "notes_read": self.notes_read,
                 "entries_added": self.entries_added, "already_there": self.already_there,
-                "logs_written": list(self.logs_written),
+                "earlier_notes": self.earlier_notes, "logs_written": list(self.logs_written),
                 "skipped": [{"path": shown(str(s.path)), "reason": s.reason} for s in self.skipped]}
 
 
 def import_openclaw(root: Path, workspace: Path) -> OpenClawImport:
-    """Add every fragment of the workspace's daily notes not yet in the store's log."""
+    """Add every section of the workspace's daily notes (or what was written in it since) not yet
+    in the store's log."""
     notes, skipped = _read_notes(workspace)
-    entries: list[Entry] = []
-    for day, path, fragments in notes:
-        at = datetime.combine(day, NOTE_TIME)
-        for fragment in fragments:
-            entry = _entry(fragment, at, path, skipped)
-            if entry is not None:
-                entries.append(entry)
     paths: StoreLayout = layout_at(root)
-    known: dict[date, set[str]] = {}
-    added = already = 0
+    added = already = earlier = 0
     written: list[str] = []
-    for entry in entries:
-        day = entry.at.date()
-        if day not in known:
-            log_path = paths.log_file(day)
-            known[day] = {e.id for e in read_log(log_path)[0]} if log_path.exists() else set()
-        if entry.id in known[day]:
-            already += 1
-            continue
-        if not added:
-            paths = ensure_store(root)  # only now: an import that adds nothing creates nothing
-        relative = paths.relative(append_entry(paths, entry))
-        if relative not in written:
-            written.append(relative)
-        known[day].add(entry.id)
-        added += 1
-    return OpenClawImport(workspace, len(notes), added, already, tuple(skipped), tuple(written))
+    for day, path, text in notes:
+        at = datetime.combine(day, NOTE_TIME)
+        log_path = paths.log_file(day)
+        logged = [e.text for e in read_log(log_path)[0] if e.at == at] if log_path.exists() else []
+        plan: NotePlan = plan_note(text, day, logged)
+        already += plan.already_there
+        earlier += plan.earlier_import
+        for entry in (_entry(entry_text, at, path, skipped) for entry_text in plan.texts):
+            if entry is None:
+                continue
+            if not added:
+                paths = ensure_store(root)  # only now: an import that adds nothing creates nothing
+            relative = paths.relative(append_entry(paths, entry))
+            if relative not in written:
+                written.append(relative)
+            added += 1
+    return OpenClawImport(workspace, len(notes), added, already, tuple(skipped), tuple(written), earlier)
 
 
-def _entry(fragment: Fragment, at: datetime, path: Path, skipped: list[SkippedNote]) -> Entry | None:
+def _entry(text: str, at: datetime, path: Path, skipped: list[SkippedNote]) -> Entry | None:
     try:
-        return make_entry(fragment.entry_text, None, at)
-    except InputError as refused:  # a fragment longer than an entry may be: the rest of the note goes in
-        skipped.append(SkippedNote(path, f"a fragment was not imported ({refused}): "
-                                         f"{fragment.entry_text[:60]!r}…"))
+        return make_entry(text, None, at)
+    except InputError as refused:  # an item longer than an entry may be: the rest of the note goes in
+        skipped.append(SkippedNote(path, f"an item was not imported ({refused}): {text[:60]!r}…"))
         return None
 
 
-def _read_notes(workspace: Path) -> tuple[list[tuple[date, Path, list[Fragment]]], list[SkippedNote]]:
-    """The daily notes of `workspace`, oldest first, parsed; every other .md file of memory/ skipped."""
+def _read_notes(workspace: Path) -> tuple[list[tuple[date, Path, str]], list[SkippedNote]]:
+    """The daily notes of `workspace`, oldest first, with their text; every other .md file of memory/ skipped."""
     if not workspace.is_dir():
         what = "is not a folder" if workspace.exists() else "does not exist"
         raise InputError(f"no OpenClaw workspace at {shown(str(workspace))}: it {what}")
@@ -109,7 +105,7 @@ def _read_notes(workspace: Path) -> tuple[list[tuple[date, Path, list[Fragment]]
     if not folder.is_dir():
         raise InputError(f"no daily notes in {shown(str(workspace))}: it has no memory/ folder "
                          "(OpenClaw keeps them in memory/YYYY-MM-DD.md)")
-    notes: list[tuple[date, Path, list[Fragment]]] = []
+    notes: list[tuple[date, Path, str]] = []
     skipped: list[SkippedNote] = []
     try:
         names = sorted(os.listdir(folder))
@@ -130,7 +126,7 @@ def _read_notes(workspace: Path) -> tuple[list[tuple[date, Path, list[Fragment]]
             continue
         text = _read_note(path, skipped)
         if text is not None:
-            notes.append((day, path, note_fragments(text, day)))
+            notes.append((day, path, text))
     return notes, skipped
 
 

@@ -1,4 +1,4 @@
-"""OpenClaw's daily notes, `<workspace>/memory/YYYY-MM-DD.md`, read as fragments for the log.
+"""OpenClaw's daily notes, `<workspace>/memory/YYYY-MM-DD.md`, read section by section for the log.
 
 What the notes are, from public material (read before writing this):
 - docs.openclaw.ai/concepts/memory: memory is plain Markdown in the agent workspace (default
@@ -9,55 +9,103 @@ What the notes are, from public material (read before writing this):
 - skills that write the notes (erevusobolus/THERION-SYSTEM skills/memory-management/SKILL.md,
   zencrust-ai/minimal-memory scripts/daily.sh): a `# YYYY-MM-DD - Daily Memory Log` title,
   `## [TIME] - Topic` or `## [GOOD]` headings, `- ` bullets under them.
-So a note is free Markdown: a fragment is a list item or a paragraph, read with the heading
-it sits under; a heading, a code block, an HTML comment, a table or a rule is not a fact.
+
+So a note is free Markdown whose unit is the section: a heading and the blocks under it, down
+to the next heading, say one thing together (the candidates for a purchase, a decision and its
+reason, a TODO list), and a bullet alone often does not say what it is about: its headings do.
+A section becomes one entry: its heading path first, as a label (`Robots › Unitree G1 › 購入:`),
+then its blocks as written — lists with their checkboxes, tables under their header line, a
+`**Label:**` line with the list, table or code block it introduces, paragraphs, code. A section
+named as a miscellany (`## メモ`, `## Misc`, `## その他`) holds unrelated items: each becomes an
+entry of its own, with the same heading path. A section longer than an entry may be is split at
+its items. The entry is untyped: dream types it from its text.
 
 Everything here is pure text; the command (commands/import_openclaw.py) reads the files.
 """
 
 import re
+import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
+from functools import cache
+from typing import TYPE_CHECKING
+
+from auto_dream.store.daylog import MAX_TEXT_CHARS
+from auto_dream.store.openclaw_legacy import earlier_entry_texts
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 DAILY_NOTE = re.compile(r"(\d{4}-\d\d-\d\d)\.md")
 SESSION_NOTE = re.compile(r"\d{4}-\d\d-\d\d-.+\.md")  # the session-memory hook's summaries
+PATH_SEPARATOR = " › "
+# Headings under which a note keeps what has no section of its own: their items share nothing.
+MISCELLANY = frozenset({
+    "misc", "miscellaneous", "misc notes", "other", "others", "other notes", "notes", "random", "random notes",
+    "odds and ends", "inbox", "scratch", "scratchpad",
+    "メモ", "その他", "その他メモ", "雑記", "雑多", "雑メモ", "備考", "覚え書き", "小ネタ",
+    "杂项", "其他", "其它", "备注", "杂记", "随记", "随手记", "零碎", "笔记",
+})
 
-_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
-_RULE = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]+(.*))?")
-_QUOTE = re.compile(r" {0,3}> ?")
-_TABLE_ROW = re.compile(r" *\|")
-_CHECKBOX = re.compile(r"\[[ xX]\][ \t]+")
+# A note's title, when it does not name its day: a heading every section of it would carry.
+DAILY_TITLES = frozenset({"daily memory log", "daily log", "daily notes", "daily note", "memory log", "today",
+                          "日報", "今日のメモ", "作業ログ", "日志", "每日记录", "今日笔记"})
+
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-_COLONS = (":", "：")
 _WORD = re.compile(r"\w")
-# A CJK character on both sides of a line break: the lines join without a space.
-_CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+_COLONS = (":", "：")
+_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
+# `## [10:30] - Topic`: the time a heading was written at is not what its section is about.
+_TIME_IN_FRONT = re.compile(r"\[?\d{1,2}:\d\d(?::\d\d)?\]?\s*(?:[-–—:|]\s*)?")
+_CHECKED = re.compile(r"^([ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+)\[X\](?=[ \t]|$)", re.M)
+# An ordered list that does not start at 1 cannot follow a line of text: it would join it.
+_LATER_NUMBER = re.compile(r"(?!0*1[.)])\d{1,9}[.)]")
 
 
 @dataclass(frozen=True)
-class Fragment:
-    """One fact of a note: its text as written, and the headings (and labels) it sits under."""
+class Unit:
+    """One item of a section, as written: a list item (with its nested items), a table row, a
+    paragraph, a code block or a quote. Items of one list, rows of one table share their `block`."""
 
-    text: str
-    context: tuple[str, ...] = ()
+    lines: tuple[str, ...]
+    block: int
+    label: tuple[str, ...] = ()  # the `**Label:**` line over its block
+    header: tuple[str, ...] = ()  # a table row's header and delimiter lines
 
     @property
-    def entry_text(self) -> str:
-        """The text the log gets: the context first, so a bullet reads whole on its own."""
-        return join_context(self.context, self.text)
+    def key(self) -> str:
+        """What the item says, spaces aside: how a re-import knows it is in the log already."""
+        return " ".join(" ".join(self.lines).split())
+
+    @property
+    def alone(self) -> bool:
+        """A unit that is a whole thing of its own in a miscellany: all but a table's row."""
+        return not self.header
 
 
-def join_context(context: tuple[str, ...], text: str) -> str:
-    """`Python環境セットアップ：` + `Python 3.12 と uv を使う` → `Python環境セットアップ： Python 3.12 と uv を使う`;
-    a heading without a colon gets one: `Decisions` + `Use REST` → `Decisions: Use REST`."""
-    joined = ""
-    for part in (*context, text):
-        if joined:
-            joined += " " if joined.endswith(_COLONS) else ": "
-        joined += part
-    return joined
+@dataclass(frozen=True)
+class Section:
+    """A heading's own blocks (down to the next heading), with the headings above it."""
+
+    path: tuple[str, ...]
+    units: tuple[Unit, ...]
+
+    @property
+    def miscellany(self) -> bool:
+        """MISCELLANY: `## メモ`, `### Misc.`: each item is an entry of its own."""
+        return bool(self.path) and self.path[-1].casefold().strip(" .:：。…") in MISCELLANY
+
+
+@dataclass(frozen=True)
+class NotePlan:
+    """What importing one note adds: entry texts in the note's order, how many entries it found in
+    the log already, and whether the earlier import (one entry per item) read this note."""
+
+    texts: tuple[str, ...]
+    already_there: int
+    earlier_import: bool = False
 
 
 def note_day(file_name: str) -> date | None:
@@ -71,39 +119,228 @@ def note_day(file_name: str) -> date | None:
         return None
 
 
-@dataclass
-class _Block:
-    kind: str  # "item" or "para"
-    indent: int
-    lines: list[str]
-    heading: tuple[str, ...]  # the nearest heading above it, if any
+# ---------------------------------------------------------------- what to add of a note
 
 
-def note_fragments(text: str, day: date | None = None) -> list[Fragment]:
-    """The fragments of one note, in the note's order. `day`: the note's date; a heading that
-    only names it (`# 2026-04-01 - Daily Memory Log`) is the note's title, not context."""
-    blocks = _blocks(_COMMENT.sub("", _without_frontmatter(text)), day)
-    fragments: list[Fragment] = []
-    # The paragraphs ("Decisions:") and items ("- Setup:") that introduce a list: (indent, text),
-    # a paragraph's indent -1 so that it holds for the whole list after it.
-    labels: list[tuple[int, str]] = []
-    for index, block in enumerate(blocks):
-        body = _join_lines(block.lines)
-        previous = blocks[index - 1] if index else None
-        if block.kind == "para" or previous is None or previous.heading != block.heading:
-            labels = []
+def plan_note(text: str, day: date | None, logged: Iterable[str], limit: int = MAX_TEXT_CHARS) -> NotePlan:
+    """The entries a note adds to a log that already holds `logged` (the texts of its day's
+    entries at the time the import writes at).
+
+    An item already in an entry of the same heading path is not added again: a section a person
+    added a line to since gets one entry holding the new line, under the same path (and its
+    label, its table's header). A note the earlier import read (one entry per item, recognised
+    by those entries: store/openclaw_legacy.py) gets what was written since as that version
+    read it, so nothing it added is added again in the new form."""
+    logged = [_normal(logged_text) for logged_text in logged]
+    sections = note_sections(text, day)
+    fresh_texts = {_normal(entry) for section in sections for entry in section_entries(section, limit=limit)}
+    earlier = [_normal(entry) for entry in earlier_entry_texts(text, day)]
+    in_log = set(logged)
+    if any(entry in in_log and entry not in fresh_texts for entry in earlier):
+        return _plan_earlier(earlier, in_log)
+    covered = _covered(logged, {path_line(section.path): section.path for section in sections})
+    texts: list[str] = []
+    already = 0
+    for section in sections:
+        seen = covered.setdefault(section.path, set())
+        fresh = [unit for unit in section.units if unit.key not in seen]
+        seen.update(unit.key for unit in fresh)
+        if fresh:
+            texts.extend(section_entries(Section(section.path, tuple(fresh)), section.miscellany, limit))
         else:
-            labels = [(indent, label) for indent, label in labels if indent < block.indent]
-        following = blocks[index + 1] if index + 1 < len(blocks) else None
-        if body.endswith(_COLONS) and following is not None and following.kind == "item" \
-                and following.heading == block.heading \
-                and (block.kind == "para" or following.indent > block.indent):
-            labels.append((block.indent, _plain(body)))
+            already += len(section_entries(section, limit=limit))
+    return NotePlan(tuple(texts), already)
+
+
+def _plan_earlier(earlier: list[str], in_log: set[str]) -> NotePlan:
+    texts: list[str] = []
+    already = 0
+    for entry in earlier:
+        if entry in in_log:
+            already += 1
+        else:
+            texts.append(entry)
+            in_log.add(entry)
+    return NotePlan(tuple(texts), already, earlier_import=True)
+
+
+def _normal(text: str) -> str:
+    """A text as the log's entry ids read it (daylog.entry_id): trailing spaces aside."""
+    return "\n".join(line.rstrip() for line in text.strip().split("\n"))
+
+
+def _covered(logged: list[str], paths: dict[str, tuple[str, ...]]) -> dict[tuple[str, ...], set[str]]:
+    """The items the logged entries hold, by the heading path their first line names."""
+    covered: dict[tuple[str, ...], set[str]] = {}
+    for entry in logged:
+        first, _, rest = entry.partition("\n")
+        path = paths.get(first)
+        content = rest if path is not None else entry
+        keys = covered.setdefault(path or (), set())
+        for section in note_sections(content):
+            keys.update(unit.key for unit in section.units)
+    return covered
+
+
+# ---------------------------------------------------------------- entries of a section
+
+
+def path_line(path: tuple[str, ...]) -> str:
+    """The first line of a section's entry: its heading path, as a label (`Robots › Unitree G1:`)."""
+    return PATH_SEPARATOR.join(path) + ":" if path else ""
+
+
+def section_entries(section: Section, miscellany: bool | None = None, limit: int = MAX_TEXT_CHARS) -> list[str]:
+    """The entry texts of a section: one (or one per item of a miscellany), each at most `limit`
+    characters where its items allow (a section is split between items, never inside one)."""
+    if miscellany is None:
+        miscellany = section.miscellany
+    groups: list[list[Unit]] = []
+    for unit in section.units:
+        if not groups or (miscellany and (unit.alone or unit.block != groups[-1][-1].block)):
+            groups.append([])
+        groups[-1].append(unit)
+    return [entry_text(section.path, chunk) for group in groups for chunk in _within(section.path, group, limit)]
+
+
+def entry_text(path: tuple[str, ...], units: Iterable[Unit]) -> str:
+    """The path line, then the items as written: a blank line between blocks, each block's label
+    and table header written once above its first item here."""
+    lines = [path_line(path)] if path else []
+    block: int | None = None
+    for unit in units:
+        if unit.block != block:
+            if block is not None:
+                lines.append("")
+            lines.extend(unit.label)
+            if unit.label and _LATER_NUMBER.match(unit.lines[0]):
+                lines.append("")
+            lines.extend(unit.header)
+            block = unit.block
+        lines.extend(unit.lines)
+    return "\n".join(lines)
+
+
+def _within(path: tuple[str, ...], units: list[Unit], limit: int) -> list[list[Unit]]:
+    """`units` in runs whose entry holds at most `limit` characters (a unit longer than that
+    alone is a run of its own: the import reports it)."""
+    runs: list[list[Unit]] = []
+    size = 0
+    for unit in units:
+        own = sum(len(line) + 1 for line in unit.lines)
+        opening = sum(len(line) + 1 for line in (*unit.label, *unit.header)) + 2  # and a blank line
+        if runs and runs[-1][-1].block == unit.block and size + own <= limit:
+            size += own
+        elif runs and size + opening + own <= limit:
+            size += opening + own
+        else:
+            runs.append([])
+            size = len(path_line(path)) + 1 + opening + own
+        runs[-1].append(unit)
+    return runs
+
+
+# ---------------------------------------------------------------- reading a note
+
+
+def note_sections(text: str, day: date | None = None) -> list[Section]:
+    """The sections of a note that hold something, in the note's order. `day`: the note's date;
+    a heading that only names it (`# 2026-04-01 - Daily Memory Log`) is its title, not context."""
+    source = _COMMENT.sub("", _without_frontmatter(text))
+    lines = source.split("\n")
+    tokens = _commonmark().parse(source)
+    blocks = [at for at, token in enumerate(tokens) if token.level == 0 and token.nesting != -1]
+    sections: list[Section] = []
+    headings: dict[int, str] = {}
+    units: list[Unit] = []
+    label: tuple[str, ...] = ()
+
+    def close() -> None:
+        if units:
+            sections.append(Section(tuple(headings[level] for level in sorted(headings)), tuple(units)))
+
+    for number, at in enumerate(blocks):
+        token = tokens[at]
+        if token.type == "heading_open":
+            close()
+            units = []
+            level = int(token.tag[1])
+            headings = {lvl: name for lvl, name in headings.items() if lvl < level}
+            name = _heading_name(_inline(tokens, at))
+            if name and not _is_title(name, day):
+                headings[level] = name
+            label = ()
             continue
-        if not _WORD.search(body):
-            continue  # "—", "...": nothing to remember
-        fragments.append(Fragment(body, block.heading + tuple(label for _, label in labels)))
-    return fragments
+        following = tokens[blocks[number + 1]].type if number + 1 < len(blocks) else ""
+        if token.type == "paragraph_open" and _is_label(_inline(tokens, at), following):
+            start, end = token.map or (0, 0)
+            label = _dedent(tuple(lines[start:end]))
+            continue
+        units.extend(_units(tokens, at, lines, label))
+        label = ()
+    close()
+    return sections
+
+
+def _units(tokens: list["Token"], at: int, lines: list[str], label: tuple[str, ...]) -> list[Unit]:
+    """The items of the top-level block that opens at `tokens[at]`; `at` names the block."""
+    token = tokens[at]
+    start, end = token.map or (0, 0)
+    if token.type in ("bullet_list_open", "ordered_list_open"):
+        items = []
+        for inner in tokens[at + 1:]:
+            if inner.level == 0:
+                break
+            if inner.type == "list_item_open" and inner.level == 1 and inner.map:
+                items.append(_dedent(tuple(_CHECKED.sub(r"\1[x]", "\n".join(lines[inner.map[0]:inner.map[1]]))
+                                           .split("\n"))))
+        return [Unit(item, at, label) for item in items if _WORD.search("\n".join(item))]
+    if token.type == "table_open":
+        header = tuple(line.strip() for line in lines[start:start + 2])
+        return [Unit((row.strip(),), at, label, header) for row in lines[start + 2:end] if row.strip()]
+    if token.type in ("paragraph_open", "fence", "code_block", "blockquote_open", "html_block"):
+        written = _dedent(tuple(lines[start:end]))
+        return [Unit(written, at, label)] if _WORD.search("\n".join(written)) else []
+    return []  # a rule
+
+
+def _is_label(inline: str, following: str) -> bool:
+    """`**Decision:**`, `**決定事項**:`, `構成：` over a list, a table or a code block."""
+    return _plain(inline).endswith(_COLONS) and following in (
+        "bullet_list_open", "ordered_list_open", "table_open", "fence", "code_block")
+
+
+def _inline(tokens: list["Token"], at: int) -> str:
+    """The inline text of the heading or paragraph that opens at `tokens[at]`."""
+    following = tokens[at + 1] if at + 1 < len(tokens) else None
+    return following.content if following is not None and following.type == "inline" else ""
+
+
+def _heading_name(inline: str) -> str:
+    name = _plain(inline)
+    untimed = _TIME_IN_FRONT.sub("", name, count=1) if _TIME_IN_FRONT.match(name) else name
+    return (untimed or name).rstrip(" .:：。")
+
+
+def _is_title(heading: str, day: date | None) -> bool:
+    """A heading that names the note's own day, or calls it a daily log (DAILY_TITLES), is its
+    title: it tells nothing the date does not."""
+    if day is not None and (f"{day:%Y-%m-%d}" in heading or f"{day.year}年{day.month}月{day.day}日" in heading):
+        return True
+    return heading.casefold().strip(" .:：") in DAILY_TITLES
+
+
+def _plain(text: str) -> str:
+    """A heading or label without its emphasis marks: `**Decisions**:` → `Decisions:`."""
+    return _EMPHASIS.sub(r"\2", text).strip()
+
+
+def _dedent(lines: tuple[str, ...]) -> tuple[str, ...]:
+    """The block's lines, as written but for the indent they share, with no blank lines at its end."""
+    kept = list(lines)
+    while kept and not kept[-1].strip():
+        kept.pop()
+    return tuple(line.rstrip() for line in textwrap.dedent("\n".join(kept)).split("\n")) if kept else ()
 
 
 def _without_frontmatter(text: str) -> str:
@@ -117,90 +354,10 @@ def _without_frontmatter(text: str) -> str:
     return text
 
 
-def _blocks(text: str, day: date | None) -> list[_Block]:
-    """List items and paragraphs, each with the headings above it; the rest is dropped."""
-    blocks: list[_Block] = []
-    headings: dict[int, str] = {}
-    current: _Block | None = None
-    fence: str | None = None
-    blank_before = True
-    quoted = False
-    for raw in text.split("\n"):
-        line = raw.rstrip("\r")
-        if fence is not None:  # inside a code block: nothing is a fact
-            stripped = line.strip()
-            if stripped.startswith(fence) and set(stripped) == {fence[0]}:
-                fence = None
-            continue
-        quote = _QUOTE.match(line)
-        if quote:
-            line = line[quote.end():]
-        if bool(quote) != quoted:  # a quote starts or ends a block of its own
-            current, quoted = None, bool(quote)
-        if not line.strip():
-            current, blank_before = (current if current is not None and current.kind == "item" else None), True
-            continue
-        opened = _FENCE.match(line)
-        if opened:
-            fence, current = opened.group(1), None
-            continue
-        heading = _HEADING.fullmatch(line)
-        if heading:
-            level = len(heading.group(1))
-            headings = {lvl: name for lvl, name in headings.items() if lvl < level}
-            name = _plain(heading.group(2) or "")
-            if name and not _is_title(name, day):
-                headings[level] = name
-            current = None
-            blank_before = False
-            continue
-        if _RULE.fullmatch(line) or _TABLE_ROW.match(line):
-            current, blank_before = None, False
-            continue
-        item = _ITEM.fullmatch(line)
-        if item:
-            content = _CHECKBOX.sub("", item.group(2) or "", count=1)
-            current = _Block("item", len(item.group(1).expandtabs()), [content],
-                             _nearest(headings))
-            blocks.append(current)
-            blank_before = False
-            continue
-        indent = len(line.expandtabs()) - len(line.expandtabs().lstrip(" "))
-        if current is not None and current.kind == "item" and (not blank_before or indent > current.indent):
-            current.lines.append(line)  # the item goes on (a lazy line, or an indented one after a gap)
-        elif current is not None and current.kind == "para" and not blank_before:
-            current.lines.append(line)
-        else:
-            current = _Block("para", -1, [line], _nearest(headings))
-            blocks.append(current)
-        blank_before = False
-    return blocks
+@cache
+def _commonmark() -> "MarkdownIt":
+    """markdown-it-py's CommonMark block parser with GFM tables, loaded when a note is read (not by
+    `append`): it knows where lists, items, tables and code begin and end, which a line scan does not."""
+    from markdown_it import MarkdownIt
 
-
-def _nearest(headings: dict[int, str]) -> tuple[str, ...]:
-    """The heading a fragment sits under is the nearest one: `## Setup` under `# Project X` gives `Setup`."""
-    return (headings[max(headings)],) if headings else ()
-
-
-def _is_title(heading: str, day: date | None) -> bool:
-    """A heading that names the note's own day is its title: it tells nothing the date does not."""
-    if day is None:
-        return False
-    return f"{day:%Y-%m-%d}" in heading or f"{day.year}年{day.month}月{day.day}日" in heading
-
-
-def _plain(text: str) -> str:
-    """A heading or label without its emphasis marks: `**Decisions**:` → `Decisions:`."""
-    return re.sub(r"(\*\*|__)(.+?)\1", r"\2", text).strip()
-
-
-def _join_lines(lines: list[str]) -> str:
-    joined = ""
-    for line in lines:
-        part = line.strip().rstrip("\\").strip()
-        if not part:
-            continue
-        if joined and not (_CJK.match(joined[-1]) and _CJK.match(part[0])):
-            joined += " "
-        joined += part
-    return joined
+    return MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
