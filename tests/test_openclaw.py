@@ -149,6 +149,22 @@ def test_a_note_without_headings_is_one_entry_with_no_path_and_frontmatter_is_no
     assert entries("---\ntitle: x\n---\nA fact.\n\n- another\n") == ["A fact.\n\n- another"]
 
 
+def test_a_later_numbered_item_on_its_own_is_kept_apart_from_the_line_above_it():
+    """CommonMark starts a list right under a line of text only at 1: `メモ:` over `2. …` would be one paragraph."""
+    assert entries("## メモ\n1. one\n2. two\n") == ["メモ:\n1. one", "メモ:\n\n2. two"]
+    note = "## 決定事項\n**決定事項:**\n1. サブスクのみ\n"
+    first = plan_note(note, None, []).texts
+    second = plan_note(note + "2. 学割は後で\n", None, first).texts
+    assert second == ("決定事項:\n**決定事項:**\n\n2. 学割は後で",)
+    assert plan_note(note + "2. 学割は後で\n", None, first + second).texts == ()  # read back as the item it is
+
+
+def test_a_heading_met_twice_in_a_note_gets_only_its_new_items_the_second_time():
+    """An append-only note repeats `## TODO` each session: a TODO already listed is not listed again."""
+    note = "# Daily Memory Log\n## TODO\n- [ ] a\n- [ ] b\n## Lunch\n- ramen\n## TODO\n- [ ] b\n- [ ] c\n"
+    assert plan_note(note, None, []).texts == ("TODO:\n- [ ] a\n- [ ] b", "Lunch:\n- ramen", "TODO:\n- [ ] c")
+
+
 def test_only_a_real_date_names_a_daily_note():
     assert note_day("2026-04-01.md") == date(2026, 4, 1)
     assert [note_day(name) for name in ("2026-02-30.md", "20260401.md", "notes.md", "2026-04-01-deploy.md")] \
@@ -319,6 +335,17 @@ def test_a_note_not_named_like_a_date_is_skipped_with_a_warning(cli, workspace, 
     assert f"{memory / '2026-03-12-vendor-pitch.md'}: a session summary" in result.err
     texts = " ".join(text for _, _, text in logged(root))
     assert "not from a day" not in texts and "Session Key" not in texts and "subfolder" not in texts
+
+
+def test_an_item_longer_than_an_entry_is_reported_and_the_rest_of_its_section_imported(cli, workspace, tmp_path):
+    (workspace / "memory" / "2026-03-09.md").write_text(f"## Logs\n- {'x' * 20_001}\n- a short fact\n",
+                                                        encoding="utf-8")
+    root = tmp_path / "store"
+    result = cli("--root", root, "import", "openclaw")
+    assert result.code == 0
+    assert "2026-03-09.md: an item was not imported (the text has 20009 characters; an entry holds at most 20000)" \
+        in result.err
+    assert ("2026-03-09 12:00:00", None, "Logs:\n- a short fact") in logged(root)
 
 
 def test_a_note_that_is_not_utf8_is_skipped_and_the_others_imported(cli, workspace, tmp_path):

@@ -213,8 +213,8 @@ def entry_text(path: tuple[str, ...], units: Iterable[Unit]) -> str:
             if block is not None:
                 lines.append("")
             lines.extend(unit.label)
-            if unit.label and _LATER_NUMBER.match(unit.lines[0]):
-                lines.append("")
+            if lines and lines[-1] and _LATER_NUMBER.match(unit.lines[0]):
+                lines.append("")  # `3.` right under the path or a label would join its line
             lines.extend(unit.header)
             block = unit.block
         lines.extend(unit.lines)
@@ -287,20 +287,21 @@ def _units(tokens: list["Token"], at: int, lines: list[str], label: tuple[str, .
     token = tokens[at]
     start, end = token.map or (0, 0)
     if token.type in ("bullet_list_open", "ordered_list_open"):
-        items = []
-        for inner in tokens[at + 1:]:
-            if inner.level == 0:
-                break
+        items: list[tuple[str, ...]] = []
+        number = at + 1
+        while number < len(tokens) and tokens[number].level > 0:  # up to the list's end
+            inner = tokens[number]
             if inner.type == "list_item_open" and inner.level == 1 and inner.map:
-                items.append(_dedent(tuple(_CHECKED.sub(r"\1[x]", "\n".join(lines[inner.map[0]:inner.map[1]]))
-                                           .split("\n"))))
+                written = "\n".join(lines[inner.map[0]:inner.map[1]])
+                items.append(_dedent(tuple(_CHECKED.sub(r"\1[x]", written).split("\n"))))
+            number += 1
         return [Unit(item, at, label) for item in items if _WORD.search("\n".join(item))]
     if token.type == "table_open":
         header = tuple(line.strip() for line in lines[start:start + 2])
         return [Unit((row.strip(),), at, label, header) for row in lines[start + 2:end] if row.strip()]
     if token.type in ("paragraph_open", "fence", "code_block", "blockquote_open", "html_block"):
-        written = _dedent(tuple(lines[start:end]))
-        return [Unit(written, at, label)] if _WORD.search("\n".join(written)) else []
+        block = _dedent(tuple(lines[start:end]))
+        return [Unit(block, at, label)] if _WORD.search("\n".join(block)) else []
     return []  # a rule
 
 
