@@ -18,7 +18,14 @@ then its blocks as written — lists with their checkboxes, tables under their h
 `**Label:**` line with the list, table or code block it introduces, paragraphs, code. A section
 named as a miscellany (`## メモ`, `## Misc`, `## その他`) holds unrelated items: each becomes an
 entry of its own, with the same heading path. A section longer than an entry may be is split at
-its items. The entry is untyped: dream types it from its text.
+its items. The entry is untyped: dream types it from its text. The path line ends in a colon:
+an entry is then the shape of an agent's `Decisions:` over a list, and is named and typed as
+that is.
+
+Which sections hold unrelated items is decided by the heading's name alone, the grouping its
+author chose. Word overlap between items does not tell: two rules under `### Safety` (the
+emergency stop, a speed limit) share no word and belong together, and any two Japanese
+sentences share character pairs (いる, って).
 
 Everything here is pure text; the command (commands/import_openclaw.py) reads the files.
 """
