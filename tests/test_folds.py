@@ -13,7 +13,8 @@ from auto_dream.distill.folds import added_text, extended_description
      "also run pytest -x"),
     ("The staging database is reset every Sunday", "The staging database is reset every Sunday night at 02:00 UTC",
      "night at 02:00 UTC"),
-    ("コミット前にmake lintを実行する", "コミット前にmake lintを実行する。あとpytestも走らせる", "あとpytestも走らせる"),
+    ("コミット前にmake lintを実行する", "コミット前にmake lintを実行する。あとpytestも走らせる",
+     "あとpytestも走らせる"),
     ("Priya reviews ledger PRs", "Priya reviews ledger PRs", ""),
     ("The billing service runs on Kafka", "Deploys go out on Thursdays from the release branch",
      "Deploys go out on Thursdays from the release branch"),  # nothing lines up: the entry whole
@@ -28,7 +29,8 @@ def test_what_an_entry_adds_is_the_run_the_memory_does_not_hold(said, entry, add
     ("The staging database is reset every Sunday", "night at 02:00 UTC",
      "The staging database is reset every Sunday night at 02:00 UTC",
      "The staging database is reset every Sunday night at 02:00 UTC"),
-    ("コミット前にmake lintを実行する", "あとpytestも走らせる", "", "コミット前にmake lintを実行する；あとpytestも走らせる"),
+    ("コミット前にmake lintを実行する", "あとpytestも走らせる", "",
+     "コミット前にmake lintを実行する；あとpytestも走らせる"),
     ("Deploys on Thursday", "", "", "Deploys on Thursday"),
 ])
 def test_the_description_keeps_every_character_and_gains_the_addition(description, added, entry, expected):
