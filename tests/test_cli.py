@@ -754,3 +754,22 @@ def test_ctrl_c_while_append_reads_stdin_is_one_line_not_a_traceback(tmp_path, a
     assert len(err.splitlines()) <= 1, err  # Typer exits quietly; at most one line like "aborted"
     assert (process.returncode, out) == (130, "")
     assert not root.exists()
+
+
+def test_a_dream_without_claude_shows_no_llm_rows_and_tells_each_warning_once(cli, root):
+    (root / "memories" / "project" / "broken.md").write_bytes(b"\xff\xfe not utf-8")
+    assert cli("--root", root, "append", "--type", "project", "The billing service runs on Kafka").code == 0
+    result = cli("--root", root, "dream", "--no-llm")
+    assert result.code == 0
+    assert "LLM calls" not in result.out and "LLM input tokens" not in result.out
+    warning = next(line for line in result.err.splitlines() if "broken.md" in line)
+    assert (result.out + result.err).count("broken.md") == 1, warning
+    saved = next((root / ".state" / "runs").iterdir()) / "report.md"
+    assert "broken.md" in saved.read_text()  # the saved report keeps it
+
+
+def test_append_takes_a_relative_time(cli, root):
+    result = cli("--root", root, "append", "--at", "yesterday 15:00", "The user moved to Porto")
+    assert result.code == 0, result.err
+    [log] = (root / "logs").rglob("*.md")
+    assert "15:00:00] The user moved to Porto" in log.read_text()

@@ -124,9 +124,17 @@ def test_parse_when_forms():
 
     shanghai = ZoneInfo("Asia/Shanghai")
     assert parse_when("2026-04-01T23:30:00Z", shanghai, now) == datetime(2026, 4, 2, 7, 30)
-    for bad in ("yesterday", "2026-04-31 10:00", "", "14:30"):
+    for bad in ("the day before", "2026-04-31 10:00", "", "14:30", "yesterday 25:00", "tomorrow"):
         with pytest.raises(InputError):
             parse_when(bad, None, now)
+    # relative times, as agents and people say them
+    for said, meant in (("yesterday 15:00", datetime(2026, 4, 30, 15, 0)), ("2h ago", datetime(2026, 5, 1, 10, 0)),
+                        ("30 minutes ago", datetime(2026, 5, 1, 11, 30)), ("now", datetime(2026, 5, 1, 12, 0)),
+                        ("昨天 09:30", datetime(2026, 4, 30, 9, 30)), ("3時間前", datetime(2026, 5, 1, 9, 0)),
+                        ("today 8:05", datetime(2026, 5, 1, 8, 5))):
+        assert parse_when(said, None, now) == meant, said
+    with pytest.raises(InputError, match="outside the years"):
+        parse_when("999999 weeks ago", None, now)
     with pytest.raises(InputError, match="future"):
         parse_when("2026-06-01 10:00", None, now)
 

@@ -72,6 +72,7 @@ def test_remember_dream_recall_show_list_check_and_undo(tmp_path):
     root = tmp_path / ".auto-dream"  # no store yet: the first remember makes it, as append does
     remembered = ok(call(root, "remember", text="The invoice service runs on port 7070", type="project"))
     assert remembered["type"] == "project" and remembered["text"] == "The invoice service runs on port 7070"
+    assert datetime.fromisoformat(remembered["time"]).utcoffset() is not None  # a time says its offset
     ok(call(root, "remember", text="The user prefers short answers", type="user", time="2026-11-30 09:15"))
     assert ok(call(root, "check"))["undistilled_entries"] == 2
 

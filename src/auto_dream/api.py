@@ -187,6 +187,12 @@ class Store:
 
         return forget(self._context(), _now(now), memory, reason=reason, by=by)
 
+    def entry_time(self, entry: Entry) -> datetime:
+        """An entry's time (the log's wall-clock time in the store's timezone) with its UTC offset."""
+        from auto_dream.store.daylog import aware
+
+        return aware(entry.at, self._context().tz)
+
     # Last in the class: below this line `list` would name the method, not the builtin.
     @_store_errors
     def list(self, type: str | None = None, archived: bool = False, now: datetime | None = None) -> ListResult:

@@ -149,8 +149,8 @@ def append(
     entry_type: Annotated[Optional[str], typer.Option(
         "--type", "-t", metavar="TYPE", help="user, feedback, project or reference.")] = None,
     at: Annotated[Optional[str], typer.Option(
-        "--at", metavar="WHEN", help="Back-date the entry: ISO 8601 or 'YYYY-MM-DD HH:MM', "
-        "in the store's timezone unless it has an offset.")] = None,
+        "--at", metavar="WHEN", help="Back-date the entry: ISO 8601 or 'YYYY-MM-DD HH:MM' (in the store's "
+        "timezone unless it has an offset), or 'yesterday 15:00', '2h ago', 'now'.")] = None,
 ) -> None:
     """Add one entry to today's log (the store is created if it does not exist yet)."""
     entry, log_path = append_text(_root(ctx), entry_text(text), entry_type, at)
@@ -358,6 +358,7 @@ def dream_command(
     decides them). Every run can be undone. A Claude Code memory folder is dreamed in place. On a
     terminal, a dream that takes more than a second shows its progress on stderr (not with --json)."""
     from auto_dream.commands.dream import dream
+    from auto_dream.dream.report import render_markdown
 
     if path is not None and not every_folder:
         raise InputError(f"PATH ({path}) is for `dream --all`; to dream one store or folder, give --root")
@@ -392,8 +393,8 @@ def dream_command(
         _warn(warning)
     if as_json:
         _print_json(outcome.report.as_json())
-    else:
-        stdout.print(outcome.markdown.rstrip(), markup=False)
+    else:  # each warning was told once, on stderr
+        stdout.print(render_markdown(outcome.report, warnings=False).rstrip(), markup=False)
 
 
 def _dream_all(ctx: typer.Context, under: Path, as_json: bool, **flags: Any) -> None:

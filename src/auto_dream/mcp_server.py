@@ -91,10 +91,11 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
         `type`: user (who the user is, their preferences), feedback (a correction or instruction
         about how to work; add "Reason:" and "How to apply:" lines when known), project (a decision
         or context of the work) or reference (where something lives: URLs, hosts, dashboards);
-        leave it out to let dream decide. `time`: when it was learnt, if not now (ISO 8601 or
-        "YYYY-MM-DD HH:MM"). Never remember secrets."""
+        leave it out to let dream decide. `time`: when it was learnt, if not now (ISO 8601,
+        "YYYY-MM-DD HH:MM", or "yesterday 15:00", "2h ago"). Never remember secrets. Returns the
+        time with its UTC offset."""
         entry = _call(store.append, text, type, time)
-        return {"id": entry.id, "time": entry.at.isoformat(timespec="seconds"), "type": entry.type,
+        return {"id": entry.id, "time": store.entry_time(entry).isoformat(timespec="seconds"), "type": entry.type,
                 "text": entry.text}
 
     @server.tool(annotations=READ_ONLY)

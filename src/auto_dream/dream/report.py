@@ -212,13 +212,16 @@ _METRICS = [("entries_gathered", "New log entries gathered"), ("memories_scanned
             ("llm_fallback_batches", "LLM batches that fell back to the deterministic distiller")]
 
 
-def render_markdown(report: DreamReport) -> str:
+def render_markdown(report: DreamReport, warnings: bool = True) -> str:
+    """The report as Markdown; without its warnings (`warnings=False`) where they were told already
+    (the command line prints each on stderr). The LLM's rows are shown only when it was used."""
     dry = report.dry_run
     stats = asdict(report.stats)
+    used_llm = report.stats.llm_calls or report.stats.llm_fallback_batches
     lines = [DRY_RUN_BANNER, ""] if dry else []
     lines += [f"## Dream Consolidation Report{' [DRY RUN]' if dry else ''}", "",
               f"Run `{report.run_id}` · mode: {report.mode}", "", "| Metric | Count |", "|--------|-------|"]
-    lines += [f"| {label} | {stats[key]:,} |" for key, label in _METRICS]
+    lines += [f"| {label} | {stats[key]:,} |" for key, label in _METRICS if used_llm or not key.startswith("llm_")]
     if report.stats.llm_calls:
         lines.append(f"| LLM estimated cost | ${report.stats.llm_estimated_cost_usd:.4f} |")
     rows = report.actions
@@ -273,7 +276,7 @@ def render_markdown(report: DreamReport) -> str:
         for flagged in report.flagged:
             missing = ", ".join(f"`{ref}`" for ref in flagged.missing_refs) or "—"
             lines.append(f"| `{flagged.path}` | {missing} |")
-    if report.warnings:
+    if report.warnings and warnings:
         lines += ["", "### Warnings", ""]
         lines += [f"- {_cell(w)}" for w in report.warnings]
     # memory names, reasons and evidence quote what people wrote: no escape sequence reaches a terminal

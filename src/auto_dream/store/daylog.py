@@ -195,14 +195,52 @@ def local_now(tz: tzinfo | None, now: datetime | None = None) -> datetime:
     return now.astimezone(tz).replace(tzinfo=None, microsecond=0)
 
 
+# Relative times an agent or a person writes: "now", "yesterday 15:00", "today 9:30", "2h ago",
+# "30 minutes ago", and the same in Chinese and Japanese (昨天 15:00, 昨日, 2小时前, 3時間前, 10分前).
+_DAY_WORDS = {"today": 0, "yesterday": 1, "今天": 0, "今日": 0, "昨天": 1, "昨日": 1, "前天": 2, "一昨日": 2}
+_DAY = re.compile(r"(?P<day>today|yesterday|今天|今日|昨天|昨日|前天|一昨日)(?:\s*(?:at\s*)?"
+                  r"(?P<hour>\d{1,2})[:：](?P<minute>\d{2}))?", re.IGNORECASE)
+_AGO = re.compile(r"(?P<count>\d{1,6})\s*(?P<unit>s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|"
+                  r"w|weeks?|秒|分钟|分鐘|分|小时|小時|時間|天|日|周|週間?)\s*(?:ago|前)", re.IGNORECASE)
+_UNIT_SECONDS = {"s": 1, "秒": 1, "m": 60, "分": 60, "分钟": 60, "分鐘": 60, "h": 3600, "小时": 3600, "小時": 3600,
+                 "時間": 3600, "d": 86400, "天": 86400, "日": 86400, "w": 604800, "周": 604800, "週": 604800,
+                 "週間": 604800}
+
+
+def _relative(text: str, tz: tzinfo | None, now: datetime | None) -> datetime | None:
+    """A relative time as store wall-clock time, or None when `text` is not one."""
+    current = local_now(tz, now)
+    if text.lower() in ("now", "今", "现在", "現在"):
+        return current
+    if match := _DAY.fullmatch(text):
+        day = current - timedelta(days=_DAY_WORDS[match["day"].lower()])
+        if match["hour"] is None:
+            return day if _DAY_WORDS[match["day"].lower()] == 0 else day.replace(hour=12, minute=0, second=0)
+        hour, minute = int(match["hour"]), int(match["minute"])
+        if hour > 23 or minute > 59:
+            return None
+        return day.replace(hour=hour, minute=minute, second=0)
+    if match := _AGO.fullmatch(text):
+        unit = match["unit"].lower()
+        key = unit if unit in _UNIT_SECONDS else unit[0]
+        return current - timedelta(seconds=int(match["count"]) * _UNIT_SECONDS[key])
+    return None
+
+
 def parse_when(value: str, tz: tzinfo | None, now: datetime | None = None) -> datetime:
-    """`--at`: ISO 8601 (with or without an offset) or `YYYY-MM-DD HH:MM`, as store wall-clock time."""
+    """`--at`: ISO 8601 (with or without an offset), `YYYY-MM-DD HH:MM`, or a relative time
+    ("yesterday 15:00", "2h ago", "now"; 昨天 15:00, 3時間前), as store wall-clock time."""
     text = value.strip()
     try:
-        parsed = datetime.fromisoformat(text)
+        relative = _relative(text, tz, now)
+    except (OverflowError, ValueError):  # "999999 weeks ago": before the calendar
+        raise InputError(f"the date {value!r} is outside the years {FIRST_YEAR}-{LAST_YEAR}") from None
+    try:
+        parsed = relative if relative is not None else datetime.fromisoformat(text)
     except ValueError:
         raise InputError(
-            f"cannot read the date {value!r}: use ISO 8601 (2026-04-01T14:30:05+08:00) or 'YYYY-MM-DD HH:MM'"
+            f"cannot read the date {value!r}: use ISO 8601 (2026-04-01T14:30:05+08:00), 'YYYY-MM-DD HH:MM' "
+            "or a relative time ('yesterday 15:00', '2h ago')"
         ) from None
     if parsed.tzinfo is not None:
         try:
