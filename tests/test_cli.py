@@ -773,3 +773,11 @@ def test_append_takes_a_relative_time(cli, root):
     assert result.code == 0, result.err
     [log] = (root / "logs").rglob("*.md")
     assert "15:00:00] The user moved to Porto" in log.read_text()
+
+
+@pytest.mark.parametrize("command", ["append", "init", "recall", "undo", "resolve", "forget", "show", "discover"])
+def test_help_names_what_to_give_not_python_types(cli, command):
+    result = cli(command, "--help")
+    assert result.code == 0
+    for python_type in ("<str>", "<list[str]>", "[[", "…}"):
+        assert python_type not in result.out, (command, python_type)

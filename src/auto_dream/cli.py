@@ -53,6 +53,11 @@ if TYPE_CHECKING:
     from auto_dream.judge.status import Status
     from auto_dream.progress import Progress
 
+# Typer writes each argument's Python type after its name in --help ("DIR <str>", "TEXT
+# <list[str]>"): the metavars and help already say what to give, and a Python type says nothing
+# to someone at a shell (typer/core.py, TyperArgument.get_help_record).
+typer.core.TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
+
 app = typer.Typer(
     name="auto-dream",
     help="A long-term memory for AI agents: append facts to a daily log, dream them into "
@@ -129,7 +134,7 @@ def main_options(
 def init(
     ctx: typer.Context,
     directory: Annotated[Optional[str], typer.Argument(
-        metavar="[DIR]", help="Create DIR/.auto-dream (default: the current folder).")] = None,
+        metavar="DIR", help="Create DIR/.auto-dream (default: the current folder).")] = None,
 ) -> None:
     """Create a store: logs/, memories/ by type, archive/, MEMORY.md and a commented config.toml."""
     from auto_dream.commands.init import init_store
@@ -144,7 +149,7 @@ def init(
 def append(
     ctx: typer.Context,
     text: Annotated[list[str], typer.Argument(
-        metavar="TEXT…", help="The fact to remember; several words are joined by spaces. "
+        metavar="TEXT", help="The fact to remember; several words are joined by spaces. "
         "`-` reads the text from standard input.")],
     entry_type: Annotated[Optional[str], typer.Option(
         "--type", "-t", metavar="TYPE", help="user, feedback, project or reference.")] = None,
@@ -204,7 +209,7 @@ def list_command(
 def recall(
     ctx: typer.Context,
     query: Annotated[list[str], typer.Argument(
-        metavar="QUERY…", help="The words to look for; several words are joined by spaces (any of them may match).")],
+        metavar="QUERY", help="The words to look for; several words are joined by spaces (any of them may match).")],
     limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=1, help="At most N memories.")] = 10,
     memory_type: Annotated[Optional[str], typer.Option(
         "--type", "-t", metavar="TYPE",
@@ -350,7 +355,7 @@ def dream_command(
     every_folder: Annotated[bool, typer.Option(
         "--all", help="Dream every memory folder `discover` finds under PATH and your own, each on its own.")] = False,
     path: Annotated[Optional[str], typer.Argument(
-        metavar="[PATH]", help="With --all: the folder to look under (default: the current folder).")] = None,
+        metavar="PATH", help="With --all: the folder to look under (default: the current folder).")] = None,
 ) -> None:
     """Distil new log entries into memories, merge duplicates, resolve contradictions, archive
     stale memories, rebuild MEMORY.md; print the report. Only what is certain is acted on: pairs
@@ -583,7 +588,7 @@ def _crash_hook() -> "StepHook | None":
 @app.command()
 def undo(
     ctx: typer.Context,
-    run_id: Annotated[Optional[str], typer.Argument(metavar="[RUN_ID]", help="Default: the last dream run.")] = None,
+    run_id: Annotated[Optional[str], typer.Argument(metavar="RUN_ID", help="Default: the last dream run.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Restore files changed since the run too, discarding "
                                         "those changes: each version replaced is copied into the run's folder "
                                         "first.")] = False,
@@ -722,7 +727,7 @@ app.add_typer(import_app, name="import")
 def import_openclaw_command(
     ctx: typer.Context,
     workspace: Annotated[Optional[str], typer.Argument(
-        metavar="[WORKSPACE]", help="The OpenClaw workspace (default: ~/.openclaw/workspace).")] = None,
+        metavar="WORKSPACE", help="The OpenClaw workspace (default: ~/.openclaw/workspace).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
 ) -> None:
     """Import OpenClaw's daily notes (WORKSPACE/memory/YYYY-MM-DD.md) into the log: each section (a
@@ -1031,7 +1036,7 @@ def _show_plan(ctx: typer.Context, plan: "InstallPlan", dry_run: bool) -> None:
 @app.command()
 def discover(
     path: Annotated[Optional[str], typer.Argument(
-        metavar="[PATH]", help="The folder to look under (default: the current folder).")] = None,
+        metavar="PATH", help="The folder to look under (default: the current folder).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON list on stdout.")] = False,
 ) -> None:
     """List the memory folders under PATH and your own (~/.claude/projects/*/memory,
