@@ -571,7 +571,16 @@ READERS = {"list": ["list"], "list --json": ["list", "--json"], "check": ["check
            "dry run": ["dream", "--no-llm", "--dry-run"], "version": ["--version"]}
 
 
-@pytest.mark.parametrize("lose", LOST_OUTPUTS, ids=["closed", "broken pipe", "disk full"])
+@pytest.mark.parametrize("argv", READERS.values(), ids=READERS.keys())
+def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(dreamt, argv):
+    """`auto-dream check | head -2`: the reader has what it wanted; no error, exit 0."""
+    before = tree_hash(dreamt)
+    done = broken_stdout(["--root", dreamt, *argv])
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert tree_hash(dreamt) == before
+
+
+@pytest.mark.parametrize("lose", [closed_stdout, full_stdout], ids=["closed", "disk full"])
 @pytest.mark.parametrize("argv", READERS.values(), ids=READERS.keys())
 def test_a_command_whose_output_is_lost_fails_with_one_line(dreamt, lose, argv):
     before = tree_hash(dreamt)

@@ -75,7 +75,8 @@ def run_quick_append(found: dict) -> int:
     try:
         write_out(f"appended {entry.id} to {log_path}\n")
     except OutputLost as lost:  # the entry is written: a caller that retried would append it twice
-        tell(f"auto-dream: warning: appended {entry.id}, but the output could not be written ({lost})")
+        if not lost.reader_gone:
+            tell(f"auto-dream: warning: appended {entry.id}, but the output could not be written ({lost})")
     return 0
 
 
@@ -135,6 +136,8 @@ def run_quick_recall(found: dict) -> int:
             write_out(render_hits(hits, text))
         run_owed_checks()
     except OutputLost as lost:  # as cli.run says it of a command that only reads
+        if lost.reader_gone:
+            return 0
         tell(f"auto-dream: error: the output could not be written ({lost})")
         return 1
     except (KeyboardInterrupt, Exception) as error:

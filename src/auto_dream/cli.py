@@ -1071,6 +1071,8 @@ def run(argv: list[str]) -> int:
     try:
         outcome = command.main(args=argv, prog_name="auto-dream", standalone_mode=False, obj=session)
     except OutputLost as lost:
+        if lost.reader_gone:  # `auto-dream check | head -2`: the reader took what it wanted
+            return 0
         if session["store_changed"]:  # done; what was lost is only the telling of it
             tell(f"auto-dream: warning: done, but the output could not be written ({lost})")
             return 0

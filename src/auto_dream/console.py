@@ -13,7 +13,12 @@ from auto_dream.errors import failure_line
 
 
 class OutputLost(Exception):
-    """Standard output could not take what a command printed."""
+    """Standard output could not take what a command printed. `reader_gone`: it is a pipe whose
+    reader closed it (`auto-dream check | head -2`): the reader has what it wanted."""
+
+    def __init__(self, why: str, reader_gone: bool = False):
+        super().__init__(why)
+        self.reader_gone = reader_gone
 
 
 def write_out(text: str) -> None:
@@ -25,7 +30,8 @@ def write_out(text: str) -> None:
         stream.write(text)
         stream.flush()
     except (OSError, ValueError) as error:  # ValueError: the stream was closed in this process
-        raise OutputLost(getattr(error, "strerror", None) or str(error)) from None
+        raise OutputLost(getattr(error, "strerror", None) or str(error),
+                         reader_gone=isinstance(error, BrokenPipeError)) from None
 
 
 def tell(line: str) -> None:
