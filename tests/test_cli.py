@@ -781,3 +781,20 @@ def test_help_names_what_to_give_not_python_types(cli, command):
     assert result.code == 0
     for python_type in ("<str>", "<list[str]>", "[[", "…}"):
         assert python_type not in result.out, (command, python_type)
+
+
+@pytest.mark.parametrize("width", [60, 100, 160])
+def test_list_fits_a_terminal_and_never_cuts_a_path(cli, stocked, monkeypatch, width):
+    from rich.cells import cell_len
+    from rich.console import Console
+
+    import auto_dream.cli as cli_module
+    from auto_dream.console import stdout_file
+
+    monkeypatch.setattr(cli_module, "stdout", Console(file=stdout_file, width=width, highlight=False, emoji=False,
+                                                      soft_wrap=True, color_system=None))
+    out = cli("--root", stocked, "list").out
+    paths = json.loads(cli("--root", stocked, "list", "--json").out)
+    for memory in paths:
+        assert memory["path"] in out  # whole, on one line
+    assert all(cell_len(line) <= max(width, 2 + max(len(m["path"]) for m in paths)) for line in out.splitlines())

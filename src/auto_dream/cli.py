@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any, Optional, cast
 
 import typer
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -191,18 +192,37 @@ def list_command(
         group = [m for m in result.memories if m.type == memory_type_name]
         if not group:
             continue
-        table = Table(title=f"{memory_type_name.upper()} ({len(group)})", title_justify="left",
-                      show_header=False, box=None, pad_edge=False)
-        for column in ("name", "age", "description", "path"):
-            table.add_column(column, overflow="fold", style="dim" if column == "path" else None)
-        for m in group:
-            age = pendulum.instance(m.mtime).diff_for_humans()  # "3 days ago"
-            # Text: what people wrote is shown as written, never read as Rich markup (`[/]`, `[red]`)
+        stdout.print(Text(f"{memory_type_name.upper()} ({len(group)})", style="italic"))
+        ages = [pendulum.instance(m.mtime).diff_for_humans() for m in group]  # "3 days ago"
+        age_width = max(map(len, ages))
+        for m, age in zip(group, ages):
+            # what people wrote is shown as written, never read as Rich markup (`[/]`, `[red]`)
             name = Text(("📌 " if m.pinned else "") + m.name)
             if m.status:
                 name.append(f" [{_status_marker(m.status)}]", style="yellow")
-            table.add_row(name, age, Text(m.description), Text(m.path))
-        stdout.print(table)
+            stdout.print(_list_line(name, age.ljust(age_width), Text(m.description), m.path, stdout.width))
+
+
+def _list_line(name: Text, age: str, description: Text, path: str, width: int) -> Text:
+    """One memory on one line of `width` cells: the path, what one copies, and the age whole; the
+    name and the description cut to what is left (…). When that leaves them too little (a narrow
+    terminal), the path goes on a line of its own below. Piped output is never cut (width is huge)."""
+    room = width - cell_len(path) - cell_len(age) - 6
+    if cell_len(name.plain) + cell_len(description.plain) <= room:  # it all fits (piped output always does)
+        return Text("  ").join([name, Text(age), description, Text(path, style="dim")])
+    own_line = room < 30
+    if own_line:
+        room = width - cell_len(age) - 4
+    name.truncate(max(8, min(48, room * 2 // 5)), overflow="ellipsis")
+    description.truncate(max(8, room - cell_len(name.plain)), overflow="ellipsis")
+    line = Text()
+    for part in (name, Text(age), description):
+        if line:
+            line.append("  ")
+        line.append(part)
+    line.append("\n  " if own_line else "  ")
+    line.append(path, style="dim")
+    return line
 
 
 @app.command()
