@@ -43,3 +43,10 @@ def test_the_sentence_that_names_the_partner_is_quoted_whole():
 def test_mentions_are_file_names_and_quoted_phrases():
     assert mentions('From `project_release_plan.md`; "never defer to human"; the "x" rule') == {
         "project release plan", "never defer to human"}
+
+
+def test_a_file_name_is_read_whole_from_where_its_word_starts_and_a_long_run_of_letters_names_nothing():
+    assert mentions("see memories/project/release_plan_notes.md, and (feedback_tabs_over_spaces.md)") == {
+        "release plan notes", "feedback tabs over spaces"}
+    assert mentions("x" * 150 + ".md") == set()  # longer than any name: not a shorter name's tail
+    assert mentions("a" * 200_000) == set()  # one pass: the unbounded pattern backtracked from every letter
