@@ -350,7 +350,7 @@ def test_validation_lists_every_problem():
 
 def test_a_name_dream_makes_is_at_most_60_characters_whether_claude_or_the_log_entry_gives_it():
     sentence = "The nightly export of the billing warehouse runs at two and must finish before six"
-    assert new_memory_from_text("project", sentence).name == "The nightly export of the billing warehouse runs at two…"
+    assert new_memory_from_text("project", sentence).name == "The nightly export of the billing warehouse runs at two"
     assert len(new_memory_from_text("project", "x" * 200).name) == NAME_CHARS == 60
     assert "at most 60 characters" in TOOL["input_schema"]["properties"]["operations"]["items"]["properties"][
         "name"]["description"]

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 NAME_CHARS = 60  # the longest name dream makes (a name a person wrote is never cut)
 NAME_WIDTH = 60  # ... and its width in columns, a CJK character taking two: a file name's slug keeps 50
 DESCRIPTION_CHARS = 150
+SHORT_TITLE = 40  # columns: about six English words, twenty CJK characters
 ELLIPSIS = "…"
 
 # ---------------------------------------------------------------- what the text is written in
@@ -328,8 +329,10 @@ def head_of(text: str, language: str, max_width: int = NAME_WIDTH, whole: bool =
     - At the first sentence, when another follows and it fits.
     - Nowhere, when the text fits and the name may be `whole` (other lines say more).
     - At the first clause, else the first comma, that leaves a complete phrase that fits.
-    - When the text fits and needs a `shorter` name (one short sentence, nothing after it):
-      at the first phrase boundary that leaves a complete phrase of half of it or more.
+    - When the text fits and needs a `shorter` name (one sentence, nothing after it): at the
+      first phrase boundary that leaves a complete phrase of half of it or more; a sentence of
+      SHORT_TITLE columns or fewer is a title already (its subject and verb alone would leave
+      out what it says: "The invoice service runs" of "… runs on port 7070").
     - A text too wide: at its last phrase boundary that fits; failing that, at the last
       dependent clause that fits (「…移行したら」 before a cut inside the main clause).
 
@@ -353,7 +356,7 @@ def head_of(text: str, language: str, max_width: int = NAME_WIDTH, whole: bool =
         if chosen:
             return chosen
     if total <= max_width:
-        if not shorter:
+        if not shorter or total <= SHORT_TITLE:
             return None
         return next((cut for cut in cuts if fits(cut) and width(visible(text[:cut.end])) * 2 >= total
                      and not _NEGATION.search(text[cut.start:])), None)
@@ -499,7 +502,11 @@ def _lead(entry: EntryText, statement: str, rest: str, cut: Boundary | None) -> 
 
 def topic_of(statement: str, language: str, memory_type: str) -> str:
     """What the name is about: the statement without the person a user memory is about, and
-    without a report's frame ("After the outage we agreed that every service must…")."""
+    without a report's frame ("After the outage we agreed that every service must…"). A
+    statement of SHORT_TITLE columns or fewer is a title as it is ("The user lives in Lisbon":
+    an agent finds it by what it wrote)."""
+    if width(visible(statement)) <= SHORT_TITLE:
+        return statement
     if memory_type == "user":
         statement = without_person(statement, language)
     reported = _REPORTED.match(statement) if language == "en" else None
