@@ -359,12 +359,27 @@ def head_of(text: str, language: str, max_width: int = NAME_WIDTH, whole: bool =
         if not shorter or total <= SHORT_TITLE:
             return None
         return next((cut for cut in cuts if fits(cut) and width(visible(text[:cut.end])) * 2 >= total
-                     and not _NEGATION.search(text[cut.start:])), None)
-    phrases = [cut for cut in cuts if fits(cut) and not _NEGATION.search(text[cut.start:])]
+                     and keeps_negation(text, cut)), None)
+    phrases = ([cut for cut in cuts if fits(cut) and keeps_negation(text, cut)]
+               or [cut for cut in cuts if fits(cut) and keeps_negation(text, cut, after=False)])
     dependents = [cut for cut in cuts if cut.strength >= TOPIC and fits(cut, dependent=True)]
     if language == "ja" and dependents:  # the verb comes last: a cut inside the main clause loses it
         return dependents[-1]
     return phrases[-1] if phrases else dependents[-1] if dependents else None
+
+
+def keeps_negation(text: str, cut: Boundary, after: bool = True) -> bool:
+    """Whether a phrase cut keeps the clause's negation with what it negates: none left after
+    the cut (「勝手にライブラリのバージョン」 of 「…を上げないで」; unless not `after`), and none at the
+    head's end with fewer than two words after it ("…did not get" of "did not get into the
+    final round" negates "get", and contradicts "will get new chess books")."""
+    if after and cut.start < len(text) and _NEGATION.search(text[cut.start:]):
+        return False
+    head = text[:cut.end]
+    last = None
+    for last in _NEGATION.finditer(head):
+        pass
+    return last is None or _units(head[last.end():]) >= (_MIN_CJK if _CJK.search(head[last.end():]) else 2)
 
 
 def cut_to_width(text: str, max_width: int) -> str:
@@ -384,8 +399,10 @@ def cut_to_width(text: str, max_width: int) -> str:
                 _script(after) != "hiragana" or _JA_PHRASE.match(text, position))):
             ends.append(position)
     whole = [end for end in ends if complete(text[:end])]
-    if whole or ends:
-        return text[:(whole or ends)[-1]].strip()
+    kept = [end for end in whole if keeps_negation(text, Boundary(end, end, PHRASE))] or [
+        end for end in whole if keeps_negation(text, Boundary(end, end, PHRASE), after=False)]
+    if kept or whole or ends:
+        return text[:(kept or whole or ends)[-1]].strip()
     count = 0
     while count < len(text) and width(text[:count + 1]) <= max_width:
         count += 1
