@@ -181,7 +181,7 @@ _JA_TOPIC = re.compile(rf"{_JA_WORD_END}(?:に|で|と)?は(?![ずじ])")
 # ("than", "as" and "like" are not among them: they belong to the word before.)
 _EN_PHRASE = re.compile(
     r"\s+(?=(?:at|in|on|for|from|to|with|of|before|after|until|by|who|which|that|when|where|because|instead"
-    r"|via|into|during|per|and|or|but|so|if|unless|since|while|without|between|except|about)\s)",
+    r"|via|into|during|per|and|or|but|so|if|unless|since|while|without|between|except|about|rather|instead)\s)",
     re.IGNORECASE)
 # A parenthesis or a quotation that opens after a space or a CJK character (not `track()`).
 _OPEN_PAREN = re.compile(r"(?:(?<=\s)|(?<=[\u3000-\u30ff\u4e00-\u9fff]))\s*(?=[(（“「『][^)）”」』])|\s+(?=[(（])")
@@ -269,9 +269,14 @@ _JA_DEPENDENT = re.compile(r"(?:ので|けど|けれど|たら|ため|のに|て
 _ZH_DEPENDENT = re.compile(r"^(?:如果|假如|要是|当|因为|虽然|尽管)|(?:之前|以前|之后|以后|的时候|时候)$")
 _MIN_WORDS = 2
 _MIN_CJK = 4
-# A negation, in the languages agents write in.
-_NEGATION = re.compile(r"\b(?:not|no|never|without|nothing|none|cannot)\b|n't\b|不|没|别|勿|无须|未|ない|なかった|ません"
-                       r"|(?<=[\u3041-\u3096])ず|[うくすつぬふむゆるぐずづぶ]な(?:[。！!]|$)|禁止", re.IGNORECASE)
+# What the judge reads as aimed at the words after it (judge.similarity): a negation, a change
+# or a replacement, in the languages agents write in. A name that cut one off from its words
+# would say something else ("…did not get"; "…rather than fixating").
+_SIGNAL = re.compile(r"\b(?:not|no|never|without|nothing|none|cannot|instead|rather than|no longer|now uses?"
+                     r"|(?:switch|mov|migrat|upgrad|downgrad|chang|convert|replac|renam|port)(?:ed|ing))\b|n't\b"
+                     r"|不|没|别|勿|无须|未|改用|换成|改为|改成|迁移到|切换到|ない|なかった|ません|ではなく|じゃなく|代わりに"
+                     r"|(?<=[\u3041-\u3096])ず|[うくすつぬふむゆるぐずづぶ]な(?:[。！!]|$)|禁止|に変更|に移行|に切り替え",
+                     re.IGNORECASE)
 
 
 def complete(head: str, dependent: bool = False, rest: bool = False) -> bool:
@@ -352,7 +357,8 @@ def head_of(text: str, language: str, max_width: int = NAME_WIDTH, whole: bool =
     if total <= max_width and whole:
         return None
     for strength in (CLAUSE, COMMA, TOPIC):
-        chosen = next((cut for cut in cuts if cut.strength >= strength and fits(cut)), None)
+        chosen = next((cut for cut in cuts if cut.strength >= strength and fits(cut)
+                       and (cut.strength > TOPIC or keeps_negation(text, cut))), None)
         if chosen:
             return chosen
     if total <= max_width:
@@ -369,15 +375,16 @@ def head_of(text: str, language: str, max_width: int = NAME_WIDTH, whole: bool =
 
 
 def keeps_negation(text: str, cut: Boundary, after: bool = True) -> bool:
-    """Whether a phrase cut keeps the clause's negation with what it negates: none left after
-    the cut (「勝手にライブラリのバージョン」 of 「…を上げないで」; unless not `after`), and none at the
-    head's end with fewer than two words after it ("…did not get" of "did not get into the
-    final round" negates "get", and contradicts "will get new chess books")."""
-    if after and cut.start < len(text) and _NEGATION.search(text[cut.start:]):
+    """Whether a phrase or topic cut keeps the clause's negation (or change, or replacement:
+    _SIGNAL) with what it negates: none left after the cut (「勝手にライブラリのバージョン」 of
+    「…を上げないで」; 「チケットに紐づかないTODOコメント」 of 「…は書かない」; unless not `after`),
+    and none at the head's end with fewer than two words after it ("…did not get" of "did not
+    get into the final round" negates "get", and contradicts "will get new chess books")."""
+    if after and cut.start < len(text) and _SIGNAL.search(text[cut.start:]):
         return False
     head = text[:cut.end]
     last = None
-    for last in _NEGATION.finditer(head):
+    for last in _SIGNAL.finditer(head):
         pass
     return last is None or _units(head[last.end():]) >= (_MIN_CJK if _CJK.search(head[last.end():]) else 2)
 
@@ -645,12 +652,12 @@ def name_problem(name: str, text: str) -> str | None:
         return "ends with an ellipsis"
     if "**" in stem or "__" in stem or _LINK.search(stem):
         return "holds Markdown"
+    if re.fullmatch(r"[\d\s.)）、。:：]+", stem):
+        return "is a bare number"
     if _LIST_MARKER.match(stem) or _CHECKBOX.match(stem):
         return "begins with a list marker or a checkbox"
     if _URL.search(stem):
         return "holds a URL"
-    if re.fullmatch(r"[\d\s.)）、。:：]+", stem):
-        return "is a bare number"
     if stem.endswith((":", "：")):
         return "is only a label"
     flat = " ".join(_BOLD.sub(lambda m: m.group(1) or m.group(2), text).split())
@@ -660,12 +667,12 @@ def name_problem(name: str, text: str) -> str | None:
     if at < 0 or at + len(stem) >= len(flat):
         return None
     end, after = at + len(stem), flat[at + len(stem):]
+    if after.startswith(".") and _ABBREVIATION_END.search(stem):
+        return "stops at an abbreviation"
     if any(start < end < stop for start, stop in protected_spans(flat)):
         return "stops inside a number, an abbreviation, a code span or a link"
     if re.match(r"\w", stem[-1]) and re.match(r"\w", after) and not (_CJK.match(stem[-1]) or _CJK.match(after)):
         return "stops inside a word"
-    if after.startswith(".") and _ABBREVIATION_END.search(stem):
-        return "stops at an abbreviation"
     return None
 
 
