@@ -361,7 +361,8 @@ def test_a_name_dream_makes_is_at_most_60_characters_whether_claude_or_the_log_e
         assert (operations[0].new.name == name and not errors) if valid else not operations
 
 
-BACKEND = "The user is a backend developer who mostly writes Python and Go, reads Rust, and has never shipped a frontend"
+BACKEND = ("The user is a backend developer who mostly writes Python and Go, reads Rust, and has never shipped "
+           "a frontend")
 
 
 @pytest.mark.parametrize("name, description, kept", [

@@ -66,8 +66,9 @@ TITLES = [
     # "we agreed that X": X is what the name says
     ("project", "After the incident on 2026-02-03 we agreed that every queue must have a dead-letter topic "
                 "and an alert on its depth",
-     "Every queue must have a dead-letter topic and an alert", "After the incident on 2026-02-03 we agreed that every queue "
-                                                  "must have a dead-letter topic and an alert on its depth"),
+     "Every queue must have a dead-letter topic and an alert",
+     "After the incident on 2026-02-03 we agreed that every queue must have a dead-letter topic and an alert on its "
+     "depth"),
     # one sentence, nothing after it: a shorter head phrase, the sentence as the description
     ("feedback", "Don't put secrets in the Terraform state or in CI logs", "Don't put secrets in the Terraform state",
      "Don't put secrets in the Terraform state or in CI logs"),
@@ -80,7 +81,8 @@ TITLES = [
     # Japanese: the topic before は, a clause before 、
     ("feedback", "ログの保存期間は90日にすること", "ログの保存期間", "90日にすること"),
     ("project", "決済APIのタイムアウトは30秒、リトライは3回まで", "決済APIのタイムアウトは30秒", "リトライは3回まで"),
-    ("project", "今後の予定：6月にiOS版を出して、7月に正式リリース", "今後の予定：6月にiOS版を出して", "7月に正式リリース"),
+    ("project", "今後の予定：6月にiOS版を出して、7月に正式リリース", "今後の予定：6月にiOS版を出して",
+     "7月に正式リリース"),
     ("project", "未解決タスク: **Fig. 3** のキャプションが本文の数値と合っていない",
      "Fig. 3 のキャプションが本文の数値と合っていない", "未完了のタスク。"),
 ]

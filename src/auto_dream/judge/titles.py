@@ -69,7 +69,8 @@ _LABEL_WORDS = 6
 _NOT_LABEL = re.compile(r"^(?:https?|ftp|mailto|file|e\.g|i\.e|[\d\s]+)$", re.IGNORECASE)
 
 # Labels of work to do (a TODO) and of work done, in the languages agents write in.
-_OPEN_LABEL = re.compile(r"^(?:to ?do|todo|open|pending|未完了|未着手|未対応|未解決タスク|待办|待辦|未完成)$", re.IGNORECASE)
+_OPEN_LABEL = re.compile(r"^(?:to ?do|todo|open|pending|未完了|未着手|未対応|未解決タスク|待办|待辦|未完成)$",
+                         re.IGNORECASE)
 _DONE_LABEL = re.compile(r"^(?:done|完了|済み?|已完成|完成)$", re.IGNORECASE)
 
 
@@ -195,7 +196,8 @@ _JA_PHRASE = re.compile(rf"{_JA_WORD_END}(?=(?:から|まで|より|[をにで�
 # of them ends a topic (数据迁移脚本|要支持断点续跑, 测试环境的数据库|每周日凌晨三点自动重置).
 _ZH_COVERB = "在|把|从|按|给|对|向|跟|由|被|将|往|用(?!户)|让"
 _ZH_PREDICATE = "是|要|需要|必须|应该|会|能|可以|不能|不要|已经|已|都|也|每"
-_ZH_TOPIC = re.compile(rf"^(?:(?!{_ZH_COVERB}|{_ZH_PREDICATE})[^，。；：,;:])+?(?<=[{_HAN}\w)）])\s*(?={_ZH_COVERB}|{_ZH_PREDICATE})")
+_ZH_TOPIC = re.compile(rf"^(?:(?!{_ZH_COVERB}|{_ZH_PREDICATE})[^，。；：,;:])+?(?<=[{_HAN}\w)）])\s*"
+                       rf"(?={_ZH_COVERB}|{_ZH_PREDICATE})")
 _ZH_PHRASE = re.compile(rf"(?<=[{_HAN}\w)）])\s*(?=(?:{_ZH_COVERB}|{_ZH_PREDICATE}|以便|并且|然后))"
                         rf"|(?<=[{_HAN}]) (?=[A-Za-z0-9])|(?<=[A-Za-z0-9]) (?=[{_HAN}])")
 
@@ -433,7 +435,8 @@ _EN_PERSON = re.compile(r"^(?:the user's|user's|the user is (?:an? )?|user is (?
                         r"|the user|user|i)\s*(?=\S)", re.IGNORECASE)
 _EN_VERB_AFTER_I = re.compile(r"^(?:(usually|always|often|mostly|also|really|still|sometimes|never|rarely) )?"
                               r"([a-z]+)\b", re.IGNORECASE)
-_ZH_PERSON = re.compile(r"^(?:用户|我)(?:是|的)?(?=喜欢|不喜欢|更喜欢|偏好|讨厌|习惯|平时|经常|每天|一般|擅长|熟悉|不熟悉|负责"
+_ZH_PERSON = re.compile(r"^(?:用户|我)(?:是|的)?(?=喜欢|不喜欢|更喜欢|偏好|讨厌|习惯|平时|经常|每天|一般|擅长"
+                        r"|熟悉|不熟悉|负责"
                         r"|住在|来自|正在|在学|以前|曾经|目前|觉得|认为|爱|主要|比较|今年|明年|目标|名字|角色|职位|背景"
                         r"|母语|时区|爱好|做|\S{1,12}的(?:技术|负责|工程|开发|设计|产品))")
 _JA_PERSON = re.compile(r"^(?:ユーザー|ユーザ|利用者|私|わたし|僕|ぼく|自分)(?:さん)?(?:は|の)(?=\S)")
