@@ -126,6 +126,8 @@ _INSTRUCTION = re.compile("|".join([
     # Japanese plain command ending the clause: 使え, 書け, 消せ, 選べ, 守れ, しろ, せよ, やめろ. The
     # verb follows a particle or begins the clause: 「レイヤー分け」 is a noun, no command.
     rf"(?:(?:^|(?<=[\u3041-\u3096]))[{_KANJI}][えけせねべれげ]|しろ|せよ|[{_KANJI}め]ろ|ておけ|でおけ)" + _END,
+    # Japanese "X can stay as it is": 技術用語は英語のままでいい, そのままで大丈夫.
+    r"(?:のまま|そのまま)で(?:いい|よい|良い|大丈夫|OK|構わない)",
     # Japanese rule in the plain form: 〜を使う (use), 〜てから行う (do only after), 〜必要がある (must).
     r"を使う" + _END + r"|てから(?:行う|やる|実行する|始める)" + _END
     + r"|[うくすつぬふむゆるぐずづぶ]必要が(?:ある|あります)",
@@ -157,7 +159,9 @@ _INSTRUCTION = re.compile("|".join([
 
 _PERSON = re.compile("|".join([
     # English: the user / I / my at the start, or "the user is / likes / prefers…" anywhere.
-    r"^(?:the user|user|i am|i'm|my)\b|\b(?:the user(?:'s)? (?:is|was|has|likes|prefers|wants))",
+    # ("The user moved the team chat to Discord" is what they did to the work: not them.)
+    r"^(?:the user|user)(?:'s\b|\s+(?!\w+ed\b))|^(?:i am|i'm|my)\b"
+    r"|\b(?:the user(?:'s)? (?:is|was|has|likes|prefers|wants))",
     # English: I and a verb about me ("I prefer to review PRs in the morning", "I usually work late").
     r"^i (?:(?:usually|always|often|mostly|also|really|still|sometimes|never|rarely) )?(?:prefer|like|love|hate"
     r"|enjoy|work|live|have|use|read|write|code|review|speak|know|learn|study|commute|start|finish)\b",

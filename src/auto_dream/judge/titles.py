@@ -117,9 +117,18 @@ def split_labels(line: str) -> tuple[list[str], str, str]:
         label = found.group(1).strip()
         if len(label.split()) > _LABEL_WORDS or _NOT_LABEL.match(label):
             return labels, mark, line
-        labels.append(label)
+        if not (labels and _same_word(labels[-1], label)):  # 「Lessons: Lesson: …」: a heading and its label
+            labels.append(label)
+        else:
+            labels[-1] = label
         mark = "：" if "：" in found.group(0) else ": "
         line = line[found.end():]
+
+
+def _same_word(one: str, other: str) -> bool:
+    """'Lessons' and 'Lesson', 'TODO' and 'todo': one label said twice."""
+    one, other = one.casefold(), other.casefold()
+    return one == other or one.rstrip("s") == other.rstrip("s")
 
 
 def read_entry(text: str) -> EntryText:
@@ -152,13 +161,14 @@ def joined(items: list[str], language: str) -> str:
 
 # ---------------------------------------------------------------- 2. where a statement may be cut
 
-# Spans no cut falls inside: code, a link, a URL, an abbreviation with what it abbreviates
+# Spans no cut falls inside: code, a quotation, a link, a URL, an abbreviation with what it abbreviates
 # (Fig. 4, No. 1042, Dr. Okafor), initials (U.S., e.g.), a number (2.4, 09:45, 3/18,
 # 192.168.1.185), a dotted name (PAY.JP, versions.yaml, api.kakeibo.example.jp, v2.3).
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)\)")
 _URL = re.compile(r"<?(?:https?|ftp)://[^\s<>()（）「」、，。；]*[^\s<>()（）「」、，。；.,;:!?'\"]>?")
 _PROTECTED = re.compile("|".join([
     r"`[^`\n]*`",
+    r'"[^"\n]*"',
     _LINK.pattern,
     _URL.pattern,
     r"(?<![A-Za-z])(?:fig|figs|no|nos|dr|mr|mrs|ms|st|vol|ch|pp|sec|eq|art|p)\.\s?[A-Za-z0-9(][A-Za-z0-9.-]*",
