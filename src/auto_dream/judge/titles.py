@@ -25,12 +25,16 @@ someone else wrote (Claude's, in distill.claude): the same rules' view of a cut 
 
 import re
 import unicodedata
+from bisect import bisect_left
 from dataclasses import dataclass
 
 NAME_CHARS = 60  # the longest name dream makes (a name a person wrote is never cut)
 NAME_WIDTH = 60  # ... and its width in columns, a CJK character taking two: a file name's slug keeps 50
 DESCRIPTION_CHARS = 150
 SHORT_TITLE = 40  # columns: about six English words, twenty CJK characters
+# How much of a statement (or of a part of the description) is read for a name and a
+# description: both come from its start, and a 50 KB entry must not cost seconds.
+WINDOW = 400
 ELLIPSIS = "…"
 
 # ---------------------------------------------------------------- what the text is written in
@@ -227,10 +231,12 @@ def boundaries(text: str, language: str) -> list[Boundary]:
     """Every place `text` may be cut, in order, each with its strength: none inside a protected
     span, none after a protected span's own full stop (U.S., approx.), none that leaves less
     than a phrase after it (「…，iOS 14」)."""
-    spans = protected_spans(text)
+    spans = protected_spans(text)  # in order, none overlapping
+    starts = [start for start, _ in spans]
 
     def inside(position: int) -> bool:
-        return any(start < position < end for start, end in spans)
+        at = bisect_left(starts, position) - 1
+        return at >= 0 and spans[at][0] < position < spans[at][1]
 
     found: dict[int, Boundary] = {}
 
@@ -296,6 +302,7 @@ def complete(head: str, dependent: bool = False, rest: bool = False) -> bool:
     a dependent clause alone (unless `dependent`), ending on no dangling word, leaving no
     bracket, quote or code span open. As a `rest` (what follows a cut): only long enough."""
     if rest:
+        head = head[:40]
         return _units(head) >= (_MIN_CJK if _CJK.search(head) else _MIN_WORDS) or bool(_URL.search(head))
     if any(re.search(r"\w", head[found.end():]) for found in _URL.finditer(head)):
         return False  # words after an address: the name would have a hole where it was
@@ -468,7 +475,7 @@ class Title:
 def title_of(text: str, memory_type: str = "project") -> Title:
     """The name and description of a new memory made of `text` (an entry) of `memory_type`."""
     entry = read_entry(text)
-    statement, language = entry.statement, entry.language
+    statement, language = entry.statement[:WINDOW], entry.language
     topic = topic_of(statement, language, memory_type)
     dropped = topic != statement  # the name leaves out how the statement begins: it no longer begins it
     after = [*entry.details, *entry.why_how]
@@ -619,7 +626,7 @@ def fit_description(parts: list[str], language: str, limit: int = DESCRIPTION_CH
         line = joined_line
     if line or not parts:
         return line
-    first = parts[0]
+    first = parts[0][:WINDOW]
     for strength in (SENTENCE, CLAUSE, COMMA):
         fitting = [cut for cut in boundaries(first, language)
                    if cut.strength >= strength and len(first[:cut.end]) < limit and complete(first[:cut.end])]
