@@ -75,6 +75,29 @@ def test_new_entries_become_typed_memories_and_the_index_lists_them(root):
         assert f"]({path})" in index
 
 
+def test_memory_md_shows_a_complete_name_and_a_description_that_adds_to_it(root):
+    """The name was the first sentence cut with "…" and MEMORY.md showed the leftover words:
+    `[The user is a backend developer who mostly writes…](…) — Python and Go`; a numbered
+    item was named "4"; a checkbox kept its "[ ]"."""
+    add(root, "The user is a backend developer who mostly writes Python and Go, reads Rust, and has never "
+              "shipped a frontend", "user")
+    add(root, "4. Do the DNS cutover only after the TTL has dropped to 60s")
+    add(root, "- [ ] Rotate the Sentry DSN after the contractor offboarding")
+    run(root)
+    names = {m.name: m for m in live(root).values()}
+    assert set(names) == {"Backend developer who mostly writes Python and Go",
+                          "Do the DNS cutover only after the TTL has dropped",
+                          "Rotate the Sentry DSN after the contractor offboarding"}
+    assert names["Rotate the Sentry DSN after the contractor offboarding"].type == "project"
+    assert names["Do the DNS cutover only after the TTL has dropped"].type == "feedback"
+    lines = [line for line in (root / "MEMORY.md").read_text().splitlines() if line.startswith("- [")]
+    user = next(line for line in lines if "memories/user/" in line)
+    # the description says what the name does not (the line's 150 characters may shorten it)
+    assert user.startswith("- [Backend developer who mostly writes Python and Go](memories/user/"
+                           "20261129_Backend_developer_who_mostly_writes_Python_and_Go.md) — Reads Rust")
+    assert not any("…](" in line for line in lines)
+
+
 def test_untyped_entries_are_typed_by_documented_rules():
     assert guess_type("Don't use tabs in YAML files") == "feedback"
     assert guess_type("不要在周五部署") == "feedback"

@@ -97,6 +97,14 @@ def store_with(root: Path, memories: list[Memory]) -> None:
         write_memory_file(root, m.path, render_memory(m))
 
 
+def lowest_priority(memories: list[Memory], count: int) -> set[str]:
+    """The paths of the `count` memories MEMORY.md leaves out first: older days first, in a day
+    the last sections first, then the oldest (the newest of all never)."""
+    newest = max(m.mtime for m in memories)
+    order = sorted(memories, key=lambda m: (m.mtime == newest, m.mtime.date(), -MEMORY_TYPES.index(m.type), m.mtime))
+    return {m.path for m in order[:count]}
+
+
 def write_config(root: Path, text: str) -> None:
     (root / "config.toml").write_text(text, encoding="utf-8")
 
@@ -261,8 +269,7 @@ def test_300_memories_fit_in_200_lines_and_the_oldest_are_counted():
     listed = entry_lines(result.text)
     assert len(listed) == len(result.listed)
     assert more_count(result.text) == result.omitted == 300 - len(listed) > 0
-    oldest = {m.path for m in sorted(memories, key=lambda m: m.mtime)[: result.omitted]}
-    assert {m.path for m in memories} - set(result.listed) == oldest
+    assert {m.path for m in memories} - set(result.listed) == lowest_priority(memories, result.omitted)
     assert memories[0].path in result.listed  # the newest
     assert result.warnings and "auto-dream list" in result.warnings[0]
 
@@ -300,12 +307,26 @@ def test_when_shortening_is_not_enough_the_oldest_are_left_out_and_counted():
     assert len(result.text.splitlines()) <= 200
     assert all(len(line) <= 150 for line in entry_lines(result.text))
     assert result.omitted, "this case needs omission"
-    oldest = {m.path for m in sorted(memories, key=lambda m: m.mtime)[: result.omitted]}
-    assert {m.path for m in memories} - set(result.listed) == oldest
+    assert {m.path for m in memories} - set(result.listed) == lowest_priority(memories, result.omitted)
     assert memories[0].type == "reference" and memories[0].path in result.listed  # newest, in the last section
     assert len(result.listed) + more_count(result.text) == 150
     assert more_count(result.text) == result.omitted
     assert result.warnings and str(result.omitted) in result.warnings[0]
+
+
+def test_over_the_caps_a_days_lessons_outrank_that_days_project_fragments_and_a_newer_day_outranks_both():
+    """An OpenClaw import of day one: the user's lessons written at 09:00, the day's project notes
+    after them. MEMORY.md left the lessons out as the oldest and kept the fragments."""
+    day_one = NEWEST - timedelta(days=3)
+    lessons = [memory(100 + n, kind, mtime=day_one.replace(hour=9, minute=n))
+               for n, kind in enumerate(["user", "feedback", "feedback"])]
+    fragments = [memory(200 + n, "project", mtime=day_one.replace(hour=20, minute=n)) for n in range(6)]
+    newer = [memory(n, "project", mtime=NEWEST - timedelta(minutes=n)) for n in range(2)]
+    everything = [*lessons, *fragments, *newer]
+    room = index([]).line_count + 1 + 6  # the headings, the "more" line, and six memories
+    result = index(everything, IndexLimits(max_lines=room))
+    assert set(result.listed) == {m.path for m in [*newer, *lessons, fragments[-1]]}
+    assert result.omitted == 5  # the day's five earliest fragments, not its lessons
 
 
 def test_the_newest_memory_is_listed_even_with_tight_limits():
@@ -480,15 +501,17 @@ def test_build_index_command_names_an_unreadable_file_and_indexes_the_rest(cli, 
 @given(shape=st.lists(st.tuples(st.integers(0, 5), st.booleans(), st.sampled_from(MEMORY_TYPES)), max_size=60),
        cap=st.integers(0, 40))
 def test_the_listed_memories_are_the_first_by_priority_even_among_ties_and_pins(shape, cap):
-    """Pinned first, then newest, ties broken by section and path, however many share an mtime."""
+    """Pinned first, then the newest, then newest day, in a day the sections in order, then newest,
+    ties broken by path, however many share an mtime."""
     base = datetime(2026, 11, 1, tzinfo=timezone.utc)
     memories = [Memory(path=f"memories/{kind}/{n:03d}.md", name=f"note {n}", description="", type=kind,
                        mtime=base + timedelta(hours=hours), extra={"pinned": True} if pinned else {})
                 for n, (hours, pinned, kind) in enumerate(shape)]
     limits = IndexLimits(max_lines=cap + len(MEMORY_TYPES) + 3, max_bytes=1_000_000, line_chars=150)
     result = build_index(memories, "# Memory\n", limits, timezone.utc)
-    expected = sorted(memories, key=lambda m: (not m.pinned, -m.mtime.timestamp(), MEMORY_TYPES.index(m.type),
-                                               m.path))
+    newest = max((m.mtime for m in memories), default=None)
+    expected = sorted(memories, key=lambda m: (not m.pinned, m.mtime != newest, -m.mtime.date().toordinal(),
+                                               MEMORY_TYPES.index(m.type), -m.mtime.timestamp(), m.path))
     listed = set(result.listed)
     # the header and four section titles take 6 lines, the "more" line one: the cap is reached exactly
     assert len(listed) == (len(memories) if len(memories) <= cap + 1 else cap)

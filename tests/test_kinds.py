@@ -129,6 +129,62 @@ def test_guess_type(text, expected):
     assert guess_type(text) == expected
 
 
+# What the entry's own words say, not a label or a heading it was given: each rule of
+# guess_type with the case it exists for.
+OWN_WORDS = [
+    # a checkbox, a TODO, a plan, a decision, a status: the work (a roadmap under 「今後の予定」 was
+    # typed feedback because the heading starts with 今後, "from now on")
+    ("今後の予定：5月にWeb版を公開", "project"),
+    ("今後の予定: 6月 正式リリース", "project"),
+    ("Plan for Q4: move auth into its own service, then drop the old sessions table", "project"),
+    ("- [ ] 請求書のPDFを作り直す", "project"),
+    ("- [x] Rotated the staging credentials", "project"),
+    ("TODO：把日志切到 JSON 格式", "project"),
+    ("下个迭代计划：先做数据看板，再做导出", "project"),
+    ("**Status:** waiting for the vendor's sandbox keys", "project"),
+    ("After the outage we agreed that every service must expose /healthz instead of a TCP check", "project"),
+    # 「レイヤー分け」 is a noun, no plain command
+    ("アーキテクチャはクリーンアーキテクチャのレイヤー分け", "project"),
+    # a question, answered or not, is about the work
+    ("Q: do we archive old invoices? → yes, after two years", "project"),
+    ("確認したこと (Q&A): ステージングのバックアップは取っている？", "project"),
+    # the address of a pull request cites a fix; it does not make the fix a pointer
+    ("Fixed the login loop in PR https://github.com/acme/web/pull/77; users can sign in again", "project"),
+    ("修好了登录循环的问题，见 PR https://git.example.cn/web/pull/12", "project"),
+    # lessons and rules, by their label or their words
+    ("Lesson: the cache hid a stale config for a whole day", "feedback"),
+    ("Learned the hard way: the staging DB is shared with QA", "feedback"),
+    ("教训：没有回滚脚本就上线了", "feedback"),
+    ("When a deploy fails, roll back first; do not hotfix in place", "feedback"),
+    ("1. Keep every migration backwards compatible", "feedback"),
+    ("Run the linters before pushing", "feedback"),
+    ("**絶対に**金曜にリリースしない", "feedback"),
+    ("ステージングは毎晩リセットされるので、残したいデータはseedに入れておく必要がある", "feedback"),
+    ("DBの移行はメンテナンス画面を出してから行う", "feedback"),
+    ("ロガーはstructlogを使う", "feedback"),
+    ("发版前检查回滚脚本", "feedback"),
+    ("先停掉定时任务，再迁移数据库", "feedback"),
+    ("日志里不能出现密码，要用星号代替", "feedback"),
+    ("升级 Node 之后 esbuild 装不上，得先清缓存", "feedback"),
+    # the user's own preference about replies is a request; about their own day, it is them
+    ("I prefer short replies without a recap at the end", "feedback"),
+    ("I prefer to write the spec before any code", "user"),
+    ("The user wants the invoices exported as one CSV per month", "feedback"),
+    ("The user wants to learn Go this year", "user"),
+    ("My role: staff engineer on the payments team", "user"),
+    ("英語の会議は苦手", "user"),
+    # pointers: a figure of a document, a DNS record
+    ("See the on-call guide for the paging rules", "reference"),
+    ("設計書のFig. 2にシャードの配置図がある", "reference"),
+    ("DNS: api.example.org CNAME edge.example.net", "reference"),
+]
+
+
+@pytest.mark.parametrize("text, expected", OWN_WORDS, ids=[text[:30] for text, _ in OWN_WORDS])
+def test_the_type_comes_from_what_the_entry_itself_says(text, expected):
+    assert guess_type(text) == expected
+
+
 def test_only_the_first_line_is_typed():
     assert guess_type("支付服务迁移到 Kafka\n不要在周五部署") == "project"
     assert guess_type("  金曜日にはデプロイするな  \n理由：週末に障害対応できない") == "feedback"

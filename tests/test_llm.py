@@ -350,7 +350,7 @@ def test_validation_lists_every_problem():
 
 def test_a_name_dream_makes_is_at_most_60_characters_whether_claude_or_the_log_entry_gives_it():
     sentence = "The nightly export of the billing warehouse runs at two and must finish before six"
-    assert new_memory_from_text("project", sentence).name == "The nightly export of the billing warehouse runs at two…"
+    assert new_memory_from_text("project", sentence).name == "The nightly export of the billing warehouse runs at two"
     assert len(new_memory_from_text("project", "x" * 200).name) == NAME_CHARS == 60
     assert "at most 60 characters" in TOOL["input_schema"]["properties"]["operations"]["items"]["properties"][
         "name"]["description"]
@@ -359,6 +359,34 @@ def test_a_name_dream_makes_is_at_most_60_characters_whether_claude_or_the_log_e
         operations, errors = validate({"operations": [{"op": "create", "entries": ["e1"], "type": "project",
                                                        "name": name, "description": "d", "body": "b"}]}, batch)
         assert (operations[0].new.name == name and not errors) if valid else not operations
+
+
+BACKEND = ("The user is a backend developer who mostly writes Python and Go, reads Rust, and has never shipped "
+           "a frontend")
+
+
+@pytest.mark.parametrize("name, description, kept", [
+    # Claude's own title and sentence pass the checks and are kept
+    ("Backend developer: Python and Go", "Writes Python and Go, reads Rust, never shipped a frontend.", "both"),
+    # a name cut with "…", inside a word, or holding Markdown or a URL gives way to the rules' name
+    ("The user is a backend developer who mostly writes…", "Reads Rust and has never shipped a frontend.",
+     "description"),
+    ("The user is a backend developer who mostly wri", "Reads Rust and has never shipped a frontend.", "description"),
+    ("**Backend** developer", "Reads Rust and has never shipped a frontend.", "description"),
+    ("Backend developer https://example.com/cv", "Reads Rust and has never shipped a frontend.", "description"),
+    # a description that repeats the name, or begins with it, gives way to the rules' description
+    ("Backend developer", "Backend developer", "name"),
+    ("Backend developer", "Backend developer who mostly writes Python and Go", "name"),
+])
+def test_a_name_or_description_claude_gives_cut_or_copied_falls_back_to_the_rules_answer(name, description, kept):
+    batch = Batch(1, {"e1": Entry(datetime(2026, 11, 20, 10, 0), BACKEND)})
+    operations, errors = validate({"operations": [{"op": "create", "entries": ["e1"], "type": "user", "name": name,
+                                                   "description": description, "body": BACKEND}]}, batch)
+    rules = new_memory_from_text("user", BACKEND)
+    assert not errors and rules.name == "Backend developer who mostly writes Python and Go"
+    new = operations[0].new
+    assert new.name == (name if kept in ("both", "name") else rules.name)
+    assert new.description == (description if kept in ("both", "description") else rules.description)
 
 
 # ---------------------------------------------------------------- the review of uncertain pairs

@@ -637,7 +637,7 @@ def test_a_native_store_names_new_memories_as_design_says_and_a_claude_folder_as
 
     day = date(2026, 3, 12)
     name = "Weekly reading goal for the whole team and every new member who joins it"
-    for layout, expected in ((StorePaths(tmp_path), "20260312_Weekly_reading_goal_for_the_whole_team_and_every_n.md"),
+    for layout, expected in ((StorePaths(tmp_path), "20260312_Weekly_reading_goal_for_the_whole_team_and_every.md"),
                              (ClaudeFolder(tmp_path), "project_weekly_reading_goal_for_the_whole_team_and_every.md")):
         assert memory_file_name(name, day, set(), layout.new_file_prefix("project", day)) == expected
 

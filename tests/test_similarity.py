@@ -114,7 +114,7 @@ def test_a_negation_about_something_else_is_not_a_contradiction():
 
 
 def memory_text(text: str) -> str:
-    """What a memory made of `text` holds: its shortened name, its description, its body."""
+    """What a memory made of `text` holds: its name (a head of it), its description, its body."""
     new = new_memory_from_text("project", text)
     return "\n".join([new.name, new.description, new.body])
 
@@ -123,8 +123,9 @@ def test_the_same_negation_on_both_sides_is_not_a_contradiction():
     a = "Priya reminds Tom that practice pays off and urges him not to give up."
     b = "Priya urges Tom to focus on the long race ahead, not give up, and offers to coach him."
     assert related(a, b) is None
-    # as a memory: its name, shortened to "… not give…", still negates, it does not say "give"
-    assert memory_text(b).startswith("Priya urges Tom to focus on the long race ahead, not give…\n")
+    # as a memory: its name stops before the negated clause, its description is that clause: it
+    # still negates, it does not say "give"
+    assert memory_text(b).startswith("Priya urges Tom to focus on the long race ahead\nNot give up, and offers")
     assert related(a, memory_text(b)) is None and related(memory_text(a), memory_text(b)) is None
 
 
@@ -146,10 +147,11 @@ def test_negated_words_said_in_another_order_are_not_a_contradiction():
 
 
 def test_a_shortened_copy_of_a_negation_aims_at_nothing_on_its_own():
-    # the name keeps "did not get…": the whole statement, in the body, is about the final round
+    # the name stops before "did not get" (never right after it): the whole statement, in the
+    # description and the body, is about the final round
     b = memory_text("Samuel and his older brother Tiago from Porto did not get into the final round "
                     "of the chess open.")
-    assert b.startswith("Samuel and his older brother Tiago from Porto did not get…\n")
+    assert b.startswith("Samuel and his older brother Tiago\n")
     assert related("Samuel and Tiago from Porto will get new chess books.", b) != "contradiction"
 
 

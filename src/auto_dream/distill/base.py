@@ -15,16 +15,16 @@ from datetime import datetime, tzinfo
 from typing import Protocol, runtime_checkable
 
 from auto_dream.distill.neighbours import ProfileNeighbours
+from auto_dream.judge import titles
 from auto_dream.judge.similarity import Profile
 from auto_dream.progress import NO_PROGRESS, Progress
 from auto_dream.store.daylog import Entry, aware
 from auto_dream.store.memory import Memory
 
 # The longest name dream makes, from an entry or in Claude's answer (a name a person wrote is
-# never cut): a title, not a sentence. MEMORY.md's line has room for about 50 characters of a
-# name beside its link, as the file name's slug keeps 50.
-NAME_CHARS = 60
-DESCRIPTION_CHARS = 150
+# never cut): a title, not a sentence (judge.titles); and the longest description.
+NAME_CHARS = titles.NAME_CHARS
+DESCRIPTION_CHARS = titles.DESCRIPTION_CHARS
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ a list of operations; the answer is validated against the batch (every entry exa
 only offered ids, valid types, length limits), retried once with the errors listed, and a
 batch whose answer is still invalid, or whose call fails after the SDK's own retries, is
 distilled by the deterministic distiller instead. Nothing in an answer becomes a path:
-names go through the same slug rule as every memory.
+names go through the same slug rule as every memory. A name or description that the rules'
+checks find cut or copied gives way to the rules' own (judge.titles).
 """
 
 import heapq
@@ -34,6 +35,7 @@ from auto_dream.distill.base import (
 )
 from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.judge.similarity import Profile, overlap
+from auto_dream.judge.titles import description_problem, name_problem, title_of
 from auto_dream.progress import NO_PROGRESS
 from auto_dream.store.daylog import Entry
 from auto_dream.store.memory import Memory
@@ -75,9 +77,11 @@ TOOL: "ToolParam" = {
                 "op": {"type": "string", "enum": ["create", "merge", "supersede", "skip"]},
                 "entries": {"type": "array", "items": {"type": "string"}, "description": "entry ids, e.g. e1"},
                 "type": {"type": "string", "enum": list(MEMORY_TYPES)},
-                "name": {"type": "string", "description": f"short title, at most {NAME_CHARS} characters"},
+                "name": {"type": "string", "description": f"short, complete title, at most {NAME_CHARS} characters: "
+                                                          "never cut, no Markdown, no URL"},
                 "description": {"type": "string",
-                                "description": f"one line, at most {DESCRIPTION_CHARS} characters"},
+                                "description": f"one sentence that adds to the name (never repeats it), "
+                                               f"at most {DESCRIPTION_CHARS} characters"},
                 "body": {"type": "string", "description": "Markdown body of the new memory"},
                 "memory": {"type": "string", "description": "candidate memory id, e.g. m1 (merge, supersede)"},
                 "addition": {"type": "string", "description": "details to add to the memory (merge)"},
@@ -242,7 +246,7 @@ def validate(tool_input: object, batch: Batch) -> tuple[list[Operation], list[st
         new: NewMemory | None = None
         memory_path: str | None = None  # set for a merge or a supersede, else it `continue`s
         if kind in ("create", "supersede"):
-            new, problems = _new_memory(raw, where)
+            new, problems = _new_memory(raw, where, [batch.entries[i].text for i in ids])
             errors.extend(problems)
         if kind in ("merge", "supersede"):
             memory_id = raw.get("memory")
@@ -274,7 +278,9 @@ def validate(tool_input: object, batch: Batch) -> tuple[list[Operation], list[st
     return operations, errors
 
 
-def _new_memory(raw: dict, where: str) -> tuple[NewMemory | None, list[str]]:
+def _new_memory(raw: dict, where: str, texts: list[str]) -> tuple[NewMemory | None, list[str]]:
+    """The new memory an operation describes (its name and description checked as the rules'
+    are: `checked_title`), or what is wrong with it."""
     problems = []
     kind = raw.get("type")
     if kind not in MEMORY_TYPES:
@@ -290,7 +296,22 @@ def _new_memory(raw: dict, where: str) -> tuple[NewMemory | None, list[str]]:
         problems.append(f"{where}: body must not be empty")
     if problems or not isinstance(kind, str):  # a type in MEMORY_TYPES is one
         return None, problems
+    name, description = checked_title(name, description, texts, kind)
     return NewMemory(kind, name, description, body), []
+
+
+def checked_title(name: str, description: str, texts: list[str], memory_type: str) -> tuple[str, str]:
+    """Claude's name and description, each checked by the rules' own checks (judge.titles): a
+    name that is cut (…, inside a word, a number, an abbreviation), holds Markdown, a list
+    marker or a URL, or is only a label gives way to the rules' name for the first entry; a
+    description that is the name again, or begins with it, to the rules' description."""
+    rules = title_of(texts[0], memory_type) if texts else None
+    if rules is not None and name_problem(name, "\n".join(texts)):
+        name = rules.name
+    if rules is not None and description_problem(description, name) and not description_problem(
+            rules.description, name):
+        description = rules.description
+    return name, description
 
 
 def review_document(cases: dict[int, ReviewCase]) -> dict:

@@ -3,15 +3,12 @@
 The Claude distiller (distill.claude) asks Claude instead, and falls back to this one.
 """
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from auto_dream.distill.base import (
-    DESCRIPTION_CHARS,
-    NAME_CHARS,
     Create,
     DistillRequest,
     DistillResult,
@@ -29,23 +26,21 @@ from auto_dream.judge.pairs import word_ranks
 from auto_dream.judge.recent import RECENT_LIMIT, RecentIndex
 from auto_dream.judge.similarity import Profile, is_contradiction, overlap
 from auto_dream.judge.statements import SIZE_LINE, Side, document_says, judge_statements, said_verbatim
+from auto_dream.judge.titles import HOW_LINE, WHY_LINE, title_of
 from auto_dream.store.index import shorten
 from auto_dream.store.memory import Memory
 
 # ---------------------------------------------------------------- memory text from entries
-
-_WHY = re.compile(r"^\s*(?:reason|why|because)\s*[:：]\s*|^\s*(?:原因|理由|因为)\s*[:：]\s*", re.IGNORECASE)
-_HOW = re.compile(r"^\s*(?:how to apply|how|apply)\s*[:：]\s*|^\s*(?:做法|如何应用)\s*[:：]\s*", re.IGNORECASE)
 
 
 def body_from_text(memory_type: str, text: str) -> str:
     """The entry as a memory body; feedback and project rules get **Why:** / **How to apply:** lines."""
     rule, why, how = [], [], []
     for line in text.strip().split("\n"):
-        if _WHY.match(line):
-            why.append(_WHY.sub("", line, count=1).strip())
-        elif _HOW.match(line):
-            how.append(_HOW.sub("", line, count=1).strip())
+        if WHY_LINE.match(line):
+            why.append(WHY_LINE.sub("", line, count=1).strip())
+        elif HOW_LINE.match(line):
+            how.append(HOW_LINE.sub("", line, count=1).strip())
         else:
             rule.append(line)
     if memory_type not in ("feedback", "project") or not (why or how) or not "".join(rule).strip():
@@ -58,15 +53,11 @@ def body_from_text(memory_type: str, text: str) -> str:
     return "\n\n".join(parts)
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s|(?<=[。！？；;])")
-
-
 def new_memory_from_text(memory_type: str, text: str) -> NewMemory:
-    """Name: the first sentence, short; description: the whole text on one line, ≤ 150 characters."""
-    flat = " ".join(text.split())
-    first = _SENTENCE_END.split(" ".join(text.strip().split("\n", 1)[0].split()), maxsplit=1)[0]
-    name = shorten(first.rstrip(".。!！;；,， "), NAME_CHARS) or "memory"
-    return NewMemory(type=memory_type, name=name, description=shorten(flat, DESCRIPTION_CHARS),
+    """A new memory of `text`: its name and description as judge.titles writes them (a short,
+    complete phrase; a sentence that adds to it), its body the text."""
+    title = title_of(text, memory_type)
+    return NewMemory(type=memory_type, name=title.name, description=title.description,
                      body=body_from_text(memory_type, text))
 
 

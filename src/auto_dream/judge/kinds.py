@@ -19,6 +19,8 @@ at the start).
 
 import re
 
+from auto_dream.judge.titles import read_entry
+
 # End of a clause: 。！!, ". ", or the end of the line (the first line is what is typed).
 _END = r"(?=\s*(?:[。．！!]|\.(?:\s|$)|$))"
 # The common kanji, for what comes before a Japanese verb ending (使え, 書け).
@@ -44,7 +46,18 @@ _REFERENCE = re.compile("|".join([
     # Japanese: managed, written or kept in a named outside tool.
     r"(?:Jira|Confluence|Notion|Backlog|Redmine|GitHub|Slack|Figma|Googleドキュメント)の?\s*"
     r"(?:で管理|で追跡|にまとま|にある|に(?:書いて|載って|置いて)ある)",
+    # Japanese: what a document holds (設計書のFig. 4に状態遷移図がある), not what it needs (必要がある).
+    r"(?:設計書|設計資料|仕様書|マニュアル|README)の[^。]*(?:にある|(?<!必要)がある|に載って|に書いて|に記載)",
+    # English: "See Fig. 4 of the design doc", "see the runbook".
+    r"^see\b",
+    # A DNS record: a host name, its record type, its value.
+    r"\b[a-z0-9_-]+(?:\.[a-z0-9_-]+)+\.?\s+(?:IN\s+)?(?-i:CNAME|TXT|MX|NS|AAAA|A|SRV|CAA)\s+\S",
 ]), re.IGNORECASE)
+
+# The address of a pull request, a commit or an issue cites the change a fact is about: it
+# does not make the fact a pointer ("Fixed the double-charge bug in PR https://…/pull/812").
+_CITED_CHANGE = re.compile(r"https?://\S+?/(?:pull|pulls|merge_requests|commit|commits|issues|compare)/\S*",
+                           re.IGNORECASE)
 
 # ---------------------------------------------------------------- feedback: instructions
 
@@ -53,6 +66,13 @@ _INSTRUCTION = re.compile("|".join([
     r"^(?:please\s+)?(?:don't|do not|never|always|avoid|stop|prefer|use|make sure|remember to)\b",
     # English "should / must / instead of" anywhere.
     r"\b(?:instead of|should not|shouldn't|must not|must always)\b",
+    # English "don't / never / make sure" beginning a later clause ("…; do not just rerun CI").
+    r"[;:—]\s*(?:please\s+)?(?:don't|do not|never|make sure|remember to|always)\b",
+    # English verbs that begin a rule ("Run `make migrate` before deploying", "Do the cutover
+    # only after…"); not the verbs of a task to do (rotate, move, fix), which a TODO names.
+    r"^(?:please\s+)?(?:run|do|keep|check|add|write|put|pin|ask|wait|convert|rebase|restart|delete|remove|rename"
+    r"|install|quarantine|include|send|verify|confirm|ensure|follow|treat|validate|escape|sanitize|reply|answer"
+    r"|explain|summari[sz]e|cite|mention|ping|notify|warn|double-check)\b(?![^?？]*[?？]\s*$)",
 
     # Chinese commands at the start (请 is below): don't, no need, can't, always, remember, only use…
     r"^(?:不要|别|不用|不必|无需|无须|不能|不可以|不许|勿|切勿|禁止|避免|总是|始终|永远|一定要|务必|必须"
@@ -83,6 +103,12 @@ _INSTRUCTION = re.compile("|".join([
     r"(?:^|我|用户|他|她)希望(?!自己|能够?|今年|明年|将来|以后能|成为|学会|掌握|转)",
     # Chinese "asks / has us …": 用户要求…, 我要求….
     r"^(?:用户|我)(?:要求|让你|让我们|叫你)",
+    # Chinese "must / has to (first)…" beginning a later clause: …，要脱敏成前三后四, …，得先删掉 node_modules.
+    r"[，,；;]\s*(?:要|得|需要|必须|务必)(?![，,。、是])",
+    # Chinese "first X, then Y": 先关掉旧的消费者，再启动新的.
+    r"^先[^，。]+[，,]\s*(?:再|然后)",
+    # Chinese "before X, check / run …": 发版前检查…, 上线之前先跑….
+    r"^[^，。]{1,8}(?:前|之前|以前)(?:都|先|要|必须|务必|记得)*(?:检查|确认|跑|运行|执行|备份|通知|测试|更新|同步|看|问)",
 
     # Japanese polite request / command: 〜てください, 〜ないでください, 〜なさい, お願いします.
     r"ください|下さい|なさい|お願い(?:します|いたします)",
@@ -97,8 +123,14 @@ _INSTRUCTION = re.compile("|".join([
     r"(?:ほう|方)が(?:いい|良い|よい|無難)|ば(?:よかった|良かった)",
     # Japanese plain negative command ending the clause: 〜するな, 使うな (dictionary form + な).
     r"[うくすつぬふむゆるぐずづぶ]な" + _END,
-    # Japanese plain command ending the clause: 使え, 書け, 消せ, 選べ, 守れ, しろ, せよ, やめろ.
-    rf"(?:[{_KANJI}][えけせねべれげ]|しろ|せよ|[{_KANJI}め]ろ|ておけ|でおけ)" + _END,
+    # Japanese plain command ending the clause: 使え, 書け, 消せ, 選べ, 守れ, しろ, せよ, やめろ. The
+    # verb follows a particle or begins the clause: 「レイヤー分け」 is a noun, no command.
+    rf"(?:(?:^|(?<=[\u3041-\u3096]))[{_KANJI}][えけせねべれげ]|しろ|せよ|[{_KANJI}め]ろ|ておけ|でおけ)" + _END,
+    # Japanese "X can stay as it is": 技術用語は英語のままでいい, そのままで大丈夫.
+    r"(?:のまま|そのまま)で(?:いい|よい|良い|大丈夫|OK|構わない)",
+    # Japanese rule in the plain form: 〜を使う (use), 〜てから行う (do only after), 〜必要がある (must).
+    r"を使う" + _END + r"|てから(?:行う|やる|実行する|始める)" + _END
+    + r"|[うくすつぬふむゆるぐずづぶ]必要が(?:ある|あります)",
     # Japanese directive ending in こと (〜すること, 〜しないこと), not 〜ということ (the fact that).
     r"(?<!とい)(?:[うくすつぬふむゆるぐずづぶ]|ない)こと" + _END,
     # Japanese "make sure that…" ending in ように (〜するように, 〜ようにする); not ようにした (done).
@@ -127,7 +159,12 @@ _INSTRUCTION = re.compile("|".join([
 
 _PERSON = re.compile("|".join([
     # English: the user / I / my at the start, or "the user is / likes / prefers…" anywhere.
-    r"^(?:the user|user|i am|i'm|my)\b|\b(?:the user(?:'s)? (?:is|was|has|likes|prefers|wants))",
+    # ("The user moved the team chat to Discord" is what they did to the work: not them.)
+    r"^(?:the user|user)(?:'s\b|\s+(?!\w+ed\b))|^(?:i am|i'm|my)\b"
+    r"|\b(?:the user(?:'s)? (?:is|was|has|likes|prefers|wants))",
+    # English: I and a verb about me ("I prefer to review PRs in the morning", "I usually work late").
+    r"^i (?:(?:usually|always|often|mostly|also|really|still|sometimes|never|rarely) )?(?:prefer|like|love|hate"
+    r"|enjoy|work|live|have|use|read|write|code|review|speak|know|learn|study|commute|start|finish)\b",
     # Chinese 用户 + a verb about the person (用户是 / 喜欢 / 习惯…), not 用户表 / 用户服务 (the users table).
     r"^用户(?:是|想|喜欢|更喜欢|偏好|讨厌|不喜欢|习惯|平时|经常|每天|一般|擅长|熟悉|不熟悉|负责|住在|来自|正在"
     r"|在学|以前|曾经|目前|觉得|认为|希望|爱|的(?:名字|角色|职位|工作|目标|背景|母语|时区|习惯|偏好|爱好))",
@@ -155,20 +192,57 @@ _LIKES = re.compile("|".join([
     # Chinese: likes / dislikes / is used to / usually / good at / familiar with, at the start.
     r"^(?:喜欢|讨厌|不喜欢|爱用|习惯|平时|擅长|熟悉|不熟悉|正在学|在学)",
     # Japanese: 〜が好き / 嫌い / 苦手 / 得意, 〜に詳しい, 〜に興味がある.
-    r"が(?:大)?(?:好き|嫌い|苦手|得意)|に詳しい|に興味が(?:ある|あります)",
+    r"[がは](?:大)?(?:好き|嫌い|苦手|得意)|に詳しい|に興味が(?:ある|あります)",
     # Japanese habits at the start: 普段 / いつも / 毎朝 / 毎晩 (usually, every morning…).
     r"^(?:普段|いつも|毎朝|毎晩)",
 ]), re.IGNORECASE)
 
 
+# ---------------------------------------------------------------- what the entry's own words say of its kind
+
+# A label that says the entry is work: a TODO, a plan, a decision, a status, an owner.
+_WORK_LABEL = re.compile(r"^(?:to ?do|todo|tasks?|open|pending|done|plan|plans|plan for .+|roadmap|next(?: \w+)?"
+                         r"|status|decisions?|decided|owner|owners|deadline|milestones?|progress|blockers?|issues?"
+                         r"|下个迭代计划|迭代计划|计划|下一步|待办|状态|决定|决策|负责人|截止|里程碑|进度|问题"
+                         r"|今後の予定|予定|計画|決定|決定事項|ステータス|担当|締め切り|未解決タスク|課題|進捗|TODO)$",
+                         re.IGNORECASE)
+# A label that says the entry is a rule or a lesson learned: how to work next time.
+_RULE_LABEL = re.compile(r"^(?:lessons?(?: learned| learnt)?|learned the hard way|learnt the hard way|gotcha"
+                         r"|note to self|rules?|remember|important|教训|经验教训|踩坑|记住|记得|注意|注意事项|规则|规范"
+                         r"|原则|教訓|学び|反省|注意点?|ルール|約束|決まり)$", re.IGNORECASE)
+# A team's decision is a fact about the work, whatever it prescribes ("we agreed that every
+# service must…").
+_DECISION = re.compile(r"\b(?:we|the team) (?:agreed|decided|chose|settled on)\b", re.IGNORECASE)
+# A request the user makes in the first person about replies: feedback ("I prefer short answers").
+_REPLY_REQUEST = re.compile(r"^i (?:prefer|like|want|need)\b[^.]*\b(?:answers?|repl(?:y|ies)|responses?"
+                            r"|summar(?:y|ies)|explanations?)\b", re.IGNORECASE)
+# The user wants something made a certain way (not "wants to learn Rust", a goal): feedback.
+_WANTS_MADE = re.compile(r"^(?:the user|user|i) (?:wants|want|would like|expects|expect|asks for|needs|need)"
+                         r" (?!to\b)", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"^(?:i|my|i'm|我|我的|私|私の|僕|自分)\b|^(?:我|私|僕)", re.IGNORECASE)
+# A question (with or without its answer after →) asks about the work: a fact, not a rule.
+_QUESTION = re.compile(r"[?？]\s*(?:→.*)?$")
+
+
 def guess_type(text: str) -> str:
-    """The type of an entry by its first line: reference, feedback, user or project."""
-    first = text.strip().split("\n", 1)[0].strip()
-    if _REFERENCE.search(first):
-        return "reference"
-    if _INSTRUCTION.search(first):
+    """The type of an entry by what its first line says (its statement: list markers, a
+    checkbox, bold and its labels set apart), not by a heading it was given."""
+    entry = read_entry(text.strip().split("\n", 1)[0])
+    first = entry.statement
+    labels = [label.strip() for label in entry.label.split(":")] if entry.label else []
+    if entry.state or any(_WORK_LABEL.match(label) for label in labels):
+        return "project"  # a TODO, open or done, or a plan, a decision, a status
+    if any(_RULE_LABEL.match(label) for label in labels):
         return "feedback"
-    if _PERSON.search(first):
+    if _REFERENCE.search(_CITED_CHANGE.sub(" ", first)):
+        return "reference"
+    if _QUESTION.search(first) or _DECISION.search(first):
+        return "project"
+    # a label in the first person is part of the sentence ("My role: tech lead", "I prefer short answers: …")
+    said = f"{entry.label}: {first}" if _FIRST_PERSON.match(entry.label) else first
+    if _INSTRUCTION.search(first) or _REPLY_REQUEST.search(said) or _WANTS_MADE.search(said):
+        return "feedback"
+    if _PERSON.search(said):
         return "user"
     if _PREFERENCE.search(first):
         return "feedback"

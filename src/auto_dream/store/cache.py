@@ -49,6 +49,7 @@ from auto_dream.errors import StoreError
 from auto_dream.judge.similarity import Profile
 from auto_dream.judge.staleness import References, extract_references
 from auto_dream.judge.status import STATUS_KINDS, Status
+from auto_dream.store.index import SAME_DAY_SLACK
 from auto_dream.store.memory import Memory
 from auto_dream.store.paths import FILE_MODE, StoreLayout
 from auto_dream.store.walk import Fingerprint
@@ -280,8 +281,8 @@ class ParseCache:
     @_damage_is_an_error
     def top_paths(self, count: int, pinned_first: bool = True) -> list[str]:
         """At least the first `count` cached memories in MEMORY.md's order (every pinned one,
-        then the newest, with every one as new as the last; `pinned_first` False: the newest
-        of all), maybe more: the caller sorts them."""
+        then the newest, with every one of the last one's day, index.SAME_DAY_SLACK;
+        `pinned_first` False: the newest of all), maybe more: the caller sorts them."""
         if count <= 0:
             return []
         newest = "SELECT path FROM memory WHERE pinned = ? ORDER BY stamp DESC LIMIT ?"
@@ -292,7 +293,8 @@ class ParseCache:
                            (count - 1,))
         if not last:  # fewer than `count`: all of them
             return [*pinned, *(p for (p,) in self._query("SELECT path FROM memory WHERE pinned = 0", ()))]
-        ties = self._query("SELECT path FROM memory WHERE pinned = 0 AND stamp >= ?", (last[0][0],))
+        ties = self._query("SELECT path FROM memory WHERE pinned = 0 AND stamp >= ?",
+                           (last[0][0] - SAME_DAY_SLACK.total_seconds(),))
         return [*pinned, *(p for (p,) in ties)]
 
     @_damage_is_an_error

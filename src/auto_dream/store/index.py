@@ -4,7 +4,7 @@ import heapq
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from typing import Protocol
 from urllib.parse import quote
 
@@ -123,8 +123,7 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
     if unread and not _fits(header, limits, unread, bool(marked)):
         unread = ""  # caps this tight have no room for it: the warnings still name every file
     # no more than the line cap can ever be listed: only those need sorting and their lines built
-    if activity.cutoff is not None:
-        activity = replace(activity, newest=last_updated)
+    activity = replace(activity, newest=last_updated)  # the newest always fits
     room = max(limits.max_lines - len(MEMORY_TYPES) - header.count("\n"), 0)
     kept = [m for m in memories.first_by_priority(room + len(marked), activity) if m.path not in marked][:room]
     lines = {m.path: _entry_line(m, limits.line_chars) for m in kept}
@@ -193,8 +192,9 @@ def first_by_priority(memories: list[Memory], count: int, activity: Activity = N
     """sorted(memories, key=priority(activity))[:count], without a priority key for every memory
     of a big store.
 
-    Only the pinned, the looked-up and the newest `count` can be among them: any other memory has
-    `count` newer ones before it, each in use when it is, and each more recently used."""
+    Only the pinned, the looked-up, the newest `count` and the memories of their days can be
+    among them: any other memory has `count` ones of a newer day before it, each in use when it
+    is, and each more recently used."""
     pinned: list[Memory] = []
     others: list[Memory] = []
     seen: set[str] = set()
@@ -206,25 +206,39 @@ def first_by_priority(memories: list[Memory], count: int, activity: Activity = N
     key = priority(activity)
     if len(memories) <= count or len(pinned) >= count:
         return sorted(pinned if len(pinned) >= count else memories, key=key)[:count]
-    # the newest unpinned ones; every memory as new as the last of them may tie with it
-    cutoff = heapq.nlargest(count, (m.mtime for m in others))[-1]
+    # the newest unpinned ones; every memory of the same day as the last of them may rank before it
+    cutoff = heapq.nlargest(count, (m.mtime for m in others))[-1] - SAME_DAY_SLACK
     candidates = [*pinned, *(m for m in others if m.mtime >= cutoff or m.path in activity.consulted)]
     return sorted(candidates, key=key)[:count]
 
 
 def priority(activity: Activity) -> Callable[[Memory], tuple]:
-    """Pinned first, then the ones in use (changed or looked up within the decay window), then
-    the decayed; newest first within each. Only a lookup that lifts a decayed memory moves a
-    line: without one, the decayed are the oldest and the order is newest first, as it always was."""
+    """Pinned first, then the newest memory of all (it always fits), then the ones in use
+    (changed or looked up within the decay window), then the decayed; within each, newest day
+    first, and in one day the sections in order (USER, FEEDBACK, PROJECT, REFERENCE), then
+    newest first. A user's or feedback memory outranks a project fragment of the same day:
+    an OpenClaw import dropped the user's day-one lessons as the oldest while that day's
+    fragments stayed. Only a lookup that lifts a decayed memory moves a line across days."""
+    newest = activity.newest
     if not activity.consulted:
-        return _priority
-    return lambda memory: (not memory.pinned, activity.decayed(memory), -memory.mtime.timestamp(),
-                           MEMORY_TYPES.index(memory.type), memory.path)
+        return lambda memory: (not memory.pinned, memory.mtime != newest, *_by_age(memory))
+    return lambda memory: (not memory.pinned, memory.mtime != newest, activity.decayed(memory), *_by_age(memory))
 
 
-def _priority(memory: Memory) -> tuple:
-    """Pinned first, then newest first; among equals, earlier sections first."""
-    return (not memory.pinned, -memory.mtime.timestamp(), MEMORY_TYPES.index(memory.type), memory.path)
+def _by_age(memory: Memory) -> tuple:
+    """Newest day first (the day of the memory's own time), then the sections in order, then
+    newest first, then the path."""
+    return (-age_day(memory), MEMORY_TYPES.index(memory.type), -memory.mtime.timestamp(), memory.path)
+
+
+def age_day(memory: Memory) -> int:
+    """The day a memory was written, in the time zone of its own time: its age, for MEMORY.md."""
+    return memory.mtime.date().toordinal()
+
+
+# Two memories of the same day (each in its own time zone, UTC-12 to UTC+14) are at most
+# 50 hours apart: a memory more than that older than another is of an older day.
+SAME_DAY_SLACK = timedelta(hours=50)
 
 
 def unreadable_line(paths: Sequence[str], line_chars: int) -> str:

@@ -834,9 +834,33 @@ def fsync_dir(folder: Path) -> None:
 
 
 def slugify(text: str) -> str:
-    """Unicode letters and digits stay (CJK stays CJK); everything else becomes `_`."""
-    slug = _whole_slug(text)[:SLUG_MAX_CHARS].rstrip("_")
-    return slug or "memory"
+    """Unicode letters and digits stay (CJK stays CJK); everything else becomes `_`. At most
+    SLUG_MAX_CHARS, cut where a word ends: at a `_`, else where scripts meet (Latin letters or
+    digits and CJK, kana and kanji), never inside a word, a CJK run or a number (the slug of
+    「…長期間残したいテストデータはseedスクリプト」 was cut at 「seedス」), unless one word
+    is longer than that."""
+    whole = _whole_slug(text)
+    if len(whole) <= SLUG_MAX_CHARS:
+        return whole or "memory"
+    ends = [end for end in range(1, SLUG_MAX_CHARS + 1) if whole[end] == "_" or _script(whole[end - 1]) != _script(
+        whole[end])]
+    end = max(ends, default=0)
+    if end < SLUG_MAX_CHARS // 3:  # one word takes nearly all of it: cut it, but not inside a number
+        end = SLUG_MAX_CHARS
+        while end > 1 and whole[end - 1].isdigit() and whole[end].isdigit():
+            end -= 1
+    return whole[:end].rstrip("_") or "memory"
+
+
+def _script(char: str) -> str:
+    """Which script a slug's character is in: ASCII letters and digits are one (v2, 10x)."""
+    if char.isascii():
+        return "ascii" if char.isalnum() else "other"
+    if "\u3041" <= char <= "\u309f":
+        return "hiragana"
+    if "\u30a0" <= char <= "\u30ff":
+        return "katakana"
+    return "cjk" if unicodedata.east_asian_width(char) in "WF" else "letter"
 
 
 def _whole_slug(text: str) -> str:
@@ -917,9 +941,5 @@ def memory_file_name(name: str, day: date, taken: "TakenNames | set[str]", prefi
 
 
 def _claude_slug(name: str) -> str:
-    """A slug as Claude Code names its topic files: lower case, cut at a word (`feedback_testing`)."""
-    slug = slugify(name).lower()
-    whole = _whole_slug(name).lower()
-    if len(whole) > len(slug) and "_" in slug and whole[len(slug)] != "_":
-        slug = slug.rsplit("_", 1)[0]  # the cut fell inside a word: that word is left out
-    return slug
+    """A slug as Claude Code names its topic files: lower case (`feedback_testing`)."""
+    return slugify(name).lower()

@@ -1,0 +1,236 @@
+"""judge.titles: the name and description of a new memory, as a careful person writes them.
+
+Each table holds entries of the shapes agents write (English, Chinese, Japanese), and what a
+reader of MEMORY.md wants beside the link: a complete, short name, and a description that
+adds to it.
+"""
+
+from datetime import date
+
+import pytest
+
+from auto_dream.judge.titles import (
+    NAME_CHARS,
+    NAME_WIDTH,
+    boundaries,
+    description_problem,
+    name_problem,
+    read_entry,
+    title_of,
+    width,
+)
+from auto_dream.store.memory import memory_file_name, slugify
+
+# ---------------------------------------------------------------- the name and the description
+
+TITLES = [
+    # a label keeps its place in the name; the clause after the first is the description
+    ("project", "Decision: we move the nightly report to 06:00; the old 02:00 slot clashes with backups",
+     "Decision: we move the nightly report to 06:00", "The old 02:00 slot clashes with backups"),
+    ("project", "**Owner:** Kenji (platform), backup is Marta", "Owner: Kenji (platform)", "Backup is Marta"),
+    # a label alone names what its list says
+    ("project", "Milestones:\n- beta on 2026-06-01\n- GA on 2026-07-15", "Milestones: beta on 2026-06-01",
+     "GA on 2026-07-15"),
+    ("project", "部署步骤：\n1. 打 tag\n2. 等 CI 构建镜像\n3. 在 Argo 里点同步", "部署步骤：打 tag；等 CI 构建镜像",
+     "在 Argo 里点同步"),
+    # a checkbox or a TODO label: the name is the task, the description its state
+    ("project", "- [ ] Renew the TLS certificate for the status page", "Renew the TLS certificate for the status page",
+     "Still to do."),
+    ("project", "- [x] Switched the CI runners to ARM instances", "Switched the CI runners to ARM instances", "Done."),
+    ("project", "TODO: add pagination to the audit log endpoint (it returns 10k rows today)",
+     "Add pagination to the audit log endpoint", "Still to do. It returns 10k rows today"),
+    ("project", "- [ ] 請求書PDFのフォントを埋め込む", "請求書PDFのフォントを埋め込む", "未完了のタスク。"),
+    # a numbered item is named by what it says, not by its number
+    ("feedback", "4. Do the DNS cutover only after the TTL has dropped to 60s",
+     "Do the DNS cutover only after the TTL has dropped", "Do the DNS cutover only after the TTL has dropped to 60s"),
+    # a lesson and what to do about it
+    ("feedback", "Lesson: the migration locked the orders table for 40 minutes, so run big backfills in batches",
+     "Lesson: the migration locked the orders table for 40 minutes", "Run big backfills in batches"),
+    # a rule with its Reason and How to apply lines: the rule is the name, the lines the description
+    ("feedback", "Never push to the release branch.\nReason: the deploy bot builds from it.\nHow to apply: open a PR.",
+     "Never push to the release branch", "Reason: the deploy bot builds from it. How to apply: open a PR."),
+    # an address is what a reference points to: the description, never the name
+    ("reference", "Incident runbook: https://wiki.example.org/ops/incidents", "Incident runbook",
+     "https://wiki.example.org/ops/incidents"),
+    ("reference", "Payments dashboard: [Grafana payments](https://grafana.example.org/d/pay)",
+     "Payments dashboard: Grafana payments", "[Grafana payments](https://grafana.example.org/d/pay)"),
+    # abbreviations and numbers are never where a name stops
+    ("project", "Use approx. 2 GB of heap per worker, e.g. for the import job", "Use approx. 2 GB of heap per worker",
+     "e.g. for the import job"),
+    ("project", "The U.S. region runs v3.1 of the gateway; the EU one still runs v2.9",
+     "The U.S. region runs v3.1 of the gateway", "The EU one still runs v2.9"),
+    # a user memory's name leaves out the person (the type says who)
+    ("user", "The user is a data engineer who works mostly in Scala and SQL, and reads Python",
+     "Data engineer who works mostly in Scala and SQL", "Reads Python"),
+    ("user", "私はバックエンド出身で、フロントはまだ勉強中", "バックエンド出身", "フロントはまだ勉強中"),
+    # "we agreed that X": X is what the name says
+    ("project", "After the incident on 2026-02-03 we agreed that every queue must have a dead-letter topic "
+                "and an alert on its depth",
+     "Every queue must have a dead-letter topic and an alert",
+     "After the incident on 2026-02-03 we agreed that every queue must have a dead-letter topic and an alert on its "
+     "depth"),
+    # one sentence, nothing after it: a shorter head phrase, the sentence as the description
+    ("feedback", "Don't put secrets in the Terraform state or in CI logs", "Don't put secrets in the Terraform state",
+     "Don't put secrets in the Terraform state or in CI logs"),
+    # Chinese: a clause, a topic and its comment
+    ("feedback", "教训：上线前没有检查配置开关，导致新功能提前暴露给了所有用户", "教训：上线前没有检查配置开关",
+     "导致新功能提前暴露给了所有用户"),
+    ("project", "订单表的索引每周日凌晨重建一次", "订单表的索引", "每周日凌晨重建一次"),
+    ("reference", "监控告警都发到飞书群「订单告警」里", "监控告警", "都发到飞书群「订单告警」里"),
+    ("project", "决定：日志统一用 JSON 格式，字段名用小写", "决定：日志统一用 JSON 格式", "字段名用小写"),
+    # Japanese: the topic before は, a clause before 、
+    ("feedback", "ログの保存期間は90日にすること", "ログの保存期間", "90日にすること"),
+    ("project", "決済APIのタイムアウトは30秒、リトライは3回まで", "決済APIのタイムアウトは30秒", "リトライは3回まで"),
+    ("project", "今後の予定：6月にiOS版を出して、7月に正式リリース", "今後の予定：6月にiOS版を出して",
+     "7月に正式リリース"),
+    ("project", "未解決タスク: **Fig. 3** のキャプションが本文の数値と合っていない",
+     "Fig. 3 のキャプションが本文の数値と合っていない", "未完了のタスク。"),
+]
+
+
+@pytest.mark.parametrize("memory_type, text, name, description", TITLES, ids=[t[1][:32] for t in TITLES])
+def test_the_name_is_a_complete_phrase_and_the_description_adds_to_it(memory_type, text, name, description):
+    title = title_of(text, memory_type)
+    assert (title.name, title.description) == (name, description)
+    assert name_problem(title.name, text) is None
+
+
+SHORT = [
+    # a sentence of about six words is a title as it is: its subject and verb alone would say nothing
+    ("project", "The invoice service runs on port 7070"),
+    ("user", "The user lives in Lisbon"),
+    ("project", "Staging runs on k3s"),
+    ("feedback", "本番のDBを直接触らない"),
+]
+
+
+@pytest.mark.parametrize("memory_type, text", SHORT)
+def test_a_short_sentence_is_its_own_name(memory_type, text):
+    assert title_of(text, memory_type).name == text
+
+
+NEGATIONS = [
+    # the name never keeps a negation without what it negates, nor leaves one behind
+    ("Samuel and his older brother Tiago from Porto did not get into the final round of the chess open.",
+     "Samuel and his older brother Tiago"),
+    ("勝手にライブラリのバージョンを上げないで", "勝手にライブラリのバージョンを上げないで"),
+    ("Don't add emoji to commit messages, PR titles or release notes", "Don't add emoji to commit messages"),
+    # a topic is never cut from the negation or the change said of it
+    ("チケットに紐づかないTODOコメントは書かない。", "チケットに紐づかないTODOコメントは書かない"),
+    ("订单服务的超时时间要改成 30 秒", "订单服务的超时时间要改成 30 秒"),
+    # nor a replacement from what it replaces ("…rather than fixating" of "rather than fixating on quick results")
+    ("Evan focused more on well-being rather than fixating on quick results, which led to a positive change.",
+     "Evan focused more on well-being"),
+]
+
+
+@pytest.mark.parametrize("text, name", NEGATIONS)
+def test_a_name_keeps_a_negation_with_what_it_negates(text, name):
+    assert title_of(text, "feedback").name == name
+
+
+LONG = [
+    "ユーザーから月末に家計簿の集計が重いという問い合わせが増えていて調べたところ月次集計を毎回全件スキャンで計算していた",
+    "The nightly export of the billing warehouse runs at two and must finish before six, or the dashboards are stale",
+    "x" * 200,
+    "用" * 90,
+]
+
+
+@pytest.mark.parametrize("text", LONG)
+def test_a_long_text_is_named_within_the_width_without_an_ellipsis(text):
+    title = title_of(text, "project")
+    assert len(title.name) <= NAME_CHARS and width(title.name) <= NAME_WIDTH
+    assert not title.name.endswith("…") and len(title.description) <= 150
+    assert text.startswith(title.name)
+
+
+# ---------------------------------------------------------------- reading an entry
+
+
+@pytest.mark.parametrize("text, statement, label, state", [
+    ("- [ ] Renew the certificate", "Renew the certificate", "", "open"),
+    ("* [x] Renewed the certificate", "Renewed the certificate", "", "done"),
+    ("12. Tag the release", "Tag the release", "", None),
+    ("2) 第二段階では画像処理を移す", "第二段階では画像処理を移す", "", None),
+    ("[20:15] - xArm 到着: 予定より早く届いた", "予定より早く届いた", "xArm 到着", None),
+    ("**Status:** blocked on the vendor", "blocked on the vendor", "Status", None),
+    ("决定：先用 Meilisearch", "先用 Meilisearch", "决定", None),
+    ("TODO: 退会時のデータ削除をバッチ化する", "退会時のデータ削除をバッチ化する", "", "open"),
+    ("Standup moved to 09:45", "Standup moved to 09:45", "", None),  # a time is no label
+    ("Never run migrate:fresh in production", "Never run migrate:fresh in production", "", None),
+    ("See https://example.org/docs for it", "See https://example.org/docs for it", "", None),
+])
+def test_markers_and_labels_are_set_apart_from_the_statement(text, statement, label, state):
+    entry = read_entry(text)
+    assert (entry.statement, entry.label, entry.state) == (statement, label, state)
+
+
+@pytest.mark.parametrize("text, never_after", [
+    ("Use v2.3 of the SDK, e.g. for refunds in the U.S. region. Older versions round wrongly.",
+     ["v2.", "e.g", "U.", "U.S"]),
+    ("See Fig. 4 of the design doc", ["Fig", "Fig."]),
+    ("問い合わせNo. 1042の件は返金で対応済み", ["No", "No."]),
+    ("Dr. Okafor signs off on every schema change", ["Dr", "Dr."]),
+    ("Cold start is approx. 2.4 s vs. 0.9 s", ["approx", "2.", "vs"]),
+    ("Run `go test ./... -tags=integration` before merging", ["`go test ./.", "`go test"]),
+    ("Runbook: [export runbook](https://wiki.example.net/ops/export) for failures", ["[export", "https://wiki."]),
+    ("決済はStripeからPAY.JPに切り替えた", ["PAY."]),
+])
+def test_no_boundary_falls_inside_an_abbreviation_a_number_code_or_a_link(text, never_after):
+    heads = {text[:cut.end].rstrip() for cut in boundaries(text, "ja" if "の" in text else "en")}
+    assert not any(head.endswith(tuple(never_after)) for head in heads), heads
+
+
+# ---------------------------------------------------------------- the checks, for names someone else writes
+
+NAME_CHECKS = [
+    ("The user is a backend developer who mostly writes…", "ends with an ellipsis"),
+    ("1", "is a bare number"),
+    ("4.", "is a bare number"),
+    ("未解決タスク: **Fig", "holds Markdown"),
+    ("- [ ] Rotate the DSN", "begins with a list marker or a checkbox"),
+    ("Grafana board https://grafana.example.net/d/x", "holds a URL"),
+    ("Decisions:", "is only a label"),
+    ("The user is a backend develo", "stops inside a word"),
+    ("See Fig", "stops at an abbreviation"),
+    ("Cold start is approx", "stops at an abbreviation"),
+    ("Use v2", "stops inside a number, an abbreviation, a code span or a link"),
+    ("Backend developer: Python and Go", None),
+    ("The user is a backend developer", None),
+]
+NAMED_TEXT = ("The user is a backend developer who mostly writes Python and Go. See Fig. 2. Use v2.3. "
+              "Cold start is approx. 2.4 s. 未解決タスク: **Fig. 3** のキャプション")
+
+
+@pytest.mark.parametrize("name, problem", NAME_CHECKS)
+def test_a_cut_or_marked_up_name_is_found(name, problem):
+    assert name_problem(name, NAMED_TEXT) == problem
+
+
+@pytest.mark.parametrize("description, name, problem", [
+    ("Don't add emoji", "Don't add emoji", "is the name"),
+    ("Don't add emoji.", "Don't add emoji", "is the name"),
+    ("Don't add emoji to commit messages", "Don't add emoji", "begins with the name"),
+    ("", "Don't add emoji", "is empty"),
+    ("Commit messages and PR titles carry no emoji.", "No emoji in commits", None),
+])
+def test_a_description_that_repeats_its_name_is_found(description, name, problem):
+    assert description_problem(description, name) == problem
+
+
+# ---------------------------------------------------------------- file names
+
+
+@pytest.mark.parametrize("name, slug", [
+    # cut at the last `_` within 50: never inside a word
+    ("Always pin GitHub Actions to a commit SHA not a tag please", "Always_pin_GitHub_Actions_to_a_commit_SHA_not_a"),
+    # a CJK run longer than 50 stops where the script changes, not in the middle of a word
+    ("ステージング環境は毎週日曜の深夜にデータがリセットされるので長期間残したいテストデータはseedスクリプトに追加",
+     "ステージング環境は毎週日曜の深夜にデータがリセットされるので長期間残したいテストデータはseed"),
+    # a number is never split
+    ("x" * 45 + " 1234567890", "x" * 45),
+])
+def test_a_slug_ends_between_words(name, slug):
+    assert slugify(name) == slug
+    assert memory_file_name(name, date(2026, 3, 1), set()) == f"20260301_{slug}.md"
