@@ -166,6 +166,16 @@ def test_markers_and_labels_are_set_apart_from_the_statement(text, statement, la
     assert (entry.statement, entry.label, entry.state) == (statement, label, state)
 
 
+@pytest.mark.parametrize("text, statement", [
+    ("Setup:\n- テストは pytest で\n  書く\n- CI は毎晩", "テストは pytest で書く；CI は毎晩"),
+    ("Decisions:\n- REST for the public API, which we\n  keep stable\n- ship weekly",
+     "REST for the public API, which we keep stable; ship weekly"),
+    ("Notes:\n- first item\n  - a nested item stays an item", "first item; a nested item stays an item"),
+])
+def test_an_indented_line_under_an_item_continues_it(text, statement):
+    assert read_entry(text).statement == statement
+
+
 @pytest.mark.parametrize("text, never_after", [
     ("Use v2.3 of the SDK, e.g. for refunds in the U.S. region. Older versions round wrongly.",
      ["v2.", "e.g", "U.", "U.S"]),

@@ -363,7 +363,9 @@ def test_a_dream_over_the_imported_log_creates_memories(cli, workspace, tmp_path
     assert dreamt.code == 0, dreamt.err
     assert json.loads(dreamt.out)["stats"]["created"] == 4
     listed = json.loads(cli("--root", root, "list", "--json").out)
-    assert any("Python 3.12" in m["description"] and "pytest" in m["description"] for m in listed)
+    # the section's first item names the memory, the next (its continued line joined) describes it
+    assert {"name": "Python環境セットアップ: Python 3.12 と uv を使う", "description": "テストは pytest で書く"} in [
+        {"name": m["name"], "description": m["description"]} for m in listed], listed
     assert cli("--root", root, "check", "--json").code == 0
     assert json.loads(cli("--root", root, "check", "--json").out)["undistilled_entries"] == 0
 

@@ -138,7 +138,7 @@ def _same_word(one: str, other: str) -> bool:
 def read_entry(text: str) -> EntryText:
     """An entry's statement, label, checkbox state, details and Reason / How to apply lines.
     A line that is only a label says what its list says (`Decisions:` and its items)."""
-    lines = [line for line in text.strip().split("\n") if line.strip()]
+    lines = _continued([line for line in text.strip().split("\n") if line.strip()])
     if not lines:
         return EntryText("")
     language = language_of(text)
@@ -156,6 +156,21 @@ def read_entry(text: str) -> EntryText:
     if not statement and labels:  # only a label, and nothing it labels
         statement, labels = labels[-1], labels[:-1]
     return EntryText(statement, ": ".join(labels), mark, state, tuple(details), tuple(why_how), language)
+
+
+def _continued(lines: list[str]) -> list[str]:
+    """Lines with an indented line that is no list item of its own joined to the item above it:
+    `- テストは pytest で` and `  書く` are one item, 「テストは pytest で書く」 (a space between
+    two words, none where a CJK character meets the join)."""
+    out: list[str] = []
+    for line in lines:
+        if out and line[:1].isspace() and not _LIST_MARKER.match(line) and _LIST_MARKER.match(out[-1]):
+            above, more = out[-1].rstrip(), line.strip()
+            glue = "" if _CJK.match(more) or _CJK.match(above[-1:]) else " "
+            out[-1] = above + glue + more
+        else:
+            out.append(line)
+    return out
 
 
 def joined(items: list[str], language: str) -> str:
