@@ -190,6 +190,17 @@ def test_only_the_first_line_is_typed():
     assert guess_type("  金曜日にはデプロイするな  \n理由：週末に障害対応できない") == "feedback"
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("Lessons:\n  - Lesson: home the arm first\n  - The IP defaults to 192.168.1.185", "feedback"),
+    ("ユーザーについて:\n  - ユーザーは山口さん。平日は会社員\n  - 返答は短めに", "user"),
+    ("kakeibo › DNS:\n  - api.kakeibo.example.jp CNAME kakeibo-api.fly.dev", "reference"),
+    ("Setup:\n  - 不要在周五部署\n  - The IP defaults to 192.168.1.185", "feedback"),
+])
+def test_a_first_line_that_is_only_a_heading_is_typed_by_its_first_item(text, expected):
+    """An imported section starts with its heading path: what the section says is in its items."""
+    assert guess_type(text) == expected
+
+
 def test_the_cases_cover_every_type_in_each_language():
     for cases in (JAPANESE, CHINESE):
         assert len(cases) >= 30

@@ -171,8 +171,12 @@ def test_markers_and_labels_are_set_apart_from_the_statement(text, statement, la
     ("Decisions:\n- REST for the public API, which we\n  keep stable\n- ship weekly",
      "REST for the public API, which we keep stable; ship weekly"),
     ("Notes:\n- first item\n  - a nested item stays an item", "first item; a nested item stays an item"),
+    # a bold label line under a heading, or an item saying the heading's label again, is part of the label
+    ("決定:\n  **Decision:**\n  - xArm Lite 6 を買う\n  - 理由: ROS2の公式ドライバがある",
+     "xArm Lite 6 を買う；理由: ROS2の公式ドライバがある"),
+    ("Lessons:\n  - Lesson: home the arm first\n  - Check the IP", "home the arm first; Check the IP"),
 ])
-def test_an_indented_line_under_an_item_continues_it(text, statement):
+def test_a_headings_items_are_read_as_one_statement_continued_lines_and_repeated_labels_joined(text, statement):
     assert read_entry(text).statement == statement
 
 

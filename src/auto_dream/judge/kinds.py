@@ -227,7 +227,11 @@ _QUESTION = re.compile(r"[?？]\s*(?:→.*)?$")
 def guess_type(text: str) -> str:
     """The type of an entry by what its first line says (its statement: list markers, a
     checkbox, bold and its labels set apart), not by a heading it was given."""
-    entry = read_entry(text.strip().split("\n", 1)[0])
+    lines = [line for line in text.strip().split("\n") if line.strip()]
+    # a first line that is only a heading or a label (`Lessons:`, an imported section's heading
+    # path) says what its first item says
+    head = lines[:2] if len(lines) > 1 and lines[0].rstrip().endswith((":", "：")) else lines[:1]
+    entry = read_entry("\n".join(head))
     first = entry.statement
     labels = [label.strip() for label in entry.label.split(":")] if entry.label else []
     if entry.state or any(_WORK_LABEL.match(label) for label in labels):

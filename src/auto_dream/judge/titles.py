@@ -129,6 +129,17 @@ def split_labels(line: str) -> tuple[list[str], str, str]:
         line = line[found.end():]
 
 
+def _with_labels(labels: list[str], more: list[str]) -> list[str]:
+    """`labels` and then `more`, one label said twice (a heading and its label) kept once."""
+    out = list(labels)
+    for label in more:
+        if out and _same_word(out[-1], label):
+            out[-1] = label
+        else:
+            out.append(label)
+    return out
+
+
 def _same_word(one: str, other: str) -> bool:
     """'Lessons' and 'Lesson', 'TODO' and 'todo': one label said twice."""
     one, other = one.casefold(), other.casefold()
@@ -151,7 +162,17 @@ def read_entry(text: str) -> EntryText:
     details = [detail for detail in (strip_markers(line)[0] for line in rest[1:]) if detail]
     if labels and state is None and (_OPEN_LABEL.match(labels[-1]) or _DONE_LABEL.match(labels[-1])):
         state, labels = ("open" if _OPEN_LABEL.match(labels[-1]) else "done"), labels[:-1]
-    if not statement and details:
+    if not statement and details:  # a heading's items: a bold label line (`**Decision:**`) or an
+        # item that says the heading's label again (`Lessons:` `- Lesson: …`) is part of the label
+        while details:
+            more, more_mark, item = split_labels(details[0])
+            if more and not item:
+                labels, mark, details = _with_labels(labels, more), more_mark, details[1:]
+            elif more and labels and _same_word(labels[-1], more[0]) and len(more) == 1:
+                labels, mark, details = _with_labels(labels, more), more_mark, [item, *details[1:]]
+                break
+            else:
+                break
         statement, details = joined(details, language), []
     if not statement and labels:  # only a label, and nothing it labels
         statement, labels = labels[-1], labels[:-1]
