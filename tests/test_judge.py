@@ -337,6 +337,9 @@ STATEMENT_CASES = [
      "review", "conflict", "change_of_subject"),
     ("功能开关在LaunchDarkly里管理。", "功能开关已迁移到Unleash，LaunchDarkly那边只读了。",
      "review", "conflict", "change_of_subject"),
+    ("构建日志在Jenkins上看。", "Jenkins已经下线，构建日志改到GitHub Actions里看。", "review", "conflict",
+     "change_of_subject"),
+    ("部署脚本放在ops仓库。", "部署脚本换到infra仓库了。", "review", "conflict", "change_of_subject"),
     # another subject, or two facts of one shape: nothing to say
     ("Staging API dashboard: https://grafana.acme.internal/d/staging-api",
      "Production API dashboard: https://grafana.acme.internal/d/prod-api", "none", "", ""),

@@ -82,7 +82,8 @@ _NEGATION = re.compile("|".join(p.pattern for p in (_NEGATION_BEFORE, _NEGATION_
                                                      _NEGATION_AFTER)), re.IGNORECASE | re.MULTILINE)
 # Change signals: a newer decision replacing an older one.
 # By meaning: a verb of changing in any tense, followed by what it changed to ("was upgraded
-# to Postgres 16", "we migrated the queue to SQS", "left Acme and now works at Initech").
+# to Postgres 16", "we migrated the queue to SQS", "left Acme and now works at Initech",
+# "构建日志改到GitHub Actions里看", "部署脚本换到infra仓库了").
 # Past forms (and "switch to", "switching to", "moving to"): "changes and discussions to the
 # community" is a noun followed by "to", not a change.
 _CHANGE_VERB = (r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrated|upgraded|downgraded|changed|converted|replaced|"
@@ -90,7 +91,7 @@ _CHANGE_VERB = (r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrated|upgraded|downgrade
 _CHANGE = re.compile(
     rf"\b(?:instead|{_CHANGE_VERB}\s+(?:\S+\s+){{0,3}}?(?:to|by|with|over to)|now uses?|now (?:runs?|lives?|is|are)"
     r"|from now on|no longer|left\s+\S+(?:\s+\S+)?\s+and\s+now)\b"
-    r"|改用|换成|換成|改为|改成|换用|迁移到|遷移到|升级到|升級到|切换到|切換到|搬到|代わりに|に変更|へ変更|を変更|"
+    r"|改用|换成|換成|改为|改成|改到|换到|換到|换用|迁移到|遷移到|升级到|升級到|切换到|切換到|搬到|代わりに|に変更|へ変更|を変更|"
     r"に移行|へ移行|移行し|に切り替え|へ切り替え|に乗り換え|にアップグレード",
     re.IGNORECASE)
 # "X instead of Y" changes a decision about Y only: it signals a change against a text that
