@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auto_dream.judge.pairs import reference_pairs, stored_pairs
-from auto_dream.judge.similarity import Profile, significant_words
+from auto_dream.judge.similarity import AIMS, PINS, Profile, significant_words
 from auto_dream.store.cache import FILE_NAME, CachedMemory, ParseCache, Parsed
 from auto_dream.store.memory import Memory
 from auto_dream.store.paths import StorePaths
@@ -27,11 +27,15 @@ def aims(key) -> bool:
     return key % 3 == 0
 
 
+def pins(key) -> bool:
+    return key % 2 == 0
+
+
 def parsed(key, text: str, size: int = 100) -> Parsed:
     memory = Memory(path=f"memories/project/{key}.md", name=f"note {key}", description="", type="project",
                     mtime=WHEN, body=text, sources=("a1b2c3d4e5f6",))
     words = significant_words(text)
-    profile = Profile(words, negated=frozenset(sorted(words)[:1]) if aims(key) else frozenset())
+    profile = Profile(words, negated=frozenset(sorted(words)[:1]) if aims(key) else frozenset(), pins=pins(key))
     return Parsed((size, 1_000 + size, 7), memory, profile, Parsed.of((0, 0, 0), memory).refs)
 
 
@@ -59,8 +63,9 @@ def test_the_stored_index_finds_exactly_the_all_pairs_answer_after_any_update(fi
                     for a, b in reference_pairs({**stored, **asked}, threshold)
                     if a.startswith("probe") != b.startswith("probe")}
         assert stored_pairs(asked, cache, threshold) == expected
-        aiming = {f"memories/project/{k}.md" for k in second if aims(k) and significant_words(second[k])}
-        assert stored_pairs(asked, cache, threshold, aiming_only=True) == {p for p in expected if p[1] in aiming}
+        for ground, has in ((AIMS, aims), (PINS, pins)):
+            grounded = {f"memories/project/{k}.md" for k in second if has(k) and significant_words(second[k])}
+            assert stored_pairs(asked, cache, threshold, among=ground) == {p for p in expected if p[1] in grounded}
 
 
 def test_a_cached_memory_reads_back_every_field_and_its_body_only_when_used(tmp_path):

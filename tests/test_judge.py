@@ -337,6 +337,9 @@ STATEMENT_CASES = [
      "review", "conflict", "change_of_subject"),
     ("功能开关在LaunchDarkly里管理。", "功能开关已迁移到Unleash，LaunchDarkly那边只读了。",
      "review", "conflict", "change_of_subject"),
+    ("构建日志在Jenkins上看。", "Jenkins已经下线，构建日志改到GitHub Actions里看。", "review", "conflict",
+     "change_of_subject"),
+    ("部署脚本放在ops仓库。", "部署脚本换到infra仓库了。", "review", "conflict", "change_of_subject"),
     # another subject, or two facts of one shape: nothing to say
     ("Staging API dashboard: https://grafana.acme.internal/d/staging-api",
      "Production API dashboard: https://grafana.acme.internal/d/prod-api", "none", "", ""),
@@ -382,6 +385,22 @@ STATEMENT_CASES = [
     # SQL's IS NOT negates nothing the memory says: no supersede on "IS NOT TRUE" against "is true"
     ("List queries skip archived orders with `WHERE archived IS NOT TRUE`.",
      "List queries show archived orders while archived is true.", "none", "", ""),
+    # what both pin down the same, nothing pinned or named on one side only: one fact in other words
+    ("Mobile releases are frozen from March 3 until the App Store review of 5.0 completes.",
+     "Release freeze for mobile starts March 3 and lasts until the App Store review of 5.0 is done.",
+     "review", "duplicate", "same_specifics"),
+    ("Kenji is based in Tokyo (UTC+9) and prefers async communication over calls.",
+     "Kenji works from Tokyo, UTC+9, and would rather communicate async than hop on calls.",
+     "review", "duplicate", "same_specifics"),
+    ("修改对外接口时要同步更新CHANGELOG.md。", "对外接口有改动时，记得同步更新CHANGLOG.md。",
+     "review", "duplicate", "same_specifics"),
+    # ... but a name pins nothing down, nor does one plain value alone, and one specific more is another fact
+    ("李娜在学Python。", "李娜用Python写爬虫。", "none", "", ""),
+    ("The API rate limit is 100 requests per minute.", "The API returns at most 100 items per page.",
+     "none", "", ""),
+    ("Dave had a card night with friends last Friday.", "Dave went to a car show last Friday and loved it.",
+     "none", "", ""),
+    ("iOS 5.0版本的发布卡在App Store审核。", "安卓5.0版本的发布卡在华为应用市场审核。", "none", "", ""),
 ]
 
 
@@ -521,3 +540,14 @@ def test_a_lead_the_other_only_shares_words_with_is_no_restatement():
     other = UNIFIED.replace("Every rule ever established remains in force unless explicitly revoked by the user.",
                             "Older rules stay unless the user revokes them.")
     assert judge_documents(side(other), side(ADDITIVE, NEWER)).outcome == "none"
+
+
+def test_a_value_changed_between_statements_that_share_half_their_words_is_listed(root):
+    """Neither side negates or announces a change, and they share too few words to be duplicates:
+    only what both pin down (16, 17) brings the two together (similarity.from_low)."""
+    memory(root, "memories/project/20260101_db.md", "本番DB", "本番DBはPostgreSQL 16を使っている。", "project")
+    add(root, "本番DBはPostgreSQL 17に上げた。", "project")
+    [item] = run(root)["review"]
+    assert item["kind"] == "possible_conflict" and "memories/project/20260101_db.md" in (item["path"], item["target"])
+    assert '"16" / "17"' in item["evidence"]
+

@@ -5,6 +5,7 @@ earlier entries of that dream, whatever its size."""
 import random
 from datetime import datetime, timedelta
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +14,7 @@ from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.judge import statements
 from auto_dream.judge.pairs import word_ranks
 from auto_dream.judge.recent import RECENT_LIMIT, RecentIndex, recent_pairs, reference_recent
-from auto_dream.judge.similarity import significant_words
+from auto_dream.judge.similarity import AIMS, PINS, significant_words
 from auto_dream.store.daylog import Entry
 
 # A small vocabulary makes most records pass, so a limit binds and ties abound.
@@ -21,48 +22,56 @@ WORDS = ["deploy", "billing", "kafka", "postgres", "rebase", "branch", "tuesday"
 word_sets = st.frozensets(st.sampled_from(WORDS), max_size=7)
 thresholds = st.sampled_from([(0.4, 0.6), (0.25, 0.5), (0.6, 0.6), (0.33, 1.0)])
 limits = st.one_of(st.none(), st.integers(1, 6))
+any_grounds = st.sampled_from([0, AIMS, PINS, AIMS | PINS])  # what lets a pair pass from `low` (similarity.from_low)
 
 
+def _grounded(*kinds: int):
+    return st.sampled_from(kinds)
+
+
+# Each ground alone, so that a pair that passes from `low` on it is found by it alone, and all of them.
+@pytest.mark.parametrize("grounds", [_grounded(0, AIMS), _grounded(0, PINS), any_grounds])
 @settings(max_examples=300, deadline=None)
-@given(steps=st.lists(st.tuples(st.integers(0, 12), word_sets, st.booleans()), max_size=30),
-       probes=st.lists(st.tuples(word_sets, st.booleans(), limits, st.integers(-1, 12)), min_size=1, max_size=5),
-       rule=thresholds, ranked=st.booleans())
-def test_the_index_finds_the_newest_records_the_all_pairs_scan_finds(steps, probes, rule, ranked):
+@given(data=st.data(), rule=thresholds, ranked=st.booleans())
+def test_the_index_finds_the_newest_records_the_all_pairs_scan_finds(grounds, data, rule, ranked):
     """Records are added, grown and replaced in any order; each search gives exactly the
     reference's keys, newest first, up to the limit."""
+    steps = data.draw(st.lists(st.tuples(st.integers(0, 12), word_sets, grounds), max_size=30))
+    probes = data.draw(st.lists(st.tuples(word_sets, grounds, limits, st.integers(-1, 12)), min_size=1, max_size=5))
     low, high = rule
     frequency = {word: index for index, word in enumerate(WORDS)} if ranked else {}
     index = RecentIndex(word_ranks(frequency), low, high)
-    records: dict[int, tuple[frozenset[str], bool]] = {}
-    for key, words, aims in steps:
-        grown = records[key][0] | words if key in records and aims else words  # grow, or replace
-        index.put(key, grown, aims)
-        records[key] = (grown, aims)
-    for words, aims, limit, exclude in probes:
-        assert index.recent(words, aims, limit, exclude) == reference_recent(words, aims, records, low, high,
-                                                                             limit, exclude)
+    records: dict[int, tuple[frozenset[str], int]] = {}
+    for key, words, ground in steps:
+        grown = records[key][0] | words if key in records and ground & AIMS else words  # grow, or replace
+        index.put(key, grown, ground)
+        records[key] = (grown, ground)
+    for words, ground, limit, exclude in probes:
+        assert index.recent(words, ground, limit, exclude) == reference_recent(words, ground, records, low, high,
+                                                                               limit, exclude)
 
 
 @settings(max_examples=200, deadline=None)
-@given(pool=st.dictionaries(st.integers(0, 40), word_sets, max_size=25), aiming=st.sets(st.integers(0, 40)),
-       rule=thresholds, limit=limits, data=st.data())
-def test_recent_pairs_are_each_probes_newest_partners(pool, aiming, rule, limit, data):
+@given(pool=st.dictionaries(st.integers(0, 40), word_sets, max_size=25),
+       grounded=st.dictionaries(st.integers(0, 40), any_grounds), rule=thresholds, limit=limits, data=st.data())
+def test_recent_pairs_are_each_probes_newest_partners(pool, grounded, rule, limit, data):
     low, high = rule
     probes = data.draw(st.lists(st.sampled_from(sorted(pool)), unique=True) if pool else st.just([]))
     age = {key: (-key % 7, key) for key in pool}  # an order that is not the keys' own
     ordered = sorted(pool, key=age.__getitem__)
-    records = {place: (pool[key], key in aiming) for place, key in enumerate(ordered)}
+    ground = lambda key: grounded.get(key, 0)  # noqa: E731
+    records = {place: (pool[key], ground(key)) for place, key in enumerate(ordered)}
     expected = set()
     for probe in probes:
-        for place in reference_recent(pool[probe], probe in aiming, records, low, high, limit,
+        for place in reference_recent(pool[probe], ground(probe), records, low, high, limit,
                                       ordered.index(probe)):
             expected.add(tuple(sorted((probe, ordered[place]))))
-    assert recent_pairs(probes, pool, aiming.__contains__, age.__getitem__, low, high, limit) == expected
+    assert recent_pairs(probes, pool, ground, age.__getitem__, low, high, limit) == expected
 
 
 # ---------------------------------------------------------------- in a distillation
 
-texts = st.lists(st.sampled_from(WORDS + ["never", "not", "instead", "always", "9:30", "10:00"]),
+texts = st.lists(st.sampled_from(WORDS + ["never", "not", "instead", "always", "9:30", "10:00", "`make lint`"]),
                  min_size=1, max_size=6).map(" ".join)
 
 
@@ -75,10 +84,10 @@ def _entries(batch: list[tuple[str, str | None]]) -> list[Entry]:
     return [Entry(start + timedelta(seconds=i), text, kind) for i, (text, kind) in enumerate(batch)]
 
 
-def _all_pairs(self, words, aims, limit=None, exclude=None):
+def _all_pairs(self, words, ground, limit=None, exclude=None):
     """RecentIndex.recent the all-pairs way: every record checked, newest first."""
-    records = {key: (self.words(key), self.aims(key)) for key in self._words}
-    return reference_recent(words, aims, records, self.low, self.high, limit, exclude)
+    records = {key: (self.words(key), self.grounds(key)) for key in self._words}
+    return reference_recent(words, ground, records, self.low, self.high, limit, exclude)
 
 
 @settings(max_examples=150, deadline=None)

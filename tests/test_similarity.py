@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auto_dream.distill.deterministic import new_memory_from_text
-from auto_dream.judge.similarity import Profile, overlap, relation, significant_words
+from auto_dream.judge.similarity import AIMS, PINS, Profile, from_low, overlap, relation, significant_words
 
 DUPLICATE, CONTRADICTION = 0.6, 0.4  # the config defaults
 
@@ -257,3 +257,23 @@ def test_words_in_quotation_marks_are_mentioned_not_said():
     b = 'Check contacts.yaml interactions before listing as "fresh".'
     assert Profile.of(a).signals_against(Profile.of(b)) == frozenset()
     assert Profile.of(a).signals_against(Profile.of('Check contacts.yaml interactions before listing as fresh.'))
+
+
+# (text, its grounds): what lets a pair with it be compared below the duplicate threshold
+GROUNDS = [
+    ("The user is learning the piano.", 0),
+    ("Never rebase feature branches.", AIMS),
+    ("本番DBはPostgreSQL 16を使っている。", PINS),
+    ("Staging deploys no longer run on Thursdays.", AIMS | PINS),
+    ("李娜在学Python。", 0),  # a name pins nothing down
+]
+
+
+@pytest.mark.parametrize("text, grounds", GROUNDS, ids=[case[0][:30] for case in GROUNDS])
+def test_what_lets_a_pair_be_compared_below_the_duplicate_threshold(text, grounds):
+    assert Profile.of(text).grounds == grounds
+
+
+def test_a_pair_is_compared_from_the_lower_threshold_when_one_aims_or_both_pin():
+    assert from_low(AIMS, 0) and from_low(0, AIMS) and from_low(PINS, PINS) and from_low(AIMS | PINS, 0)
+    assert not from_low(PINS, 0) and not from_low(0, 0)

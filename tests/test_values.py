@@ -1,8 +1,10 @@
 """What kind of value a few words are (judge.values): a value stands in only for one of its kind."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from auto_dream.judge.values import same_kind, value_kind
+from auto_dream.judge.values import pins, same_kind, specifics, value_kind
 
 
 @pytest.mark.parametrize("written, kind", [
@@ -21,3 +23,37 @@ def test_a_value_stands_in_only_for_one_of_its_kind():
     assert same_kind(["15:00"], ["13:00"]) == "number"
     assert same_kind(["Thursday"], ["14:00"]) is None
     assert same_kind(["pnpm"], ["bun"]) is None
+
+
+# (text, what it pins down, the names it holds)
+SPECIFICS = [
+    ("Mobile releases are frozen from March 3 until the App Store review of 5.0 completes.",
+     {"march", "3", "5.0"}, {"app", "store"}),
+    ("Kenji is based in Tokyo (UTC+9).", {"utc+9"}, {"tokyo"}),  # a sentence's first word is no name
+    ("Run `make lint` before committing.", {"make", "lint"}, set()),
+    ("Dashboard: https://grafana.acme.internal/d/api-latency.", {"grafana.acme.internal/d/api-latency"}, set()),
+    ("Post incidents in #incidents on Slack; the ETL writes to analytics_raw.",
+     {"#incidents", "analytics_raw"}, {"slack", "etl"}),
+    ("Standups are on mondays; we may meet in May.", {"monday", "may"}, set()),  # "may" the verb is no month
+    ("线上事故报告发到钉钉群“线上事故通报”。", {"线上事故通报"}, set()),
+    ("数据管道的缺陷登记在Jira的DATA项目。", set(), {"jira", "data"}),  # Latin words in CJK text: names
+    ("6月1日到6月20日冻结发布，每周五例会。", {"6", "1", "20", "周五"}, set()),
+    ("Caroline volunteers at an LGBTQ+ youth center, e.g. on weekends.", set(), {"lgbtq+"}),
+    ("The user is learning Rust; MAY is a name.", set(), {"rust", "may"}),
+    ("The user is learning the piano.", set(), set()),
+]
+
+
+@pytest.mark.parametrize("text, pinned, names", SPECIFICS, ids=[case[0][:30] for case in SPECIFICS])
+def test_what_a_statement_pins_down_and_the_names_it_holds(text, pinned, names):
+    assert specifics(text) == (pinned, names)
+    assert pins(text) == bool(pinned)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(list("aZ09 _#+-./:`“”「」\n,Mayondfri周五") + ["Monday", "March", "://", "http"]),
+                max_size=30).map("".join))
+def test_pins_is_true_whenever_a_text_pins_something_down(text):
+    """The pair search asks pins of every memory: it may say yes more often, never less (a pair
+    it left out would never be compared)."""
+    assert pins(text) or not specifics(text).pinned

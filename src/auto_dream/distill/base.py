@@ -138,8 +138,9 @@ class Neighbours(Protocol):
 
     def candidates(self, threshold: float, aimless_threshold: float | None = None) -> dict[str, set[str]]:
         """For each entry id, the memories whose overlap with it reaches `threshold`. With
-        `aimless_threshold`, a pair in which neither side can aim a signal (Profile.aims, so
-        no contradiction) must reach that one instead: it may be left out below it."""
+        `aimless_threshold`, a pair without grounds (similarity.from_low: neither side can aim a
+        signal, nor do both pin something down) must reach that one instead: it may be left out
+        below it."""
         ...
 
 

@@ -112,7 +112,7 @@ class DeterministicDistiller:
         def remember(index: int) -> None:
             group = pending[index]
             earlier.setdefault(group.type, RecentIndex(ranks, low, max(low, thresholds.duplicate))).put(
-                index, group.profile.words, group.profile.aims)
+                index, group.profile.words, group.profile.grounds)
         merges: list[MergeInto] = []
         skips: list[Skip] = []
         profile_of_entry = {entry.id: profile for entry, profile in zip(request.entries, profiles)}
@@ -124,7 +124,7 @@ class DeterministicDistiller:
             near = nearby.get(entry.id, set()) | grown_profiles.keys()
             entry_side = Side(entry.text, profile, entry_time)
             same_type = earlier.get(entry_type)
-            groups = sorted(same_type.recent(profile.words, profile.aims, RECENT_LIMIT)) if same_type else []
+            groups = sorted(same_type.recent(profile.words, profile.grounds, RECENT_LIMIT)) if same_type else []
             target = self._closest(entry_side, entry_type, memories, profile_of, retired, pending, thresholds, near,
                                    request.now, groups)
             request.progress.advance()

@@ -17,6 +17,7 @@ from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.judge.pairs import stored_pairs
 from auto_dream.judge.partners import mentions, name_keys
 from auto_dream.judge.recent import RECENT_LIMIT, recent_pairs
+from auto_dream.judge.similarity import AIMS, PINS
 from auto_dream.judge.statements import idf_weights
 from auto_dream.store.cache import ParseCache
 from auto_dream.store.daylog import Entry
@@ -24,21 +25,23 @@ from auto_dream.store.daylog import Entry
 
 def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str],
                  thresholds: Thresholds) -> set[tuple[str, str]]:
-    """Every pair of live memories of one type, one of them a probe, that may be a contradiction
-    (overlap ≥ the lower threshold, one side aims) or a duplicate (overlap ≥ the duplicate one)."""
+    """Every pair of live memories of one type, one of them a probe, whose overlap reaches the
+    duplicate threshold, or the lower one when their grounds let it (similarity.from_low: one side
+    aims, or both pin something down)."""
     low, high = search_range(min(thresholds.duplicate, thresholds.contradiction), thresholds.duplicate)
     live, profiles = decisions.live, decisions.profiles
     probes = [p for p in sorted(set(probes)) if p in live]
     stored = snapshot.stored - set(probes)
     fresh = live.outside(stored)
-    aims = {p: profiles[p].aims for p in probes}
+    grounds = {p: profiles[p].grounds for p in probes}
     found: set[tuple[str, str]] = set()
     for kind in {live[p].type for p in probes}:
         pool = {p: profiles[p].words for p in fresh if live[p].type == kind}
-        found |= recent_pairs([p for p in probes if p in pool], pool, lambda p: profiles[p].aims,
+        found |= recent_pairs([p for p in probes if p in pool], pool, lambda p: profiles[p].grounds,
                               lambda p: (live[p].mtime, p), low, high, RECENT_LIMIT)
     if stored and snapshot.cache is not None:
-        matches = _stored_relatable(decisions, snapshot.cache, {p: profiles[p].words for p in probes}, aims, low, high)
+        matches = _stored_relatable(decisions, snapshot.cache, {p: profiles[p].words for p in probes}, grounds, low,
+                                    high)
         found |= {(a, b) if a <= b else (b, a) for a, others in matches.items() for b in others
                   if b in stored and b in live and live[a].type == live[b].type}
     return found | named_pairs(decisions, probes)
@@ -83,7 +86,8 @@ class StoreNeighbours:
         found = entry_pairs(profiles, {p: decisions.profiles[p] for p in live.outside(stored)}, low, high)
         if stored and cache is not None:
             words = {entry_id: profile.words for entry_id, profile in profiles.items()}
-            matches = _stored_relatable(decisions, cache, words, {e: p.aims for e, p in profiles.items()}, low, high)
+            matches = _stored_relatable(decisions, cache, words, {e: p.grounds for e, p in profiles.items()}, low,
+                                        high)
             for entry_id, paths in matches.items():
                 if paths := {p for p in paths if p in stored and p in live}:
                     found.setdefault(entry_id, set()).update(paths)
@@ -91,36 +95,38 @@ class StoreNeighbours:
 
 
 def _stored_relatable(decisions: Decisions, cache: ParseCache, probes: Mapping[str, frozenset[str]],
-                      aims: Mapping[str, bool], low: float, high: float) -> dict[str, set[str]]:
+                      grounds: Mapping[str, int], low: float, high: float) -> dict[str, set[str]]:
     """_stored_matches at `high`, plus from `low` up the stored memories that aim (all of them,
-    for a probe that aims)."""
+    for a probe that aims), and those that pin something down, for a probe that does."""
     if high <= low:
         return _stored_matches(decisions, cache, probes, low)
-    aiming = {key: words for key, words in probes.items() if aims[key]}
-    aimless = {key: words for key, words in probes.items() if not aims[key]}
+    aiming = {key: words for key, words in probes.items() if grounds[key] & AIMS}
+    aimless = {key: words for key, words in probes.items() if not grounds[key] & AIMS}
+    pinning = {key: words for key, words in aimless.items() if grounds[key] & PINS}
     found: dict[str, set[str]] = {key: set() for key in probes}
     for matches in (_stored_matches(decisions, cache, aiming, low), _stored_matches(decisions, cache, aimless, high),
-                    _stored_matches(decisions, cache, aimless, low, aiming_only=True)):
+                    _stored_matches(decisions, cache, aimless, low, among=AIMS),
+                    _stored_matches(decisions, cache, pinning, low, among=PINS)):
         for key, paths in matches.items():
             found[key] |= paths
     return found
 
 
 def _stored_matches(decisions: Decisions, cache: ParseCache, probes: Mapping[str, frozenset[str]], threshold: float,
-                    aiming_only: bool = False) -> dict[str, set[str]]:
+                    among: int = 0) -> dict[str, set[str]]:
     """For each probe, the stored memories whose overlap with its words reaches `threshold`
-    (with `aiming_only`, of those that aim).
+    (with `among`, of those with that ground: AIMS or PINS).
 
     Asked once per set of words: a memory created from an entry has the entry's words, so
     the memory check after the distiller repeats the entries' questions.
     """
     memo = decisions.stored_matches
-    unasked = {words for words in probes.values() if (words, threshold, aiming_only) not in memo}
+    unasked = {words for words in probes.values() if (words, threshold, among) not in memo}
     for words in unasked:
-        memo[words, threshold, aiming_only] = set()
-    for words, path in stored_pairs({words: words for words in unasked}, cache, threshold, aiming_only=aiming_only):
-        memo[words, threshold, aiming_only].add(path)
-    return {key: memo[words, threshold, aiming_only] for key, words in probes.items()}
+        memo[words, threshold, among] = set()
+    for words, path in stored_pairs({words: words for words in unasked}, cache, threshold, among=among):
+        memo[words, threshold, among].add(path)
+    return {key: memo[words, threshold, among] for key, words in probes.items()}
 
 
 def word_rarity(snapshot: Snapshot, decisions: Decisions) -> Callable[[Iterable[str]], dict[str, float]]:

@@ -132,12 +132,12 @@ class StoredPostings(Protocol):
     def lowest_rank(self) -> int:
         """A rank no stored word has below it (0 for an empty index)."""
 
-    def holders(self, ranks: Iterable[int], aiming_only: bool = False) -> Mapping[int, list[Posting]]:
-        """By word, the postings of every stored record holding it (`aiming_only`: of those that
-        aim), smallest record first."""
+    def holders(self, ranks: Iterable[int], among: int = 0) -> Mapping[int, list[Posting]]:
+        """By word, the postings of every stored record holding it (`among`, a ground of
+        similarity: of the records whose grounds hold it), smallest record first."""
 
     def prefix_holders(self, ranks: Iterable[int], threshold: float,
-                       aiming_only: bool = False) -> Mapping[int, list[Posting]]:
+                       among: int = 0) -> Mapping[int, list[Posting]]:
         """By word, the postings of the records with it in their prefix at `threshold` (or a little beyond)."""
 
     def rank_sets(self, keys: Iterable[int]) -> Mapping[int, Collection[int]]:
@@ -149,9 +149,10 @@ class StoredPostings(Protocol):
 
 def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, threshold: float,
                  wanted: Callable[[str], bool] = lambda name: True,
-                 aiming_only: bool = False) -> set[tuple[Key, str]]:
+                 among: int = 0) -> set[tuple[Key, str]]:
     """Every (probe, record) with overlap ≥ threshold, record a stored one whose name is
-    `wanted` (and, with `aiming_only`, that can aim a signal: similarity.Profile.aims).
+    `wanted` (and, with `among`, a ground of similarity, whose grounds hold it: AIMS, the
+    records that can aim a signal; PINS, those that pin something down).
 
     Two lookups, as in indexed_pairs: a record at least as large as the probe holds a word
     of the probe's prefix; a smaller one has a word of the probe in its own stored prefix.
@@ -174,8 +175,8 @@ def stored_pairs(probes: Mapping[Key, frozenset[str]], stored: StoredPostings, t
     seen_ranks = {ranks[w] for words in probes.values() for w in words if w not in unseen}
     prefix_ranks = {ranks[w] for probe, words in ordered.items()
                     for w in words[:len(words) - _needed(len(words), threshold) + 1] if w not in unseen}
-    read = {False: stored.holders(prefix_ranks, aiming_only),
-            True: stored.prefix_holders(seen_ranks, threshold, aiming_only)}
+    read = {False: stored.holders(prefix_ranks, among),
+            True: stored.prefix_holders(seen_ranks, threshold, among)}
 
     longest = 1
     accepted: dict[Key, list[int]] = {}  # found by their shared words alone

@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from auto_dream.judge.pairs import _needed, word_ranks
-from auto_dream.judge.similarity import overlap
+from auto_dream.judge.similarity import AIMS, PINS, from_low, overlap
 
 Key = TypeVar("Key", bound=Hashable)
 
@@ -33,15 +33,15 @@ Key = TypeVar("Key", bound=Hashable)
 RECENT_LIMIT = 16
 
 
-def passes(words: frozenset[str], aims: bool, other: frozenset[str], other_aims: bool, low: float,
+def passes(words: frozenset[str], grounds: int, other: frozenset[str], other_grounds: int, low: float,
            high: float) -> bool:
-    """The overlap rule of every pair search: `high` (the duplicate threshold), or `low` when a
-    side can aim a signal (only such a pair can be a contradiction: similarity.Profile.aims)."""
+    """The overlap rule of every pair search: `high` (the duplicate threshold), or `low` when the
+    two sides' grounds let it (similarity.from_low: one aims a signal, or both pin something down)."""
     score = overlap(words, other)
-    return score >= high or (score >= low and (aims or other_aims))
+    return score >= high or (score >= low and from_low(grounds, other_grounds))
 
 
-def reference_recent(words: frozenset[str], aims: bool, records: Mapping[int, tuple[frozenset[str], bool]],
+def reference_recent(words: frozenset[str], grounds: int, records: Mapping[int, tuple[frozenset[str], int]],
                      low: float, high: float, limit: int | None = None, exclude: object = None) -> list[int]:
     """The keys of the newest records (highest key first) that pass the rule with the probe,
     at most `limit` of them: the all-pairs way, for tests and benchmarks."""
@@ -49,8 +49,8 @@ def reference_recent(words: frozenset[str], aims: bool, records: Mapping[int, tu
     for key in sorted(records, reverse=True):
         if key == exclude:
             continue
-        other, other_aims = records[key]
-        if passes(words, aims, other, other_aims, low, high):
+        other, other_grounds = records[key]
+        if passes(words, grounds, other, other_grounds, low, high):
             found.append(key)
             if limit is not None and len(found) == limit:
                 break
@@ -65,22 +65,23 @@ class RecentIndex:
 
     `ranks` orders the words rarest first (pairs.word_ranks); a word it does not know ranks
     below all it knows. `low` and `high` are the rule's thresholds (`passes`). Most records
-    aim at nothing and are searched for at `high`, where prefixes are shortest; the few that
-    aim are indexed again at `low`.
+    neither aim nor pin anything down and are searched for at `high`, where prefixes are
+    shortest; the few that aim, and those that pin something down, are indexed again at `low`.
     """
 
     def __init__(self, ranks: Mapping[str, int], low: float, high: float):
         self._ranks, self.low, self.high = dict(ranks), low, max(low, high)
         self._unranked = -1  # the next rank for a word `ranks` does not know: below all it knows
         self._words: dict[int, frozenset[str]] = {}
-        self._aims: dict[int, bool] = {}
+        self._grounds: dict[int, int] = {}
         # word -> keys, ascending: of every record holding it; of every record with it in its
-        # prefix at `high`; at `low`; the same for the records that aim
+        # prefix at `high`; at `low`; the same, by ground, for the records that aim (AIMS)
+        # and for those that pin something down (PINS)
         self._holders: dict[str, list[int]] = {}
         self._high: dict[str, list[int]] = {}
         self._low: dict[str, list[int]] = {}
-        self._aiming_holders: dict[str, list[int]] = {}
-        self._aiming_low: dict[str, list[int]] = {}
+        self._grounded_holders: dict[int, dict[str, list[int]]] = {AIMS: {}, PINS: {}}
+        self._grounded_low: dict[int, dict[str, list[int]]] = {AIMS: {}, PINS: {}}
 
     def __len__(self) -> int:
         return len(self._words)
@@ -98,10 +99,10 @@ class RecentIndex:
         """The words one of which any set reaching `threshold` with these shares (pairs' prefix filter)."""
         return ordered[:len(ordered) - _needed(len(ordered), threshold) + 1]
 
-    def put(self, key: int, words: frozenset[str], aims: bool) -> None:
-        """Add a record, or change one's words (grown, or replaced by another text)."""
-        old_words, old_aims = self._words.get(key, _NONE), self._aims.get(key, False)
-        self._words[key], self._aims[key] = words, aims
+    def put(self, key: int, words: frozenset[str], grounds: int) -> None:
+        """Add a record, or change one's words (grown, or replaced by another text) and grounds."""
+        old_words, old_grounds = self._words.get(key, _NONE), self._grounds.get(key, 0)
+        self._words[key], self._grounds[key] = words, grounds
         ordered = self._ordered(words)
         high, low = self._prefix(ordered, self.high), self._prefix(ordered, self.low)
         # a word a record no longer holds stays in its lists: the search checks every record it
@@ -110,9 +111,10 @@ class RecentIndex:
         old_ordered = self._ordered(old_words) if old_words else []
         old_high, old_low = self._prefix(old_ordered, self.high), self._prefix(old_ordered, self.low)
         postings = [(self._holders, words, old_words), (self._high, high, old_high), (self._low, low, old_low)]
-        if aims:
-            postings += [(self._aiming_holders, words, old_words if old_aims else _NONE),
-                         (self._aiming_low, low, old_low if old_aims else _NONE)]
+        for bit in (AIMS, PINS):
+            if grounds & bit:
+                postings += [(self._grounded_holders[bit], words, old_words if old_grounds & bit else _NONE),
+                             (self._grounded_low[bit], low, old_low if old_grounds & bit else _NONE)]
         for lists, now, before in postings:
             for word in now:
                 if word in before:
@@ -128,25 +130,26 @@ class RecentIndex:
     def words(self, key: int) -> frozenset[str]:
         return self._words[key]
 
-    def aims(self, key: int) -> bool:
-        return self._aims[key]
+    def grounds(self, key: int) -> int:
+        return self._grounds[key]
 
-    def recent(self, words: frozenset[str], aims: bool, limit: int | None = None,
+    def recent(self, words: frozenset[str], grounds: int, limit: int | None = None,
                exclude: int | None = None) -> list[int]:
         """reference_recent over the records of this index: the newest that pass, at most `limit`."""
         if not words or not self._words:
             return []
         ordered = self._ordered(words)
-        if aims:  # every record from `low` up
+        if grounds & AIMS:  # every record from `low` up
             lists = [self._holders.get(w) for w in self._prefix(ordered, self.low)]
             lists += [self._low.get(w) for w in words]
-        else:  # every record from `high` up, the records that aim from `low` up
+        else:  # every record from `high` up; from `low` up the records that aim, and those that pin if it pins
             lists = [self._holders.get(w) for w in self._prefix(ordered, self.high)]
             lists += [self._high.get(w) for w in words]
-            lists += [self._aiming_holders.get(w) for w in self._prefix(ordered, self.low)]
-            lists += [self._aiming_low.get(w) for w in words]
+            for bit in (AIMS, PINS) if grounds & PINS else (AIMS,):
+                lists += [self._grounded_holders[bit].get(w) for w in self._prefix(ordered, self.low)]
+                lists += [self._grounded_low[bit].get(w) for w in words]
         found: list[int] = []
-        size, low, high, records, aiming = len(words), self.low, self.high, self._words, self._aims
+        size, low, high, records, known = len(words), self.low, self.high, self._words, self._grounds
         for key in _newest_first([lst for lst in lists if lst]):
             if key == exclude:
                 continue
@@ -155,7 +158,7 @@ class RecentIndex:
                 continue
             # passes(), inlined: the very same float test, on the hottest loop of a large dream
             score = len(words & other) / (size if size < len(other) else len(other))
-            if score >= high or (score >= low and (aims or aiming[key])):
+            if score >= high or (score >= low and ((grounds | known[key]) & AIMS or grounds & known[key] & PINS)):
                 found.append(key)
                 if limit is not None and len(found) == limit:
                     break
@@ -182,7 +185,7 @@ def _newest_first(lists: list[list[int]]) -> Iterator[int]:
         window *= 2
 
 
-def recent_pairs(probes: Iterable[Key], pool: Mapping[Key, frozenset[str]], aims: Callable[[Key], bool],
+def recent_pairs(probes: Iterable[Key], pool: Mapping[Key, frozenset[str]], grounds: Callable[[Key], int],
                  age: Callable[[Key], Any], low: float, high: float,
                  limit: int | None = None) -> set[tuple[Key, Key]]:
     """Each probe (a key of `pool`) with the newest records of the pool that pass the rule with
@@ -192,10 +195,10 @@ def recent_pairs(probes: Iterable[Key], pool: Mapping[Key, frozenset[str]], aims
     number = {key: place for place, key in enumerate(keys)}
     index = RecentIndex(word_ranks(Counter(w for words in pool.values() for w in words)), low, high)
     for place, key in enumerate(keys):
-        index.put(place, pool[key], aims(key))
+        index.put(place, pool[key], grounds(key))
     found = set()
     for probe in dict.fromkeys(probes):
-        for other in index.recent(pool[probe], aims(probe), limit, exclude=number[probe]):
+        for other in index.recent(pool[probe], grounds(probe), limit, exclude=number[probe]):
             partner = keys[other]
             found.add((probe, partner) if probe <= partner else (partner, probe))  # type: ignore[operator]
     return found

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
 
+from auto_dream.judge.values import pins
 from auto_dream.judge.words import (  # re-exported: the judge's words are these
     _CJK_RUN,
     _TOKEN,
@@ -81,7 +82,8 @@ _NEGATION = re.compile("|".join(p.pattern for p in (_NEGATION_BEFORE, _NEGATION_
                                                      _NEGATION_AFTER)), re.IGNORECASE | re.MULTILINE)
 # Change signals: a newer decision replacing an older one.
 # By meaning: a verb of changing in any tense, followed by what it changed to ("was upgraded
-# to Postgres 16", "we migrated the queue to SQS", "left Acme and now works at Initech").
+# to Postgres 16", "we migrated the queue to SQS", "left Acme and now works at Initech",
+# "构建日志改到GitHub Actions里看", "部署脚本换到infra仓库了").
 # Past forms (and "switch to", "switching to", "moving to"): "changes and discussions to the
 # community" is a noun followed by "to", not a change.
 _CHANGE_VERB = (r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrated|upgraded|downgraded|changed|converted|replaced|"
@@ -89,7 +91,7 @@ _CHANGE_VERB = (r"(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrated|upgraded|downgrade
 _CHANGE = re.compile(
     rf"\b(?:instead|{_CHANGE_VERB}\s+(?:\S+\s+){{0,3}}?(?:to|by|with|over to)|now uses?|now (?:runs?|lives?|is|are)"
     r"|from now on|no longer|left\s+\S+(?:\s+\S+)?\s+and\s+now)\b"
-    r"|改用|换成|換成|改为|改成|换用|迁移到|遷移到|升级到|升級到|切换到|切換到|搬到|代わりに|に変更|へ変更|を変更|"
+    r"|改用|换成|換成|改为|改成|改到|换到|換到|换用|迁移到|遷移到|升级到|升級到|切换到|切換到|搬到|代わりに|に変更|へ変更|を変更|"
     r"に移行|へ移行|移行し|に切り替え|へ切り替え|に乗り換え|にアップグレード",
     re.IGNORECASE)
 # "X instead of Y" changes a decision about Y only: it signals a change against a text that
@@ -333,6 +335,23 @@ def _replaced_words(matches: list[re.Match[str]]) -> frozenset[str]:
 
 _EMPTY: frozenset[str] = frozenset()
 
+# What lets a pair be compared from the lower threshold up, as the bits of a text's `grounds`
+# (the pair searches: judge.pairs, judge.recent, distill.neighbours, dream.nearby). Below the
+# duplicate threshold a pair can still be a contradiction when one side aims a negation or a
+# change at the other, or a value changed or the same specifics said in other words when both
+# pin something down.
+AIMS = 1  # a negation or change scope (Profile.aims)
+PINS = 2  # a value, an identifier, code (values.specifics)
+
+
+def from_low(grounds: int, other: int) -> bool:
+    """Whether a pair of texts with these grounds is wanted from the lower threshold up: one side
+    aims, or both pin something down.
+
+    Case: "本番DBはPostgreSQL 16を使っている" / "本番DBはPostgreSQL 17に上げた" share half their words
+    and neither aims: the value that changed was never compared."""
+    return bool((grounds | other) & AIMS or grounds & other & PINS)
+
 
 class HasText(Protocol):
     def text(self) -> str: ...
@@ -347,6 +366,7 @@ class Profile:
     replaced: frozenset[str] = frozenset()
     negated: frozenset[str] = frozenset()  # the significant words within reach of a negation signal
     changed: frozenset[str] = frozenset()  # words within reach of a change signal
+    pins: bool = False  # it pins something down: a value, an identifier, code (values.specifics)
     # The text itself, or what has it (a memory loaded from the parse cache is not joined
     # into one text unless a negation needs it), and the texts merged into it.
     source: "str | HasText" = field(default="", compare=False, repr=False)
@@ -366,7 +386,7 @@ class Profile:
         # empty sets as the one shared empty set: 200 bytes each, four per profile, 100k profiles
         return cls(significant_words(text), _signals(negations, rest) or _EMPTY,
                    _replaced_words(matches) or _EMPTY, negated or _EMPTY, changed or _EMPTY,
-                   text if source is None else source)
+                   pins(text), text if source is None else source)
 
     @property
     def text(self) -> str:
@@ -377,6 +397,11 @@ class Profile:
         """Whether this text can aim a signal at another (signals_against): without a negation
         or change scope on either side, two texts can be duplicates, never a contradiction."""
         return bool(self.negated or self.changed or self.replaced)
+
+    @property
+    def grounds(self) -> int:
+        """AIMS and PINS, as this text can: what lets a pair with it be compared from the lower threshold (from_low)."""
+        return (AIMS if self.aims else 0) | (PINS if self.pins else 0)
 
     @cached_property
     def _scopes(self) -> tuple[tuple[tuple[str, ...], frozenset[str]], ...]:
@@ -400,9 +425,9 @@ class Profile:
         return frozenset(found)
 
     def merged_with(self, other: "Profile") -> "Profile":
-        """The profile of a memory that gained `other`'s words; its signals stay its own."""
+        """The profile of a memory that gained `other`'s words (and what it pins down); its signals stay its own."""
         return Profile(self.words | other.words, self.signals, self.replaced, self.negated, self.changed,
-                       self.source, (*self.merged, other.text, *other.merged))
+                       self.pins or other.pins, self.source, (*self.merged, other.text, *other.merged))
 
 
 def _aimed(scope: frozenset[str], other_words: frozenset[str]) -> bool:

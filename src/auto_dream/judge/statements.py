@@ -46,7 +46,7 @@ from auto_dream.judge.similarity import (
     unnegatable,
     without_replacements,
 )
-from auto_dream.judge.values import NUMBER, same_kind, value_kind
+from auto_dream.judge.values import NUMBER, same_kind, specifics, value_kind
 from auto_dream.judge.words import STOP_WORDS
 
 # A statement is one or two sentences (seed 000's rules were made for those); its Why and
@@ -229,14 +229,14 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
     if len(found) == 1 and rest_is_same(found[0]) and announces_change(a.core) != announces_change(b.core):
         return Verdict("review", "conflict", f"alike but for {named}, and only one announces a change: {pair}",
                        both, "announces_change")
-    if not close:  # every rule below needs the two this close (is_duplicate too)
-        return NOTHING
-    if swapped_words(found) and rest_is_same(found[0]):
+    if close and swapped_words(found) and rest_is_same(found[0]):
         return Verdict("review", "duplicate", f"the same statement in other words ({named}): {pair}", both,
                        "swapped_words")
-    if found:  # other words in more places, or too many of them: not certainly one statement
-        return NOTHING
-    if not is_duplicate(a.profile, b.profile, duplicate):
+    if not close or found or not is_duplicate(a.profile, b.profile, duplicate):
+        # other words in more places, or too many of them: not certainly one statement
+        if pinned := same_specifics(a_core, b_core, a.profile, b.profile, found):
+            return Verdict("review", "duplicate", f"the same specifics ({pinned}) and no other, in other words: "
+                           f"{pair}", both, "same_specifics")
         return NOTHING
     if one_sided_signal(a.profile, b.profile):
         if not alike_both_ways(a.profile.words, b.profile.words):
@@ -248,6 +248,36 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
             sorted((a.profile.signals | b.profile.signals) - (a.profile.signals & b.profile.signals)))
             + f", aimed at nothing the other says: {pair}", both, "one_sided_signal")
     return Verdict("merge", "duplicate", f"says the same: {pair}", both, "is_duplicate")
+
+
+def same_specifics(a: str, b: str, a_profile: Profile, b_profile: Profile, found: list["Swap"]) -> str:
+    """What two statements pin down (values.specifics), quoted, when both pin down the same things
+    and name the same names — none on one side only, one spelt two ways aside — with the same
+    signals, and differ in nothing the swaps read as a value or a name; else "".
+
+    Cases: "Mobile releases are frozen from March 3 until the App Store review of 5.0 completes"
+    / "Release freeze for mobile starts March 3 and lasts until the App Store review of 5.0 is
+    done"; "修改对外接口时要同步更新CHANGELOG.md" / "对外接口有改动时，记得同步更新CHANGLOG.md":
+    one fact in other words, too many of them for the overlap rules. Two facts of one shape
+    differ in what they pin or name ("m1" / "m2", "#incidents" / "#deploys", "DATA" /
+    "DATA-REQ"). A name pins nothing down: "李娜在学Python" / "李娜用Python写爬虫", "Joanna
+    appreciates Nate's support" / "Joanna agreed to go to Nate's place" share a name and say two
+    things; nor does one plain value alone: "The API rate limit is 100 requests per minute" /
+    "The API returns at most 100 items per page", "Dave had a card night with friends last
+    Friday" / "Dave went to a car show last Friday" (LoCoMo)."""
+    if a_profile.signals != b_profile.signals or any(s.kind in ("value", "name") for s in found):
+        return ""
+    (pinned_a, names_a), (pinned_b, names_b) = specifics(a), specifics(b)
+    if not pinned_a or not pinned_b or (len(pinned_a) == 1 and value_kind(list(pinned_a))):
+        return ""
+    if not (_held(pinned_a | names_a, pinned_b | names_b) and _held(pinned_b | names_b, pinned_a | names_a)):
+        return ""
+    return ", ".join(_quote(s) for s in sorted(pinned_a))
+
+
+def _held(mine: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Whether each of `mine` is one of `theirs`, or the same spelt otherwise (_typo)."""
+    return all(s in theirs or any(_typo(s, t) for t in theirs) for s in mine)
 
 
 _SIBLING_CONTEXT = re.compile(r"\A(.{2,80}?[:：])\s*")

@@ -5,9 +5,13 @@ that the value changed ("Standup is at 9:30" / "… at 10:00"; "Staging deploys 
 Thursday" / "… every Wednesday"; "DBはPostgreSQL 16" / "… 17"). A value stands in for
 another of its own kind only: a weekday for a weekday, a time for a time, a number for a
 number. Pure text, no store.
+
+What a statement pins down — its values, identifiers, code, URLs — tells which fact it is, as
+opposed to the names that tell what it is about (specifics).
 """
 
 import re
+from typing import NamedTuple
 
 # A number as one token: 9:30, 4.2, 40,000, 3.11, 15:00, 100%.
 NUMBER = r"\d+(?:[.:,]\d+)*%?"
@@ -53,3 +57,79 @@ def same_kind(a: list[str], b: list[str]) -> str | None:
     """The kind both sides are values of, or None: a weekday only stands in for a weekday."""
     kind = value_kind(a)
     return kind if kind is not None and kind == value_kind(b) else None
+
+
+
+class Specifics(NamedTuple):
+    """What a statement pins down (`pinned`) and the names it holds (`names`), lower-cased."""
+
+    pinned: frozenset[str]
+    names: frozenset[str]
+
+
+_CJK_TEXT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_URL = re.compile(r"\b[a-z][a-z+.-]*://([A-Za-z0-9._~/?#@!$&*+=%:-]+?)[.,;:!?]*(?![A-Za-z0-9._~/?#@!$&*+=%:-])",
+                  re.IGNORECASE)
+_CODE = re.compile(r"`([^`\n]+)`")
+_CORNER_QUOTED = re.compile(r"“([^”\n]{1,80})”|「([^」\n]{1,80})」|『([^』\n]{1,80})』")
+# A word of Latin letters or digits, with what joins an identifier's parts: analytics_raw,
+# CHANGELOG.md, docs/adr, UTC+9, #incidents, 9:30, 4.2.
+_LATIN = re.compile(r"(?<![A-Za-z0-9_#])#?[A-Za-z0-9][A-Za-z0-9_+#]*(?:[.:/-][A-Za-z0-9_+#]+)*")
+# What makes a word an identifier or a value rather than a name: a digit, _ or #, parts joined by +
+# (UTC+9; LGBTQ+ and C++ are names), or parts of two letters or more joined by . / : (not "e.g").
+_PINS = re.compile(r".*(?:\d|[_#]|[A-Za-z0-9][+][A-Za-z0-9]|[A-Za-z0-9]{2}[./:][A-Za-z0-9]).*")
+_OPENS = re.compile(r"(?:^|[.!?:;]\s+|\n\s*|[(\[]\s*)$")  # what comes before a sentence's first word
+_CAPITALIZED_VALUE = _MONTHS  # "May", "March": a month only when capitalized ("may", "march" are verbs)
+
+
+def specifics(text: str) -> Specifics:
+    """What a statement pins down and the names it holds, each lower-cased.
+
+    Pinned: its numbers and values (9:30, 5.0, 6月1日's 6 and 1, Q3, a weekday, a capitalized
+    month), identifiers (a digit, _ # or +, parts joined by . / :), URLs, the words of its code
+    spans, names in corner or curly quotes (“线上事故通报”, 「Runbooks」). Names: its other
+    capitalized words but the one it opens a sentence with (Tokyo, Linear, PR), and in Chinese or
+    Japanese text every word of Latin letters (Python, mock).
+
+    A name tells what a statement is about; what it pins down tells which fact it is: "Joanna
+    appreciates Nate's support" and "Joanna agreed to go to Nate's place" share a name and say
+    two things (LoCoMo)."""
+    pinned: set[str] = set()
+    names: set[str] = set()
+    for match in _URL.finditer(text):
+        pinned.add(match.group(1).lower())
+    plain = _URL.sub(lambda m: " " * len(m.group()), text)
+    for match in _CORNER_QUOTED.finditer(plain):
+        if quoted := " ".join(next(g for g in match.groups() if g is not None).lower().split()):
+            pinned.add(quoted)
+    plain = _CORNER_QUOTED.sub(lambda m: " " * len(m.group()), plain)
+    for match in _CODE.finditer(plain):
+        pinned.update(word.lower() for word in _LATIN.findall(match.group(1)))
+    plain = _CODE.sub(lambda m: " " * len(m.group()), plain)
+    cjk = bool(_CJK_TEXT.search(plain))
+    for match in _LATIN.finditer(plain):
+        word = match.group()
+        lowered = word.lower()
+        if _PINS.fullmatch(word) or lowered in _WEEKDAYS or (word.istitle() and lowered in _CAPITALIZED_VALUE):
+            pinned.add(_WEEKDAYS.get(lowered, lowered))
+        elif len(word) > 1 and (cjk or word.isupper() or any(c.isupper() for c in word[1:]) or (
+                word[0].isupper() and not _OPENS.search(plain[max(0, match.start() - 4):match.start()]))):
+            names.add(lowered)
+    if cjk:
+        pinned.update(m.group() for m in _CJK_WEEKDAY.finditer(plain))
+    return Specifics(frozenset(pinned), frozenset(names))
+
+
+# Whatever specifics would pin, found without reading the rest: a digit, a URL, code with a word
+# in it, a corner-quoted name, an identifier's joint, a weekday, a month (some texts more).
+_MAY_PIN = re.compile(r"\d|://|`[^`\n]*[A-Za-z0-9][^`\n]*`|“[^”\n]{1,80}”|「[^」\n]{1,80}」|『[^』\n]{1,80}』"
+                      r"|[A-Za-z0-9+.:/-][_#]|#[A-Za-z0-9]|[A-Za-z0-9][+][A-Za-z0-9]|[A-Za-z0-9]{2}[./:][A-Za-z0-9]"
+                      r"|(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+                      r"|January|February|March|April|May|June|July|August|September|October|November|December"
+                      rf"|{_CJK_WEEKDAY.pattern}")
+
+
+def pins(text: str) -> bool:
+    """Whether `text` may pin something down: true whenever specifics(text).pinned is not empty (and
+    for a few texts more), found at the first sign. What the pair search asks of every memory."""
+    return _MAY_PIN.search(text) is not None

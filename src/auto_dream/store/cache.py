@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from auto_dream.errors import StoreError
-from auto_dream.judge.similarity import Profile
+from auto_dream.judge.similarity import AIMS, PINS, Profile
 from auto_dream.judge.staleness import References, extract_references
 from auto_dream.judge.status import STATUS_KINDS, Status
 from auto_dream.store.index import SAME_DAY_SLACK
@@ -57,11 +57,13 @@ from auto_dream.store.walk import Fingerprint
 # PRAGMA user_version of the file; any other value is a foreign cache. Raise it whenever what
 # is stored would read differently now (the schema, how frontmatter is read, what the judge
 # derives from a text: words, stems, negation scopes, references), so every memory is parsed again.
-VERSION = 16
+VERSION = 17
 FILE_NAME = "cache.sqlite3"
 Posting = tuple[int, int, int, int]  # (word rank, memory row id, the memory's word count, the word's position)
 Row = tuple  # a row as sqlite3 returns it: its values are what the SQL selects
 _CHUNK = 500  # host parameters per statement, well under SQLite's limit
+# The partial index and the column of the postings of the memories with each ground (similarity)
+_GROUNDED = {AIMS: ("posting_aiming", "aims"), PINS: ("posting_pinning", "pins")}
 
 _SCHEMA = """
 -- what every dream reads of every memory, apart from what it reads of a few: a scan of
@@ -90,13 +92,16 @@ CREATE TABLE memory_ranks (id INTEGER PRIMARY KEY, ranks BLOB NOT NULL);
 CREATE TABLE word (word TEXT PRIMARY KEY, rank INTEGER NOT NULL UNIQUE) WITHOUT ROWID;
 -- A memory of `size` words holds the word at `position` in rank order. reach = (size - position)
 -- / size: the word is in the memory's prefix at threshold t when reach >= t. aims: the memory
--- carries a negation or change scope (Profile.aims), so it can contradict at the lower threshold
+-- carries a negation or change scope (Profile.aims), so it can contradict at the lower threshold;
+-- pins: it pins something down (Profile.pins), so it is compared from there with another that does
 CREATE TABLE posting (
     rank INTEGER NOT NULL, reach REAL NOT NULL, memory INTEGER NOT NULL, size INTEGER NOT NULL,
-    position INTEGER NOT NULL, aims INTEGER NOT NULL, PRIMARY KEY (rank, reach, memory)
+    position INTEGER NOT NULL, aims INTEGER NOT NULL, pins INTEGER NOT NULL, PRIMARY KEY (rank, reach, memory)
 ) WITHOUT ROWID;
--- the few memories that aim, for the contradiction search, without a walk through every posting
+-- the few memories that aim, and those that pin, for the searches from the lower threshold, without
+-- a walk through every posting
 CREATE INDEX posting_aiming ON posting (rank, reach, memory, size, position) WHERE aims = 1;
+CREATE INDEX posting_pinning ON posting (rank, reach, memory, size, position) WHERE pins = 1;
 """
 
 
@@ -211,7 +216,7 @@ class ParseCache:
         self._puts: dict[str, Parsed] = {}
         self._drops: set[str] = set()
         # what the pair search has read this run: the two searches of a dream ask much the same
-        self._postings_read: dict[tuple[int, float | None, bool], list[Posting]] = {}
+        self._postings_read: dict[tuple[int, float | None, int], list[Posting]] = {}
         self._rank_sets: dict[int, array[int]] = {}
 
     @classmethod
@@ -346,10 +351,10 @@ class ParseCache:
     def profile(self, path: str) -> Profile:
         """The word profile of a memory the cache holds as it is on disk."""
         words, rest = self._read("SELECT words, profile FROM memory_text WHERE id = ?", self.rows[path][1])
-        signals, replaced, negated, changed = json.loads(rest)
+        signals, replaced, negated, changed, pins = json.loads(rest)
         # its text is joined (and the body read) only if a negation needs it
         return Profile(frozenset(map(sys.intern, json.loads(words))), _set(signals), _set(replaced), _set(negated),
-                       _set(changed), source=_Text(self, path))
+                       _set(changed), bool(pins), source=_Text(self, path))
 
     def _read(self, sql: str, row_id: int) -> Row:
         row = self._db.execute(sql, (row_id,)).fetchone() if self._db is not None else None
@@ -374,29 +379,30 @@ class ParseCache:
         rows = self._query("SELECT min(rank) FROM word", ())
         return rows[0][0] if rows and rows[0][0] is not None else 0
 
-    def holders(self, ranks: Iterable[int], aiming_only: bool = False) -> dict[int, list[Posting]]:
-        return self._postings(ranks, None, aiming_only)
+    def holders(self, ranks: Iterable[int], among: int = 0) -> dict[int, list[Posting]]:
+        return self._postings(ranks, None, among)
 
     def prefix_holders(self, ranks: Iterable[int], threshold: float,
-                       aiming_only: bool = False) -> dict[int, list[Posting]]:
-        return self._postings(ranks, threshold, aiming_only)
+                       among: int = 0) -> dict[int, list[Posting]]:
+        return self._postings(ranks, threshold, among)
 
     @_damage_is_an_error
-    def _postings(self, ranks: Iterable[int], threshold: float | None, aiming_only: bool) -> dict[int, list[Posting]]:
-        """Postings (rank, memory, size, position) by rank, smallest memory first: one query for
-        many words, each asked once a run."""
+    def _postings(self, ranks: Iterable[int], threshold: float | None, among: int) -> dict[int, list[Posting]]:
+        """Postings (rank, memory, size, position) by rank, smallest memory first (`among`: of the
+        memories with that ground, AIMS or PINS): one query for many words, each asked once a run."""
         ranks, memo = list(dict.fromkeys(ranks)), self._postings_read
-        wanted = [rank for rank in ranks if (rank, threshold, aiming_only) not in memo]
+        wanted = [rank for rank in ranks if (rank, threshold, among) not in memo]
         if wanted:
+            index, column = _GROUNDED[among] if among else ("", "")
             # 1e-6 below: a float that rounds the wrong way can only lengthen a prefix
             sql = ("SELECT rank, memory, size, position FROM posting"
-                   + (" INDEXED BY posting_aiming" if aiming_only else "") + " WHERE rank IN ({})"
+                   + (f" INDEXED BY {index}" if among else "") + " WHERE rank IN ({})"
                    + ("" if threshold is None else f" AND reach >= {threshold - 1e-6!r}")
-                   + (" AND aims = 1" if aiming_only else "") + " ORDER BY rank, size")
-            memo.update(((rank, threshold, aiming_only), []) for rank in wanted)
+                   + (f" AND {column} = 1" if among else "") + " ORDER BY rank, size")
+            memo.update(((rank, threshold, among), []) for rank in wanted)
             for rank, rows in groupby(self._select_in(sql, wanted), key=itemgetter(0)):
-                memo[rank, threshold, aiming_only] = list(rows)
-        return {rank: memo[rank, threshold, aiming_only] for rank in ranks}
+                memo[rank, threshold, among] = list(rows)
+        return {rank: memo[rank, threshold, among] for rank in ranks}
 
     @_damage_is_an_error
     def rank_sets(self, keys: Iterable[int]) -> "dict[int, array[int]]":
@@ -518,12 +524,13 @@ class ParseCache:
                  json.dumps(_encode_value(memory.extra)) if memory.extra else None,
                  json.dumps(sorted(profile.words)),
                  json.dumps([sorted(profile.signals), sorted(profile.replaced), sorted(profile.negated),
-                             sorted(profile.changed)])))
+                             sorted(profile.changed), int(profile.pins)])))
             db.execute("INSERT INTO memory_ranks (id, ranks) VALUES (?, ?)",
                        (new_id, array("i", sorted(ranks[word] for word in profile.words)).tobytes()))
-            size, aims = len(profile.words), int(profile.aims)
-            db.executemany("INSERT INTO posting (rank, reach, memory, size, position, aims) VALUES (?,?,?,?,?,?)",
-                           [(rank, (size - position) / size, new_id, size, position, aims)
+            size, aims, pins = len(profile.words), int(profile.aims), int(profile.pins)
+            db.executemany("INSERT INTO posting (rank, reach, memory, size, position, aims, pins) "
+                           "VALUES (?,?,?,?,?,?,?)",
+                           [(rank, (size - position) / size, new_id, size, position, aims, pins)
                             for position, rank in enumerate(sorted(ranks[word] for word in profile.words))])
 
     def _remove_file(self) -> None:
