@@ -248,3 +248,22 @@ def test_a_description_that_repeats_its_name_is_found(description, name, problem
 def test_a_slug_ends_between_words(name, slug):
     assert slugify(name) == slug
     assert memory_file_name(name, date(2026, 3, 1), set()) == f"20260301_{slug}.md"
+
+
+@pytest.mark.parametrize("text, name, description", [
+    # an imported section: its heading path is the label; the last heading alone when the path leaves no room
+    ("Robot arm workspace setup › Safety:\n  - Always keep the emergency stop within reach while the arm is powered\n"
+     "  - Speed limit 250 mm/s while testing a new trajectory",
+     "Safety: Always keep the emergency stop within reach",
+     "Always keep the emergency stop within reach while the arm is powered; "
+     "Speed limit 250 mm/s while testing a new trajectory"),
+    ("週次ふりかえり › 良かったこと:\n  - xArm のセットアップが1日で終わった\n  - kakeibo の審査準備が予定どおり進んでいる",
+     "良かったこと: xArm のセットアップが1日で終わった", "kakeibo の審査準備が予定どおり進んでいる"),
+    ("kakeibo › DB:\n  - RDS for PostgreSQL 15\n  - リードレプリカ 2台", "kakeibo › DB: RDS for PostgreSQL 15", "リードレプリカ 2台"),
+    # a table: its rows, not its header, each row's first cell with the rest in parentheses
+    ("kakeibo リリース準備 › 料金プラン:\n  | プラン | 月額 | 内容 |\n  |---|---|---|\n  | Free | ¥0 | 月30件まで |\n"
+     "  | Family | ¥780 | 5人まで共有 |",
+     "kakeibo リリース準備 › 料金プラン: Free (¥0, 月30件まで)", "Family (¥780, 5人まで共有)"),
+])
+def test_an_imported_section_is_named_by_its_heading_and_first_item(text, name, description):
+    assert (title_of(text).name, title_of(text).description) == (name, description)

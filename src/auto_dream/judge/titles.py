@@ -26,7 +26,7 @@ someone else wrote (Claude's, in distill.claude): the same rules' view of a cut 
 import re
 import unicodedata
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 NAME_CHARS = 60  # the longest name dream makes (a name a person wrote is never cut)
 NAME_WIDTH = 60  # ... and its width in columns, a CJK character taking two: a file name's slug keeps 50
@@ -129,6 +129,28 @@ def split_labels(line: str) -> tuple[list[str], str, str]:
         line = line[found.end():]
 
 
+# A heading written as a label line: an imported section's heading path (`Robot arm setup › Safety:`)
+_HEADING_LINE = re.compile(r"^[^\n.!?。！？]{1,120}?\s›\s[^\n.!?。！？]{1,120}[:：]$")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|[\s:|-]*-[\s:|-]*\|\s*$")
+
+
+def _table_rows(lines: list[str]) -> list[str]:
+    """A Markdown table's data rows as items (`RealSense D435 (¥48,500, 届いた)`): its header row and
+    rule left out, as a name or a description says a row, not the columns' titles."""
+    out: list[str] = []
+    for number, line in enumerate(lines):
+        if not _TABLE_ROW.match(line):
+            out.append(line)
+            continue
+        following = lines[number + 1] if number + 1 < len(lines) else ""
+        if _TABLE_RULE.match(line) or _TABLE_RULE.match(following):  # the rule, or the header above it
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|") if cell.strip()]
+        out.append(f"{cells[0]} ({', '.join(cells[1:])})" if len(cells) > 1 else "".join(cells))
+    return out
+
+
 def _with_labels(labels: list[str], more: list[str]) -> list[str]:
     """`labels` and then `more`, one label said twice (a heading and its label) kept once."""
     out = list(labels)
@@ -158,8 +180,11 @@ def read_entry(text: str) -> EntryText:
     if not rest:  # only a reason: it is the statement
         rest, why_how = lines[:1], why_how[1:]
     first, state = strip_markers(rest[0])
-    labels, mark, statement = split_labels(first)
-    details = [detail for detail in (strip_markers(line)[0] for line in rest[1:]) if detail]
+    if len(rest) > 1 and _HEADING_LINE.match(first):  # a heading (path) over its items: all of it a label
+        labels, mark, statement = [first.rstrip(" :：")], ("：" if first.endswith("：") else ": "), ""
+    else:
+        labels, mark, statement = split_labels(first)
+    details = [detail for detail in (strip_markers(line)[0] for line in _table_rows(rest[1:])) if detail]
     if labels and state is None and (_OPEN_LABEL.match(labels[-1]) or _DONE_LABEL.match(labels[-1])):
         state, labels = ("open" if _OPEN_LABEL.match(labels[-1]) else "done"), labels[:-1]
     if not statement and details:  # a heading's items: a bold label line (`**Decision:**`) or an
@@ -226,7 +251,7 @@ _COMMA_MARK = re.compile(r",\s+|\s*，\s*")
 _JA_COMMA = re.compile(r"\s*、\s*")
 # Japanese: the topic 「Xは」 (には, では, とは) after a content word, like a label before a colon.
 _JA_WORD_END = (rf"(?:(?<=[{_HAN}\u30a1-\u30fa\u30fcA-Za-z0-9)）」])"
-                rf"|(?<=[{_HAN}][\u3041-\u3096])(?<![のにでとがをもへや]))")
+                rf"|(?<=[{_HAN}][\u3041-\u3096])(?<![のにでとがをもへや])(?!(?<=ま)で))")  # 「件まで」 is one particle
 _JA_TOPIC = re.compile(rf"{_JA_WORD_END}(?:に|で|と)?は(?![ずじ])")
 # English words a phrase begins with: a preposition, a conjunction, a relative pronoun.
 # ("than", "as" and "like" are not among them: they belong to the word before.)
@@ -509,8 +534,21 @@ class Title:
 
 
 def title_of(text: str, memory_type: str = "project") -> Title:
-    """The name and description of a new memory made of `text` (an entry) of `memory_type`."""
+    """The name and description of a new memory made of `text` (an entry) of `memory_type`.
+    Under a heading path (`週次ふりかえり › 良かったこと`) that leaves too little room for what its
+    first item says, the last heading alone is kept in the name, when the item then fits whole."""
     entry = read_entry(text)
+    title, whole = _title(entry, memory_type)
+    if not whole and " › " in entry.label:
+        shorter = replace(entry, label=entry.label.rsplit(" › ", 1)[1])
+        short_title, short_whole = _title(shorter, memory_type)
+        if short_whole or width(short_title.name) > width(title.name):
+            return short_title
+    return title
+
+
+def _title(entry: EntryText, memory_type: str) -> tuple[Title, bool]:
+    """The title of `entry`, and whether its name holds the whole of the statement's first part."""
     statement, language = entry.statement[:WINDOW], entry.language
     topic = topic_of(statement, language, memory_type)
     dropped = topic != statement  # the name leaves out how the statement begins: it no longer begins it
@@ -534,7 +572,9 @@ def title_of(text: str, memory_type: str = "project") -> Title:
     description = fit_description([*lead, *after], language)
     if not description or description_problem(description, name):
         description = fit_description([_as_sentence(statement, language), *after], language)
-    return Title(name or "memory", description or name or "memory")
+    first_part = re.split(r"[;；]", topic, maxsplit=1)[0].strip()
+    whole = not dropped and visible(_tidy_head(head, language)).strip() == visible(_tidy_head(first_part, language)).strip()
+    return Title(name or "memory", description or name or "memory"), whole
 
 
 def _name_room(entry: EntryText) -> int:
@@ -637,8 +677,9 @@ def third_person(verb: str) -> str:
 
 def capitalised(text: str, language: str = "en") -> str:
     """The first letter upper case when the text starts with a plain lower-case word (not a
-    code span, a path, a URL or a dotted name)."""
-    if re.match(r"[a-z]+(?:['’-][a-z]+)*\b(?![._/:]\w|:/)", text):
+    code span, a path, a URL or a dotted name), in English: a Latin word that starts a Chinese or
+    Japanese sentence is a name as written (「kakeibo の審査」)."""
+    if language == "en" and re.match(r"[a-z]+(?:['’-][a-z]+)*\b(?![._/:]\w|:/)", text):
         return text[:1].upper() + text[1:]
     return text
 
