@@ -257,9 +257,11 @@ def test_a_slug_ends_between_words(name, slug):
      "Safety: Always keep the emergency stop within reach",
      "Always keep the emergency stop within reach while the arm is powered; "
      "Speed limit 250 mm/s while testing a new trajectory"),
-    ("週次ふりかえり › 良かったこと:\n  - xArm のセットアップが1日で終わった\n  - kakeibo の審査準備が予定どおり進んでいる",
+    ("週次ふりかえり › 良かったこと:\n  - xArm のセットアップが1日で終わった\n"
+     "  - kakeibo の審査準備が予定どおり進んでいる",
      "良かったこと: xArm のセットアップが1日で終わった", "kakeibo の審査準備が予定どおり進んでいる"),
-    ("kakeibo › DB:\n  - RDS for PostgreSQL 15\n  - リードレプリカ 2台", "kakeibo › DB: RDS for PostgreSQL 15", "リードレプリカ 2台"),
+    ("kakeibo › DB:\n  - RDS for PostgreSQL 15\n  - リードレプリカ 2台", "kakeibo › DB: RDS for PostgreSQL 15",
+     "リードレプリカ 2台"),
     # a table: its rows, not its header, each row's first cell with the rest in parentheses
     ("kakeibo リリース準備 › 料金プラン:\n  | プラン | 月額 | 内容 |\n  |---|---|---|\n  | Free | ¥0 | 月30件まで |\n"
      "  | Family | ¥780 | 5人まで共有 |",

@@ -573,7 +573,8 @@ def _title(entry: EntryText, memory_type: str) -> tuple[Title, bool]:
     if not description or description_problem(description, name):
         description = fit_description([_as_sentence(statement, language), *after], language)
     first_part = re.split(r"[;；]", topic, maxsplit=1)[0].strip()
-    whole = not dropped and visible(_tidy_head(head, language)).strip() == visible(_tidy_head(first_part, language)).strip()
+    shown_head, shown_part = (visible(_tidy_head(part, language)).strip() for part in (head, first_part))
+    whole = not dropped and shown_head == shown_part
     return Title(name or "memory", description or name or "memory"), whole
 
 
