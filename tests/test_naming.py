@@ -269,3 +269,20 @@ def test_a_slug_ends_between_words(name, slug):
 ])
 def test_an_imported_section_is_named_by_its_heading_and_first_item(text, name, description):
     assert (title_of(text).name, title_of(text).description) == (name, description)
+
+
+@pytest.mark.parametrize("text, name, description", [
+    # open and done checkboxes under one heading: an open item names it, the done ones are said to be done
+    ("家計簿アプリ › TODO:\n  - [x] レシートOCRのベータを社内で配布\n  - [ ] 手書きの数字の認識精度を上げる\n"
+     "  - [ ] 退会時のデータ削除をバッチ化",
+     "家計簿アプリ › TODO: 手書きの数字の認識精度を上げる",
+     "退会時のデータ削除をバッチ化；完了: レシートOCRのベータを社内で配布"),
+    ("TODO:\n  - [x] カメラマウントを印刷\n  - [ ] ハンドアイキャリブレーション\n"
+     "  - [ ] xArm のファームウェア更新履歴を wiki に書く",
+     "ハンドアイキャリブレーション",
+     "未完了のタスク。xArm のファームウェア更新履歴を wiki に書く；完了: カメラマウントを印刷"),
+    ("Done:\n  - [x] Renewed the TLS certificate\n  - [x] Rotated the Sentry DSN",
+     "Renewed the TLS certificate", "Done. Rotated the Sentry DSN"),
+])
+def test_a_list_of_checkboxes_says_which_are_done(text, name, description):
+    assert (title_of(text).name, title_of(text).description) == (name, description)

@@ -184,9 +184,16 @@ def read_entry(text: str) -> EntryText:
         labels, mark, statement = [first.rstrip(" :：")], ("：" if first.endswith("：") else ": "), ""
     else:
         labels, mark, statement = split_labels(first)
-    details = [detail for detail in (strip_markers(line)[0] for line in _table_rows(rest[1:])) if detail]
+    items = [strip_markers(line) for line in _table_rows(rest[1:])]
+    details = [detail for detail, _ in items if detail]
     if labels and state is None and (_OPEN_LABEL.match(labels[-1]) or _DONE_LABEL.match(labels[-1])):
         state, labels = ("open" if _OPEN_LABEL.match(labels[-1]) else "done"), labels[:-1]
+    states = {item_state for detail, item_state in items if detail and item_state}
+    if not statement and len(states) > 1:  # open and done checkboxes: the open ones first, the done said so
+        details = [detail for detail, item_state in items if detail and item_state != "done"] + [
+            _DONE_WORD[language] + detail for detail, item_state in items if detail and item_state == "done"]
+    elif not statement and states and all(item_state for detail, item_state in items if detail):
+        state = states.pop()
     if not statement and details:  # a heading's items: a bold label line (`**Decision:**`) or an
         # item that says the heading's label again (`Lessons:` `- Lesson: …`) is part of the label
         while details:
@@ -523,6 +530,7 @@ _THIRD_PERSON = {"have": "has", "do": "does", "go": "goes", "am": "is", "be": "i
 _JA_CONNECTIVE = re.compile(rf"(?<=[{_HAN}\u30a1-\u30fa\u30fcA-Za-z0-9き])で$")
 _PARENTHETICAL = re.compile(r"[(（]([^()（）]+)[)）]")
 _LEADING_JOINER = re.compile(r"^(?:→\s*|[-—–]\s+|(?:so|and|but|then|which|who)\s+(?=\S))", re.IGNORECASE)
+_DONE_WORD = {"en": "Done: ", "zh": "已完成：", "ja": "完了: "}
 _STATE_WORDS = {"open": {"en": "Still to do.", "zh": "待办，尚未完成。", "ja": "未完了のタスク。"},
                 "done": {"en": "Done.", "zh": "已完成。", "ja": "完了済み。"}}
 
@@ -718,7 +726,9 @@ def _glued(line: str, part: str, language: str) -> str:
     if not line:
         return part
     end = "" if line[-1] in ".。!！?？:：;；)）" else ("。" if language != "en" else ".")
-    return line + end + (" " if language == "en" or part[:1].isascii() else "") + part
+    joined = line + end
+    space = language == "en" or (part[:1].isascii() and joined[-1] not in "。！？；：）")  # 「。xArm」, no space
+    return joined + (" " if space else "") + part
 
 
 def cut_at_word(text: str, limit: int) -> str:
