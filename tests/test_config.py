@@ -1,4 +1,4 @@
-"""config.toml (DESIGN section 6): defaults, reading, validation, and that it takes effect."""
+"""config.toml (README, "Config"): defaults, reading, validation, and that it takes effect."""
 
 import re
 from dataclasses import fields
@@ -85,7 +85,7 @@ def test_every_line_of_the_init_template_is_accepted_when_uncommented(cli, tmp_p
     template = (tmp_path / ".auto-dream" / "config.toml").read_text(encoding="utf-8")
     settings = [m.group(1) for m in re.finditer(r"^# ?([a-z_]+ = .*)$", template, re.MULTILINE)]
     keys = {line.split(" = ")[0] for line in settings}
-    assert keys == {f.name for f in fields(Config)}  # every setting, DESIGN's and the LLM limits
+    assert keys == {f.name for f in fields(Config)}  # every setting, the store's and the LLM limits
     config = load_config(write_config(tmp_path, "\n".join(settings) + "\n"))
     assert config.timezone == "Asia/Shanghai"  # the example the template shows
 

@@ -1,4 +1,4 @@
-"""Word overlap, duplicates and contradictions (DESIGN 3.2), CJK included."""
+"""Word overlap, duplicates and contradictions (README, "dream"), CJK included."""
 
 import pytest
 from hypothesis import given, settings

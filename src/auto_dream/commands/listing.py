@@ -68,7 +68,7 @@ def check_memory_type(memory_type: str | None) -> None:
 
 def list_memories(context: StoreContext, now: datetime, memory_type: str | None = None,
                   archived: bool = False) -> ListResult:
-    """Memories grouped by type (in DESIGN order), newest first inside a type, each with the status
+    """Memories grouped by type (user, feedback, project, reference), newest first inside a type, each with the status
     a person wrote of it (memory_md.marked_memories)."""
     check_memory_type(memory_type)
     cache = None if archived else ParseCache.load(context.paths)  # dream's cache: read here, never written

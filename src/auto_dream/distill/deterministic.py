@@ -1,4 +1,4 @@
-"""The deterministic distiller: word overlap decides create, merge, supersede or skip (DESIGN 3.2).
+"""The deterministic distiller: word overlap decides create, merge, supersede or skip (README, "dream").
 
 The Claude distiller (distill.claude) asks Claude instead, and falls back to this one.
 """

@@ -13,7 +13,7 @@ from auto_dream.judge.staleness import (
 from auto_dream.store.memory import Memory
 from auto_dream.store.repository import open_repository
 
-# Guard 4 of seed 000: a memory that exists to prevent a regression outlives the code it cites.
+# A memory that exists to prevent a regression outlives the code it cites.
 _DIRECTIVE = re.compile(r"\b(?:do not|don't|never|avoid)\b|不要|禁止|切勿|别再|しない|してはいけない|禁止", re.I)
 
 

@@ -49,7 +49,7 @@ from auto_dream.judge.similarity import (
 from auto_dream.judge.values import NUMBER, same_kind, specifics, value_kind
 from auto_dream.judge.words import STOP_WORDS
 
-# A statement is one or two sentences (seed 000's rules were made for those); its Why and
+# A statement is one or two sentences (the overlap rules were made for those); its Why and
 # How to apply lines support it and do not count.
 STATEMENT_CHARS = 300
 STATEMENT_SENTENCES = 2

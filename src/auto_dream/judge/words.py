@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import Stemmer  # PyStemmer: the Snowball project's stemmers, compiled
 
-# The seed's stop words (seed 000), which include the negations: a negated statement
+# The stop words, which include the negations: a negated statement
 # shares its significant words with the statement it negates.
 STOP_WORDS = frozenset("""
 the a an is are was were be been have has had do does did will would could should may might can

@@ -1,4 +1,4 @@
-"""The store's config.toml (DESIGN section 6): defaults, reading, validation."""
+"""The store's config.toml (README, "Config"): defaults, reading, validation."""
 
 import math
 from collections.abc import Mapping

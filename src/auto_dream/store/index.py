@@ -57,8 +57,8 @@ class IndexResult:
 
 @dataclass(frozen=True)
 class Activity:
-    """What an agent used lately (seed 003's decay): each memory path looked up within the decay
-    window and when last (the consult log), and the window's start. A memory neither looked up
+    """What an agent used lately (decay, README's "MEMORY.md"): each memory path looked up within
+    the decay window and when last (the consult log), and the window's start. A memory neither looked up
     nor changed since `cutoff` has decayed (a pinned one never, nor the newest of all): when
     MEMORY.md cannot list every memory, decayed ones are left out first."""
 

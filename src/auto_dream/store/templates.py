@@ -1,4 +1,4 @@
-"""Templates (DESIGN section 5): a store's own templates/ folder overrides the packaged ones."""
+"""Templates (README, "Memory files" and "dream"): a store's own templates/ folder overrides the packaged ones."""
 
 import os
 from importlib.resources import files
