@@ -28,7 +28,7 @@ from auto_dream.commands.install import (
 )
 from auto_dream.shell import auto_dream_command
 from auto_dream.store.templates import load_template
-from conftest import installed_command, tree_hash
+from conftest import installed_command
 
 SETTINGS = """{
     "permissions": {
@@ -115,6 +115,22 @@ def user_home(isolated_env) -> Path:
     return isolated_env
 
 
+def tree_hash(folder: Path) -> str:
+    """conftest's tree_hash, less the project store a project install makes (as `init` does) and
+    uninstall leaves: the store and its memories are not the agent's files."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if ".auto-dream" in path.relative_to(folder).parts:
+            continue
+        digest.update(str(path.relative_to(folder)).encode("utf-8", "surrogateescape"))
+        digest.update(oct(path.lstat().st_mode).encode())
+        if path.is_symlink():
+            digest.update(os.readlink(path).encode())
+        elif path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def files_under(*folders: Path) -> dict[str, bytes]:
     return {str(path): path.read_bytes() for folder in folders for path in sorted(folder.rglob("*"))
             if path.is_file()}
@@ -170,7 +186,8 @@ def test_install_adds_the_server_hooks_and_skill_and_keeps_everything_else(cli, 
     assert f"{shlex.join([*exe, '--root', str(store)])} recall deploy schedule --json" in skill
     assert "`remember`" in skill and "`list_memories`" in skill
     assert "created" in done.out and str(project / ".mcp.json") in done.out
-    assert not store.exists()  # the store is made by the first append, not by install
+    assert (store / "MEMORY.md").is_file() and (store / "config.toml").is_file()  # made as `init` makes it
+    assert f"created the store {store}" in done.out
     assert not (isolated_env / ".claude").exists()  # the user's scope is not touched
 
 
@@ -227,7 +244,8 @@ def test_a_project_without_claude_files_gets_them_and_loses_them_again(cli, tmp_
     assert set(json.loads((bare / ".claude" / "settings.json").read_text())["hooks"]) == {"SessionStart", "SessionEnd"}
     assert (bare / ".mcp.json").read_text().endswith("}\n")
     assert cli("uninstall", "claude-code").code == 0
-    assert list(bare.iterdir()) == []  # the files and the .claude folder install created are gone
+    assert list(bare.iterdir()) == [bare / ".auto-dream"]  # the files and the .claude folder install created are
+    # gone; the store install made stays, with whatever was remembered in it
 
 
 def test_root_names_another_store_in_every_command(cli, project, tmp_path):
@@ -1006,3 +1024,28 @@ def test_an_install_stopped_after_mcp_json_is_finished_and_undone_byte_for_byte(
     done = cli("uninstall", "claude-code", "--project", project)
     assert done.code == 0 and done.err == "", done
     assert tree_hash(tmp_path) == before
+
+
+def test_append_in_the_project_after_install_writes_to_the_store_install_named(cli, tmp_path, monkeypatch,
+                                                                                isolated_env):
+    """Issue 28: install printed "store <project>/.auto-dream" but, that store not existing yet, a plain
+    `append` in the project wrote to ~/.auto-dream."""
+    folder = tmp_path / "app"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    done = cli("install", "claude-code")
+    assert done.code == 0, done.err
+    assert f"store {folder / '.auto-dream'}" in done.out
+    assert cli("append", "The deploy script lives in ops/").code == 0
+    logs = list((folder / ".auto-dream" / "logs").rglob("*.md"))
+    assert len(logs) == 1 and "ops/" in logs[0].read_text()
+    assert not (isolated_env / ".auto-dream").exists()
+
+
+def test_a_dry_run_says_it_would_create_the_store_and_does_not(cli, tmp_path, monkeypatch):
+    folder = tmp_path / "app"
+    folder.mkdir()
+    done = cli("install", "claude-code", "--project", folder, "--dry-run")
+    assert done.code == 0, done.err
+    assert f"would create the store {folder / '.auto-dream'}" in done.out
+    assert list(folder.iterdir()) == []

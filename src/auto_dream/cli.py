@@ -37,7 +37,7 @@ from auto_dream.shell import (
     store_root,
 )
 from auto_dream.store.context import StoreContext, open_context
-from auto_dream.store.paths import MEMORY_TYPES, store_dir_for_init
+from auto_dream.store.paths import MEMORY_TYPES, STORE_DIR_NAME, store_dir_for_init
 from auto_dream.store.text import shown
 
 if TYPE_CHECKING:
@@ -1022,6 +1022,17 @@ def _install(ctx: typer.Context, places: "Places", project: Path, dry_run: bool,
         raise StoreError(f"store root {root} is a file, not a folder")  # exit 1, as for every other command
     plan = plan_install(places, read_snapshot(places), auto_dream_command(), root, load_template("SKILL.md"), force)
     _show_plan(ctx, plan, dry_run)
+    # A project install names <project>/.auto-dream: made now (as `init` makes it), every later command
+    # run in the project finds it, instead of falling back to ~/.auto-dream until a first append.
+    if places.scope in ("project", "local") and root == project / STORE_DIR_NAME and not root.is_dir():
+        if dry_run:
+            write_out(f"[DRY RUN] would create the store {root} (as `auto-dream init` does)\n")
+        else:
+            from auto_dream.commands.init import init_store
+
+            init_store(root)
+            _store_changed(ctx)
+            write_out(f"created the store {root} (as `auto-dream init` does): commands run in {project} use it\n")
 
 
 _DONE = {"create": "created", "update": "updated", "remove": "removed"}
