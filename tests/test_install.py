@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -1049,3 +1050,69 @@ def test_a_dry_run_says_it_would_create_the_store_and_does_not(cli, tmp_path, mo
     assert done.code == 0, done.err
     assert f"would create the store {folder / '.auto-dream'}" in done.out
     assert list(folder.iterdir()) == []
+
+
+# ---------------------------------------------------------------- Claude Code, local scope (issue 28)
+
+
+def test_local_scope_writes_only_to_personal_places_and_uninstall_gives_them_back(cli, project, user_home, tmp_path):
+    before = tree_hash(tmp_path)
+    shared = {name: (project / name).read_bytes() for name in (".mcp.json", ".claude/settings.json")}
+    done = cli("install", "claude-code", "--scope", "local", "--project", project)
+    assert done.code == 0, done.err
+    store = project / ".auto-dream"
+    assert {name: (project / name).read_bytes() for name in shared} == shared  # the committed files: untouched
+    claude = json.loads((user_home / ".claude.json").read_text())
+    server = claude["projects"][str(project)]["mcpServers"]["auto-dream"]
+    assert server["args"][-3:] == ["--root", str(store), "mcp"]
+    assert claude["projects"]["/work/app"] == json.loads(CLAUDE_JSON)["projects"]["/work/app"]
+    assert "auto-dream" not in claude["mcpServers"]  # not the user scope
+    local = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert len(ours(local, "SessionStart")) == 1 and len(ours(local, "SessionEnd")) == 1
+    skill_dir = project / ".claude" / "skills" / "auto-dream"
+    assert (skill_dir / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (skill_dir / "SKILL.md").is_file() and not (user_home / ".claude" / "skills").exists()
+    if shutil.which("git"):  # git ignores the skill folder, itself included
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
+        ignored = subprocess.run(["git", "-C", str(project), "check-ignore", "-q",
+                                  ".claude/skills/auto-dream/SKILL.md"], check=False)
+        assert ignored.returncode == 0
+        shutil.rmtree(project / ".git")
+    assert cli("install", "claude-code", "--scope", "local", "--project", project).out.startswith(
+        "auto-dream is already installed")
+    gone = cli("uninstall", "claude-code", "--scope", "local", "--project", project)
+    assert gone.code == 0, gone.err
+    assert tree_hash(tmp_path) == before  # ~/.claude.json, the project: byte for byte, modes too
+
+
+def test_project_and_local_scope_share_the_skill_folder_so_one_refuses_the_other(cli, project, user_home):
+    assert cli("install", "claude-code", "--project", project).code == 0
+    refused = cli("install", "claude-code", "--scope", "local", "--project", project)
+    assert refused.code == 1 and "installed here at --scope project" in refused.err
+    assert "auto-dream" not in json.loads((user_home / ".claude.json").read_text())["projects"].get(str(project), {})
+    assert cli("uninstall", "claude-code", "--scope", "local", "--project", project).code == 1
+    assert (project / ".claude" / "skills" / "auto-dream" / "SKILL.md").is_file()  # the project's, kept
+
+
+def test_a_second_scope_warns_and_names_what_claude_code_uses(cli, project, user_home, monkeypatch):
+    """Issue 28: a project install plus a user install gave no warning, yet the personal skill overrides the
+    project's and both SessionStart hooks run."""
+    monkeypatch.chdir(project)
+    first = cli("install", "claude-code")
+    assert "also installed" not in first.err
+    second = cli("install", "claude-code", "--scope", "user")
+    assert second.code == 0, second.err
+    assert "also installed for Claude Code at --scope project" in second.err
+    assert "use the user-scope skill" in second.err and "the project-scope MCP server" in second.err
+    assert "hooks of both" in second.err
+    again = cli("install", "claude-code")  # and from the project's side
+    assert "also installed for Claude Code at --scope user" in again.err
+    assert cli("uninstall", "claude-code", "--scope", "user").code == 0
+    assert "also installed" not in cli("install", "claude-code").err
+
+
+def test_a_project_install_says_which_files_not_to_commit(cli, project):
+    done = cli("install", "claude-code", "--project", project)
+    assert done.code == 0
+    assert f"do not commit {project / '.mcp.json'}, {project / '.claude' / 'settings.json'}" in done.err
+    assert "--scope local" in done.err

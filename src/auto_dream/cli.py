@@ -928,9 +928,11 @@ def context_command(ctx: typer.Context) -> None:
 
 
 ScopeOption = Annotated[str, typer.Option(
-    "--scope", metavar="project|user",
+    "--scope", metavar="project|local|user",
     help="project: the project's .mcp.json, .claude/settings.json and .claude/skills/ (store: "
-    "<project>/.auto-dream); user: ~/.claude.json, ~/.claude/settings.json and ~/.claude/skills/ "
+    "<project>/.auto-dream), files a repository shares; local: only you, in this project: ~/.claude.json's "
+    "projects[<project>].mcpServers, .claude/settings.local.json and a git-ignored .claude/skills/auto-dream/ "
+    "(store: <project>/.auto-dream); user: ~/.claude.json, ~/.claude/settings.json and ~/.claude/skills/ "
     "($CLAUDE_CONFIG_DIR when set; store: ~/.auto-dream). `auto-dream --root PATH install …` names another "
     "store.")]
 ProjectOption = Annotated[Optional[str], typer.Option(
@@ -953,7 +955,7 @@ def _claude_code_places(scope: str, project: Optional[str]) -> "tuple[Places, Pa
     from auto_dream.commands.install import claude_code_places
 
     folder = given_folder(project, "--project") or Path.cwd()
-    if scope == "project" and not folder.is_dir():
+    if scope in ("project", "local") and not folder.is_dir():
         raise InputError(f"no project folder {folder}")
     return claude_code_places(scope, folder, home_folder(), claude_config_dir()), folder
 
@@ -973,8 +975,17 @@ def install_claude_code(
     hook (MEMORY.md as context, by `auto-dream context`) and a SessionEnd hook (`dream --if-due`, in
     the background), and install the skill. The commands written name the store (--root) and this
     auto-dream by its absolute path."""
+    from auto_dream.commands.install import other_scopes_installed, scope_warning
+
     places, folder = _claude_code_places(scope, project)
     _install(ctx, places, folder, dry_run, force)
+    others = other_scopes_installed(places, folder, home_folder(), claude_config_dir())
+    if others:
+        _warn(scope_warning(places, others))
+    if places.scope == "project" and not dry_run:
+        _warn("these files hold this machine's paths (the store, this auto-dream): do not commit "
+              f"{folder / '.mcp.json'}, {folder / '.claude' / 'settings.json'} or {places.skill_dir}/; "
+              "`auto-dream install claude-code --scope local` writes only to your personal, git-ignored places")
 
 
 @install_app.command("openclaw")
