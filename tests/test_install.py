@@ -1116,3 +1116,28 @@ def test_a_project_install_says_which_files_not_to_commit(cli, project):
     assert done.code == 0
     assert f"do not commit {project / '.mcp.json'}, {project / '.claude' / 'settings.json'}" in done.err
     assert "--scope local" in done.err
+
+
+def test_install_list_shows_agents_found_supported_and_installed(cli, project, user_home, monkeypatch, tmp_path):
+    """Issue 28: `install --list`. Agents found that auto-dream cannot install into say so."""
+    (user_home / ".codex").mkdir()
+    (user_home / ".config" / "opencode").mkdir(parents=True)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", str(bin_dir))  # no `claude`, no `codex` on it
+    monkeypatch.chdir(project)
+    assert cli("install", "claude-code", "--scope", "local").code == 0
+    done = cli("install", "--list")
+    assert done.code == 0, done.err
+    lines = {line.split(":", 1)[0]: line for line in done.out.splitlines()}
+    assert set(lines) == {"Claude Code", "OpenClaw", "Codex", "Cursor", "Gemini CLI", "OpenCode"}
+    assert lines["Claude Code"] == ("Claude Code: found (~/.claude); supported: auto-dream install claude-code; "
+                                    "installed: local")
+    assert lines["OpenClaw"] == "OpenClaw: not found; supported: auto-dream install openclaw; not installed"
+    assert lines["Codex"] == "Codex: found (~/.codex); not supported yet"
+    assert lines["OpenCode"] == "OpenCode: found (~/.config/opencode); not supported yet"
+    assert lines["Cursor"] == "Cursor: not found; not supported yet"
+    codex = bin_dir / "codex"
+    codex.write_text("#!/bin/sh\n")
+    codex.chmod(0o755)
+    assert "Codex: found (`codex` on PATH, ~/.codex); not supported yet" in cli("install", "--list").out

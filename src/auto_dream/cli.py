@@ -8,6 +8,7 @@ and only here are errors turned into exit codes and one line on stderr (console.
 import gc
 import json
 import os
+import shutil
 import sys
 import threading
 import time
@@ -948,6 +949,31 @@ uninstall_app = typer.Typer(help="Remove exactly what `auto-dream install` added
                             no_args_is_help=True, rich_markup_mode=None,
                             context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(install_app, name="install")
+
+
+@install_app.callback(invoke_without_command=True)
+def install_main(ctx: typer.Context, list_agents: Annotated[bool, typer.Option(
+        "--list", help="List the agents found on this machine, which auto-dream can install into today "
+        "(claude-code, openclaw) and where it is installed; write nothing.")] = False) -> None:
+    """Wire auto-dream into an agent: its MCP server, hooks and skill."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if not list_agents:
+        write_out(ctx.get_help() + "\n")
+        return
+    from auto_dream.commands.install import find_agents
+
+    rows = []
+    for agent in find_agents(home_folder(), Path.cwd(), claude_config_dir(), openclaw_state_dir(), shutil.which):
+        found = "found (" + ", ".join(agent.found) + ")" if agent.found else "not found"
+        if agent.command is None:
+            can = "not supported yet"
+        else:
+            can = f"supported: auto-dream install {agent.command}"
+        installed = ("installed: " + ", ".join(agent.installed) if agent.installed != ("yes",) else "installed") \
+            if agent.installed else "not installed"
+        rows.append(f"{agent.name}: {found}; {can}" + (f"; {installed}" if agent.command else ""))
+    write_out("\n".join(rows) + "\n")
 app.add_typer(uninstall_app, name="uninstall")
 
 

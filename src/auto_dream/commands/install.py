@@ -192,6 +192,57 @@ def default_store(places: Places, project: Path, home: Path | None) -> Path:
     return home / (OPENCLAW_STORE if places.agent == "openclaw" else STORE_DIR_NAME)
 
 
+@dataclass(frozen=True)
+class AgentFound:
+    """One agent `install --list` looks for: whether it is on this machine, whether auto-dream can
+    install into it today, and where it is installed."""
+
+    name: str  # as people write it
+    command: str | None  # the `auto-dream install` name, None: not supported yet
+    found: tuple[str, ...]  # how it was found: "`claude` on PATH", "~/.claude"
+    installed: tuple[str, ...] = ()  # the scopes (or "yes") auto-dream is installed at
+
+
+# (name, install command, the program on PATH, the folders under home) — where each agent keeps its state.
+AGENTS: tuple[tuple[str, str | None, str | None, tuple[str, ...]], ...] = (
+    ("Claude Code", "claude-code", "claude", (".claude",)),
+    ("OpenClaw", "openclaw", None, (".openclaw",)),
+    ("Codex", None, "codex", (".codex",)),
+    ("Cursor", None, None, (".cursor",)),
+    ("Gemini CLI", None, None, (".gemini",)),
+    ("OpenCode", None, None, (".config/opencode",)),
+)
+
+
+def find_agents(home: Path | None, project: Path, config_dir: Path | None, state_dir: Path | None,
+                on_path: Any) -> list[AgentFound]:
+    """Every agent of AGENTS, with how it was found (`on_path(name)`: the program's path or None) and,
+    for the two auto-dream installs into, where its install record is (project: the current folder)."""
+    found: list[AgentFound] = []
+    for name, command, program, folders in AGENTS:
+        how = [f"`{program}` on PATH"] if program and on_path(program) else []
+        for folder in folders:
+            place = (config_dir if command == "claude-code" and config_dir else
+                     state_dir if command == "openclaw" and state_dir else home / folder if home else None)
+            if place is not None and place.is_dir():
+                how.append(str(place) if place != (home / folder if home else None) else f"~/{folder}")
+        installed: list[str] = []
+        if command == "claude-code":
+            for scope in SCOPES:
+                if scope != "project" and home is None:
+                    continue
+                places = claude_code_places(scope, project, home, config_dir)
+                record = _Record.parse(read_file(places.record))
+                line = record.installed_with if record else None
+                if line == places.install_line or (scope == "project" and line == "auto-dream install claude-code"):
+                    installed.append(scope)
+        elif command == "openclaw" and (home is not None or state_dir is not None):
+            if _Record.parse(read_file(openclaw_places(home, state_dir).record)) is not None:
+                installed.append("yes")
+        found.append(AgentFound(name, command, tuple(how), tuple(installed)))
+    return found
+
+
 # ---------------------------------------------------------------- what is installed
 
 
