@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,7 +29,7 @@ from auto_dream.commands.install import (
 )
 from auto_dream.shell import auto_dream_command
 from auto_dream.store.templates import load_template
-from conftest import installed_command, tree_hash
+from conftest import installed_command
 
 SETTINGS = """{
     "permissions": {
@@ -115,6 +116,22 @@ def user_home(isolated_env) -> Path:
     return isolated_env
 
 
+def tree_hash(folder: Path) -> str:
+    """conftest's tree_hash, less the project store a project install makes (as `init` does) and
+    uninstall leaves: the store and its memories are not the agent's files."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if ".auto-dream" in path.relative_to(folder).parts:
+            continue
+        digest.update(str(path.relative_to(folder)).encode("utf-8", "surrogateescape"))
+        digest.update(oct(path.lstat().st_mode).encode())
+        if path.is_symlink():
+            digest.update(os.readlink(path).encode())
+        elif path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def files_under(*folders: Path) -> dict[str, bytes]:
     return {str(path): path.read_bytes() for folder in folders for path in sorted(folder.rglob("*"))
             if path.is_file()}
@@ -170,7 +187,8 @@ def test_install_adds_the_server_hooks_and_skill_and_keeps_everything_else(cli, 
     assert f"{shlex.join([*exe, '--root', str(store)])} recall deploy schedule --json" in skill
     assert "`remember`" in skill and "`list_memories`" in skill
     assert "created" in done.out and str(project / ".mcp.json") in done.out
-    assert not store.exists()  # the store is made by the first append, not by install
+    assert (store / "MEMORY.md").is_file() and (store / "config.toml").is_file()  # made as `init` makes it
+    assert f"created the store {store}" in done.out
     assert not (isolated_env / ".claude").exists()  # the user's scope is not touched
 
 
@@ -227,7 +245,8 @@ def test_a_project_without_claude_files_gets_them_and_loses_them_again(cli, tmp_
     assert set(json.loads((bare / ".claude" / "settings.json").read_text())["hooks"]) == {"SessionStart", "SessionEnd"}
     assert (bare / ".mcp.json").read_text().endswith("}\n")
     assert cli("uninstall", "claude-code").code == 0
-    assert list(bare.iterdir()) == []  # the files and the .claude folder install created are gone
+    assert list(bare.iterdir()) == [bare / ".auto-dream"]  # the files and the .claude folder install created are
+    # gone; the store install made stays, with whatever was remembered in it
 
 
 def test_root_names_another_store_in_every_command(cli, project, tmp_path):
@@ -1006,3 +1025,119 @@ def test_an_install_stopped_after_mcp_json_is_finished_and_undone_byte_for_byte(
     done = cli("uninstall", "claude-code", "--project", project)
     assert done.code == 0 and done.err == "", done
     assert tree_hash(tmp_path) == before
+
+
+def test_append_in_the_project_after_install_writes_to_the_store_install_named(cli, tmp_path, monkeypatch,
+                                                                                isolated_env):
+    """Issue 28: install printed "store <project>/.auto-dream" but, that store not existing yet, a plain
+    `append` in the project wrote to ~/.auto-dream."""
+    folder = tmp_path / "app"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    done = cli("install", "claude-code")
+    assert done.code == 0, done.err
+    assert f"store {folder / '.auto-dream'}" in done.out
+    assert cli("append", "The deploy script lives in ops/").code == 0
+    logs = list((folder / ".auto-dream" / "logs").rglob("*.md"))
+    assert len(logs) == 1 and "ops/" in logs[0].read_text()
+    assert not (isolated_env / ".auto-dream").exists()
+
+
+def test_a_dry_run_says_it_would_create_the_store_and_does_not(cli, tmp_path, monkeypatch):
+    folder = tmp_path / "app"
+    folder.mkdir()
+    done = cli("install", "claude-code", "--project", folder, "--dry-run")
+    assert done.code == 0, done.err
+    assert f"would create the store {folder / '.auto-dream'}" in done.out
+    assert list(folder.iterdir()) == []
+
+
+# ---------------------------------------------------------------- Claude Code, local scope (issue 28)
+
+
+def test_local_scope_writes_only_to_personal_places_and_uninstall_gives_them_back(cli, project, user_home, tmp_path):
+    before = tree_hash(tmp_path)
+    shared = {name: (project / name).read_bytes() for name in (".mcp.json", ".claude/settings.json")}
+    done = cli("install", "claude-code", "--scope", "local", "--project", project)
+    assert done.code == 0, done.err
+    store = project / ".auto-dream"
+    assert {name: (project / name).read_bytes() for name in shared} == shared  # the committed files: untouched
+    claude = json.loads((user_home / ".claude.json").read_text())
+    server = claude["projects"][str(project)]["mcpServers"]["auto-dream"]
+    assert server["args"][-3:] == ["--root", str(store), "mcp"]
+    assert claude["projects"]["/work/app"] == json.loads(CLAUDE_JSON)["projects"]["/work/app"]
+    assert "auto-dream" not in claude["mcpServers"]  # not the user scope
+    local = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert len(ours(local, "SessionStart")) == 1 and len(ours(local, "SessionEnd")) == 1
+    skill_dir = project / ".claude" / "skills" / "auto-dream"
+    assert (skill_dir / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (skill_dir / "SKILL.md").is_file() and not (user_home / ".claude" / "skills").exists()
+    if shutil.which("git"):  # git ignores the skill folder, itself included
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
+        ignored = subprocess.run(["git", "-C", str(project), "check-ignore", "-q",
+                                  ".claude/skills/auto-dream/SKILL.md"], check=False)
+        assert ignored.returncode == 0
+        shutil.rmtree(project / ".git")
+    assert cli("install", "claude-code", "--scope", "local", "--project", project).out.startswith(
+        "auto-dream is already installed")
+    gone = cli("uninstall", "claude-code", "--scope", "local", "--project", project)
+    assert gone.code == 0, gone.err
+    assert tree_hash(tmp_path) == before  # ~/.claude.json, the project: byte for byte, modes too
+
+
+def test_project_and_local_scope_share_the_skill_folder_so_one_refuses_the_other(cli, project, user_home):
+    assert cli("install", "claude-code", "--project", project).code == 0
+    refused = cli("install", "claude-code", "--scope", "local", "--project", project)
+    assert refused.code == 1 and "installed here at --scope project" in refused.err
+    assert "auto-dream" not in json.loads((user_home / ".claude.json").read_text())["projects"].get(str(project), {})
+    assert cli("uninstall", "claude-code", "--scope", "local", "--project", project).code == 1
+    assert (project / ".claude" / "skills" / "auto-dream" / "SKILL.md").is_file()  # the project's, kept
+
+
+def test_a_second_scope_warns_and_names_what_claude_code_uses(cli, project, user_home, monkeypatch):
+    """Issue 28: a project install plus a user install gave no warning, yet the personal skill overrides the
+    project's and both SessionStart hooks run."""
+    monkeypatch.chdir(project)
+    first = cli("install", "claude-code")
+    assert "also installed" not in first.err
+    second = cli("install", "claude-code", "--scope", "user")
+    assert second.code == 0, second.err
+    assert "also installed for Claude Code at --scope project" in second.err
+    assert "use the user-scope skill" in second.err and "the project-scope MCP server" in second.err
+    assert "hooks of both" in second.err
+    again = cli("install", "claude-code")  # and from the project's side
+    assert "also installed for Claude Code at --scope user" in again.err
+    assert cli("uninstall", "claude-code", "--scope", "user").code == 0
+    assert "also installed" not in cli("install", "claude-code").err
+
+
+def test_a_project_install_says_which_files_not_to_commit(cli, project):
+    done = cli("install", "claude-code", "--project", project)
+    assert done.code == 0
+    assert f"do not commit {project / '.mcp.json'}, {project / '.claude' / 'settings.json'}" in done.err
+    assert "--scope local" in done.err
+
+
+def test_install_list_shows_agents_found_supported_and_installed(cli, project, user_home, monkeypatch, tmp_path):
+    """Issue 28: `install --list`. Agents found that auto-dream cannot install into say so."""
+    (user_home / ".codex").mkdir()
+    (user_home / ".config" / "opencode").mkdir(parents=True)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", str(bin_dir))  # no `claude`, no `codex` on it
+    monkeypatch.chdir(project)
+    assert cli("install", "claude-code", "--scope", "local").code == 0
+    done = cli("install", "--list")
+    assert done.code == 0, done.err
+    lines = {line.split(":", 1)[0]: line for line in done.out.splitlines()}
+    assert set(lines) == {"Claude Code", "OpenClaw", "Codex", "Cursor", "Gemini CLI", "OpenCode"}
+    assert lines["Claude Code"] == ("Claude Code: found (~/.claude); supported: auto-dream install claude-code; "
+                                    "installed: local")
+    assert lines["OpenClaw"] == "OpenClaw: not found; supported: auto-dream install openclaw; not installed"
+    assert lines["Codex"] == "Codex: found (~/.codex); not supported yet"
+    assert lines["OpenCode"] == "OpenCode: found (~/.config/opencode); not supported yet"
+    assert lines["Cursor"] == "Cursor: not found; not supported yet"
+    codex = bin_dir / "codex"
+    codex.write_text("#!/bin/sh\n")
+    codex.chmod(0o755)
+    assert "Codex: found (`codex` on PATH, ~/.codex); not supported yet" in cli("install", "--list").out

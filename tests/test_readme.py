@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
@@ -40,3 +42,42 @@ def test_the_python_section_comes_after_the_command_line_and_the_first_commands_
     first_block = text.split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
     assert [line.split()[:2] for line in first_block[:2]] == [["make", "run"], ["make", "test"]]
     assert text.index("\n## Commands\n") < text.index("\n## Use it from Python\n")
+
+
+def sh_blocks(section: str) -> list[str]:
+    text = README.read_text(encoding="utf-8")
+    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sh\n(.*?)```", body, re.S)
+
+
+@pytest.mark.slow
+def test_a_day_of_use_runs_after_the_install_step_the_readme_gives(tmp_path):
+    """Issue 28: `auto-dream: command not found` right after `make run`. The README's install section gives
+    the virtualenv way (`source .venv/bin/activate`); with it, every command of "A day of use" runs, in a
+    clean environment whose PATH has no auto-dream and whose HOME is in tmp_path."""
+    install = [line.split("#", 1)[0].strip()
+               for block in sh_blocks("Install the command") for line in block.splitlines()]
+    assert "pipx install ." in install and "source .venv/bin/activate" in install
+    day = sh_blocks("A day of use")[0]
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir(exist_ok=True)
+    project.mkdir()
+    env = {name: value for name, value in os.environ.items()
+           if not name.startswith(("AUTO_DREAM_", "ANTHROPIC_", "XDG_", "VIRTUAL_ENV", "PYTHON"))}
+    env.update(HOME=str(home), PATH="/usr/bin:/bin", LC_ALL="C.UTF-8")
+    missing = subprocess.run(["bash", "-c", "auto-dream --help"], cwd=project, env=env, capture_output=True,
+                             text=True, timeout=60)
+    assert missing.returncode == 127  # the bug's "command not found", before the install step
+    venv = Path(sys.prefix)  # the .venv `make run` / `make test` made
+    assert (venv / "bin" / "activate").is_file() and (venv / "bin" / "auto-dream").is_file()
+    script = f"set -e\nsource {venv}/bin/activate\n{day}"
+    done = subprocess.run(["bash", "-c", script], cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert (project / ".auto-dream" / "MEMORY.md").is_file()
+    assert not (home / ".auto-dream").exists()
+
+
+def test_the_install_section_comes_right_after_the_first_two_commands():
+    text = README.read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", text, re.M)
+    assert headings[:2] == ["Install the command", "A day of use"]

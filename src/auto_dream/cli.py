@@ -8,6 +8,7 @@ and only here are errors turned into exit codes and one line on stderr (console.
 import gc
 import json
 import os
+import shutil
 import sys
 import threading
 import time
@@ -37,7 +38,7 @@ from auto_dream.shell import (
     store_root,
 )
 from auto_dream.store.context import StoreContext, open_context
-from auto_dream.store.paths import MEMORY_TYPES, store_dir_for_init
+from auto_dream.store.paths import MEMORY_TYPES, STORE_DIR_NAME, store_dir_for_init
 from auto_dream.store.text import shown
 
 if TYPE_CHECKING:
@@ -928,9 +929,11 @@ def context_command(ctx: typer.Context) -> None:
 
 
 ScopeOption = Annotated[str, typer.Option(
-    "--scope", metavar="project|user",
+    "--scope", metavar="project|local|user",
     help="project: the project's .mcp.json, .claude/settings.json and .claude/skills/ (store: "
-    "<project>/.auto-dream); user: ~/.claude.json, ~/.claude/settings.json and ~/.claude/skills/ "
+    "<project>/.auto-dream), files a repository shares; local: only you, in this project: ~/.claude.json's "
+    "projects[<project>].mcpServers, .claude/settings.local.json and a git-ignored .claude/skills/auto-dream/ "
+    "(store: <project>/.auto-dream); user: ~/.claude.json, ~/.claude/settings.json and ~/.claude/skills/ "
     "($CLAUDE_CONFIG_DIR when set; store: ~/.auto-dream). `auto-dream --root PATH install …` names another "
     "store.")]
 ProjectOption = Annotated[Optional[str], typer.Option(
@@ -946,6 +949,31 @@ uninstall_app = typer.Typer(help="Remove exactly what `auto-dream install` added
                             no_args_is_help=True, rich_markup_mode=None,
                             context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(install_app, name="install")
+
+
+@install_app.callback(invoke_without_command=True)
+def install_main(ctx: typer.Context, list_agents: Annotated[bool, typer.Option(
+        "--list", help="List the agents found on this machine, which auto-dream can install into today "
+        "(claude-code, openclaw) and where it is installed; write nothing.")] = False) -> None:
+    """Wire auto-dream into an agent: its MCP server, hooks and skill."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if not list_agents:
+        write_out(ctx.get_help() + "\n")
+        return
+    from auto_dream.commands.install import find_agents
+
+    rows = []
+    for agent in find_agents(home_folder(), Path.cwd(), claude_config_dir(), openclaw_state_dir(), shutil.which):
+        found = "found (" + ", ".join(agent.found) + ")" if agent.found else "not found"
+        if agent.command is None:
+            can = "not supported yet"
+        else:
+            can = f"supported: auto-dream install {agent.command}"
+        installed = ("installed: " + ", ".join(agent.installed) if agent.installed != ("yes",) else "installed") \
+            if agent.installed else "not installed"
+        rows.append(f"{agent.name}: {found}; {can}" + (f"; {installed}" if agent.command else ""))
+    write_out("\n".join(rows) + "\n")
 app.add_typer(uninstall_app, name="uninstall")
 
 
@@ -953,7 +981,7 @@ def _claude_code_places(scope: str, project: Optional[str]) -> "tuple[Places, Pa
     from auto_dream.commands.install import claude_code_places
 
     folder = given_folder(project, "--project") or Path.cwd()
-    if scope == "project" and not folder.is_dir():
+    if scope in ("project", "local") and not folder.is_dir():
         raise InputError(f"no project folder {folder}")
     return claude_code_places(scope, folder, home_folder(), claude_config_dir()), folder
 
@@ -973,8 +1001,17 @@ def install_claude_code(
     hook (MEMORY.md as context, by `auto-dream context`) and a SessionEnd hook (`dream --if-due`, in
     the background), and install the skill. The commands written name the store (--root) and this
     auto-dream by its absolute path."""
+    from auto_dream.commands.install import other_scopes_installed, scope_warning
+
     places, folder = _claude_code_places(scope, project)
     _install(ctx, places, folder, dry_run, force)
+    others = other_scopes_installed(places, folder, home_folder(), claude_config_dir())
+    if others:
+        _warn(scope_warning(places, others))
+    if places.scope == "project" and not dry_run:
+        _warn("these files hold this machine's paths (the store, this auto-dream): do not commit "
+              f"{folder / '.mcp.json'}, {folder / '.claude' / 'settings.json'} or {places.skill_dir}/; "
+              "`auto-dream install claude-code --scope local` writes only to your personal, git-ignored places")
 
 
 @install_app.command("openclaw")
@@ -1022,6 +1059,17 @@ def _install(ctx: typer.Context, places: "Places", project: Path, dry_run: bool,
         raise StoreError(f"store root {root} is a file, not a folder")  # exit 1, as for every other command
     plan = plan_install(places, read_snapshot(places), auto_dream_command(), root, load_template("SKILL.md"), force)
     _show_plan(ctx, plan, dry_run)
+    # A project install names <project>/.auto-dream: made now (as `init` makes it), every later command
+    # run in the project finds it, instead of falling back to ~/.auto-dream until a first append.
+    if places.scope in ("project", "local") and root == project / STORE_DIR_NAME and not root.is_dir():
+        if dry_run:
+            write_out(f"[DRY RUN] would create the store {root} (as `auto-dream init` does)\n")
+        else:
+            from auto_dream.commands.init import init_store
+
+            init_store(root)
+            _store_changed(ctx)
+            write_out(f"created the store {root} (as `auto-dream init` does): commands run in {project} use it\n")
 
 
 _DONE = {"create": "created", "update": "updated", "remove": "removed"}

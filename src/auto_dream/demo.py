@@ -69,6 +69,10 @@ def main() -> int:
         print((root / "MEMORY.md").read_text(encoding="utf-8"))
         return code
     finally:
+        here = Path(sys.executable).parent / "auto-dream"
+        print(f"That was the demo. To run auto-dream yourself: `source {here.parent}/activate` and then "
+              f"`auto-dream init`, or run {here} directly; `pipx install .` puts it on your PATH "
+              "(README, \"Install the command\").", flush=True)
         if keep:
             print(f"(project kept at {project}; try `auto-dream --root {root} undo`)")
         else:

@@ -62,11 +62,15 @@ SKILL_NAME = "auto-dream"
 RECORD_NAME = ".auto-dream-install.json"
 HOOK_MARKER = "# added by auto-dream install claude-code"
 SKILL_MARKER = "<!-- Installed by `auto-dream install"
-SCOPES = ("project", "user")
+SCOPES = ("project", "local", "user")
 # A resumed or forked conversation already holds the memory it was given; a cleared or compacted
 # one has lost it. (SessionStart matchers: https://code.claude.com/docs/en/hooks, "SessionStart".)
 SESSION_START_MATCHER = "startup|clear|compact"
 OPENCLAW_STORE = Path(".openclaw") / "workspace" / STORE_DIR_NAME  # seed 004's store, where resolve_root looks
+# --scope local keeps the skill in the project's .claude/skills/auto-dream/ (Claude Code has no personal
+# skill folder for one project), with this .gitignore in it: git then ignores the folder, itself included.
+LOCAL_IGNORE = (b"# auto-dream install claude-code --scope local: this folder holds this machine's paths, "
+                b"so git ignores it\n*\n")
 NEW_FILE_MODE = 0o644
 PRIVATE_FILE_MODE = 0o600  # ~/.claude.json: Claude Code keeps its sign-in state there
 FOLDER_MODE = 0o755
@@ -80,13 +84,17 @@ class Places:
     """The files and folders one agent (at one scope) reads auto-dream from."""
 
     agent: str  # "claude-code" or "openclaw"
-    scope: str | None  # Claude Code's: "project" or "user"
+    scope: str | None  # Claude Code's: "project", "local" or "user"
     skill_dir: Path
     mcp_file: Path | None = None  # Claude Code only
     settings: Path | None = None
     # The folders install manages: uninstall deletes no file (and no folder) whose real path is
     # outside them, so a link a cloned repository planted cannot make it delete what it names.
     owned: tuple[Path, ...] = ()
+    # Where in mcp_file the object holding "mcpServers" is: the top (project, user), or for the
+    # local scope ("projects", "<project path>") of ~/.claude.json.
+    mcp_base: tuple[str, ...] = ()
+    ignore: Path | None = None  # --scope local: the skill folder's .gitignore (LOCAL_IGNORE)
 
     @property
     def label(self) -> str:
@@ -106,13 +114,14 @@ class Places:
         return self.skill_dir / RECORD_NAME
 
     def files(self) -> list[Path]:
-        return [path for path in (self.mcp_file, self.settings, self.skill, self.record) if path is not None]
+        return [path for path in (self.mcp_file, self.settings, self.skill, self.record, self.ignore)
+                if path is not None]
 
 
 def claude_code_places(scope: str, project: Path, home: Path | None, config_dir: Path | None) -> Places:
     """Where Claude Code reads a project's (or the user's) servers, hooks and skills."""
     if scope not in SCOPES:
-        raise InputError(f"unknown scope {scope!r}: use project or user")
+        raise InputError(f"unknown scope {scope!r}: use project, local or user")
     if scope == "project":
         return Places("claude-code", "project", project / ".claude" / "skills" / SKILL_NAME,
                       mcp_file=project / ".mcp.json", settings=project / ".claude" / "settings.json",
@@ -120,9 +129,48 @@ def claude_code_places(scope: str, project: Path, home: Path | None, config_dir:
     if home is None:
         raise InputError("no home folder for Claude Code's user settings (HOME is not set)")
     config_home, claude_json = claude_homes(home, config_dir)[0]
+    if scope == "local":
+        # Claude Code's own personal places for one project: the MCP "local" scope, ~/.claude.json's
+        # projects["<path>"].mcpServers (https://code.claude.com/docs/en/mcp, "Local scope"), and
+        # .claude/settings.local.json (https://code.claude.com/docs/en/settings, "Settings files").
+        skill_dir = project / ".claude" / "skills" / SKILL_NAME
+        return Places("claude-code", "local", skill_dir, mcp_file=claude_json,
+                      settings=project / ".claude" / "settings.local.json",
+                      owned=tuple(dict.fromkeys((project, config_home, claude_json.parent))),
+                      mcp_base=("projects", str(project)), ignore=skill_dir / ".gitignore")
     return Places("claude-code", "user", config_home / "skills" / SKILL_NAME,
                   mcp_file=claude_json, settings=config_home / "settings.json",
                   owned=tuple(dict.fromkeys((config_home, claude_json.parent))))
+
+
+def other_scopes_installed(places: Places, project: Path, home: Path | None, config_dir: Path | None) -> list[Places]:
+    """The other Claude Code scopes auto-dream is installed at, for this project (their install record is there)."""
+    found = []
+    for scope in SCOPES:
+        if scope == places.scope or (home is None and scope != "project"):
+            continue
+        other = claude_code_places(scope, project, home, config_dir)
+        record = _Record.parse(read_file(other.record)) if other.record != places.record else None
+        line = record.installed_with if record is not None else None
+        if line and (line == other.install_line or (scope == "project" and line == "auto-dream install claude-code")):
+            found.append(other)
+    return found
+
+
+def scope_warning(places: Places, others: list[Places]) -> str:
+    """What Claude Code does with auto-dream installed at two scopes. Sources: skills
+    (https://code.claude.com/docs/en/skills, "Where skills live": a personal skill wins over a project
+    skill of the same name); MCP (https://code.claude.com/docs/en/mcp, "Scope hierarchy and precedence":
+    a server name defined at several scopes is taken from local, then project, then user); hooks
+    (https://code.claude.com/docs/en/hooks: the hooks of every settings file run)."""
+    scopes = [places.scope, *(other.scope for other in others)]
+    skill = "user" if "user" in scopes else places.scope
+    server = next(scope for scope in ("local", "project", "user") if scope in scopes)
+    names = ", ".join(f"--scope {other.scope}" for other in others)
+    return (f"auto-dream is also installed for Claude Code at {names}: Claude Code will use the {skill}-scope "
+            f"skill (a personal skill wins over a project's) and the {server}-scope MCP server (local, then "
+            "project, then user), and run the SessionStart and SessionEnd hooks of both; keep one: "
+            + " or ".join(f"`auto-dream uninstall claude-code --scope {scope}`" for scope in scopes))
 
 
 def openclaw_places(home: Path | None, state_dir: Path | None) -> Places:
@@ -137,11 +185,62 @@ def openclaw_places(home: Path | None, state_dir: Path | None) -> Places:
 def default_store(places: Places, project: Path, home: Path | None) -> Path:
     """The store an install names when --root does not: the project's own `.auto-dream` (project
     scope); for the user, `~/.auto-dream`; for OpenClaw, the workspace store seed 004 used."""
-    if places.scope == "project":
+    if places.scope in ("project", "local"):
         return project / STORE_DIR_NAME
     if home is None:
         raise InputError("no home folder for the store (HOME is not set): give it with --root")
     return home / (OPENCLAW_STORE if places.agent == "openclaw" else STORE_DIR_NAME)
+
+
+@dataclass(frozen=True)
+class AgentFound:
+    """One agent `install --list` looks for: whether it is on this machine, whether auto-dream can
+    install into it today, and where it is installed."""
+
+    name: str  # as people write it
+    command: str | None  # the `auto-dream install` name, None: not supported yet
+    found: tuple[str, ...]  # how it was found: "`claude` on PATH", "~/.claude"
+    installed: tuple[str, ...] = ()  # the scopes (or "yes") auto-dream is installed at
+
+
+# (name, install command, the program on PATH, the folders under home) — where each agent keeps its state.
+AGENTS: tuple[tuple[str, str | None, str | None, tuple[str, ...]], ...] = (
+    ("Claude Code", "claude-code", "claude", (".claude",)),
+    ("OpenClaw", "openclaw", None, (".openclaw",)),
+    ("Codex", None, "codex", (".codex",)),
+    ("Cursor", None, None, (".cursor",)),
+    ("Gemini CLI", None, None, (".gemini",)),
+    ("OpenCode", None, None, (".config/opencode",)),
+)
+
+
+def find_agents(home: Path | None, project: Path, config_dir: Path | None, state_dir: Path | None,
+                on_path: Any) -> list[AgentFound]:
+    """Every agent of AGENTS, with how it was found (`on_path(name)`: the program's path or None) and,
+    for the two auto-dream installs into, where its install record is (project: the current folder)."""
+    found: list[AgentFound] = []
+    for name, command, program, folders in AGENTS:
+        how = [f"`{program}` on PATH"] if program and on_path(program) else []
+        for folder in folders:
+            place = (config_dir if command == "claude-code" and config_dir else
+                     state_dir if command == "openclaw" and state_dir else home / folder if home else None)
+            if place is not None and place.is_dir():
+                how.append(str(place) if place != (home / folder if home else None) else f"~/{folder}")
+        installed: list[str] = []
+        if command == "claude-code":
+            for scope in SCOPES:
+                if scope != "project" and home is None:
+                    continue
+                places = claude_code_places(scope, project, home, config_dir)
+                record = _Record.parse(read_file(places.record))
+                line = record.installed_with if record else None
+                if line == places.install_line or (scope == "project" and line == "auto-dream install claude-code"):
+                    installed.append(scope)
+        elif command == "openclaw" and (home is not None or state_dir is not None):
+            if _Record.parse(read_file(openclaw_places(home, state_dir).record)) is not None:
+                installed.append("yes")
+        found.append(AgentFound(name, command, tuple(how), tuple(installed)))
+    return found
 
 
 # ---------------------------------------------------------------- what is installed
@@ -315,6 +414,7 @@ class _Record:
     files: dict[str, _FileRecord]
     folders: tuple[str, ...]  # relative to the skill folder: ".", "..", "../.."
     replacing: str | None = None  # in a journal: the hash of our skill the install is replacing
+    installed_with: str | None = None  # the install line that wrote it ("auto-dream install claude-code --scope …")
 
     def owns_skill(self, data: bytes) -> bool:
         """The skill is ours while it is the one the record names, byte for byte (or, while an
@@ -335,8 +435,9 @@ class _Record:
                      for role, entry in value["files"].items()}
             folders = tuple(str(folder) for folder in value["folders"] if folder in _LEVELS)
             skill, replacing = value["skill_sha256"], value.get("replacing_skill_sha256")
+            line = value.get("installed_with")
             return cls(skill if isinstance(skill, str) else None, files, folders,
-                       replacing if isinstance(replacing, str) else None)
+                       replacing if isinstance(replacing, str) else None, line if isinstance(line, str) else None)
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None  # not ours to read: uninstall goes by the hook markers alone, and keeps the rest
 
@@ -407,12 +508,13 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
         except UnicodeEncodeError:  # os.fsdecode's stand-ins for bytes that are not UTF-8
             raise StoreError(f"the path {os.fsencode(name).decode('utf-8', 'backslashreplace')} is not UTF-8 text, "
                              "and the files install writes it into are: nothing was written") from None
-    for path in (places.skill, places.record):
+    for path in (places.skill, places.record, *([places.ignore] if places.ignore else [])):
         real = snapshot.outside(places, path)
         if real is not None:  # wholly ours: never written through a link to somewhere else
             raise StoreError(f"{path} is a link to {real}, outside {_owned(places)}: install writes no file of its "
                              "own through it; nothing was written (remove the link)")
     record = _Record.parse(snapshot.files.get(places.record))
+    _refuse_the_other_scope(places, record)
     files: dict[str, _FileRecord] = {}
     changes: list[FileChange] = []
     if places.mcp_file is not None and places.settings is not None:
@@ -429,13 +531,13 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
             # the empty ones it fills, written with space inside (`{\n  }`): uninstall puts that back
             entry.blanks = {c: blank for c, blank in (previous.blanks if previous else {}).items()
                             if _member(value, c) is not None}
-            for container in _FILLED[role]:
+            for container in _filled(places, role):
                 blank = blank_inside(text, container)
                 if blank:
                     entry.blanks[container] = blank
             if role == "mcp":
                 text, entry.server = _put_server(path, text, entry.containers, server,
-                                                 bool(previous and previous.server), force)
+                                                 bool(previous and previous.server), force, places.mcp_base)
             else:
                 text = _put_hooks(path, text, entry.containers, groups)
             files[role] = entry
@@ -454,6 +556,9 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
             raise StoreError(f"{places.skill} is not the skill auto-dream installed (another skill named "
                              f"{SKILL_NAME}, or changed since): nothing was written; give --force to replace it")
         changes.append(FileChange(places.skill, current, skill, "the skill"))
+    if places.ignore is not None and snapshot.files[places.ignore] != LOCAL_IGNORE:
+        changes.append(FileChange(places.ignore, snapshot.files[places.ignore], LOCAL_IGNORE,
+                                  "git ignores the skill's folder: it holds this machine's paths"))
 
     chain = _folder_chain(places.skill_dir)
     missing = [folder for folder in chain if snapshot.folders.get(folder) is None]
@@ -488,20 +593,47 @@ _FILLED: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
+def _filled(places: Places, role: str) -> tuple[tuple[str, ...], ...]:
+    if role != "mcp" or not places.mcp_base:
+        return _FILLED[role]
+    held = (*places.mcp_base, "mcpServers")
+    return tuple(held[:depth] for depth in range(len(held) + 1))
+
+
+def _refuse_the_other_scope(places: Places, record: "_Record | None") -> None:
+    """--scope project and --scope local keep their skill in the same folder, .claude/skills/auto-dream/:
+    one at a time, or uninstall of one would take the other's skill."""
+    found = record.installed_with if record is not None else None
+    if places.scope not in ("project", "local") or not found or not found.startswith("auto-dream install claude-code"):
+        return
+    other = found.rsplit(" ", 1)[-1] if " --scope " in found else "project"
+    if other != places.scope:
+        raise StoreError(f"auto-dream is installed here at --scope {other} ({places.skill_dir} is its skill): "
+                         f"`auto-dream uninstall claude-code --scope {other}` first; nothing was written")
+
+
 def _at_level(places: Places, level: str) -> Path:
     return _folder_chain(places.skill_dir)[_LEVELS.index(level)]
 
 
 def _put_server(path: Path, text: str, made: set[tuple[str, ...]], wanted: dict, installed: bool,
-                force: bool) -> tuple[str, bool]:
+                force: bool, base: tuple[str, ...] = ()) -> tuple[str, bool]:
     """`text` with our server in it, and whether that server is install's: one that was there
     before install (`claude mcp add auto-dream …` by hand, with its own env or store) is the
-    user's, kept as it is, and left by uninstall; `installed` says an earlier install put it there."""
-    value = load(text)
-    servers = _object_at(path, value, "mcpServers")
-    if servers is None:
-        made.add(("mcpServers",))
-        return set_member(text, (), "mcpServers", {SERVER_NAME: wanted}), True
+    user's, kept as it is, and left by uninstall; `installed` says an earlier install put it there.
+    `base`: where the object holding "mcpServers" is (Places.mcp_base)."""
+    holder = load(text)
+    held = (*base, "mcpServers")
+    for depth, key in enumerate(held):
+        found = _object_at(path, holder, key)
+        if found is None:
+            nested: dict = {SERVER_NAME: wanted}
+            for outer in reversed(held[depth + 1:]):
+                nested = {outer: nested}
+            made.update(held[:level] for level in range(depth + 1, len(held) + 1))
+            return set_member(text, held[:depth], key, nested), True
+        holder = found
+    servers = holder
     existing = servers.get(SERVER_NAME)
     if SERVER_NAME in servers and _same_server(existing, wanted):
         return text, installed
@@ -516,7 +648,7 @@ def _put_server(path: Path, text: str, made: set[tuple[str, ...]], wanted: dict,
                              "give --force to replace it")
     if installed and isinstance(existing, dict):  # ours, for another store or executable: the user's keys stay
         wanted = {**existing, **{key: value for key, value in wanted.items() if key != "env"}}
-    return set_member(text, ("mcpServers",), SERVER_NAME, wanted), True
+    return set_member(text, held, SERVER_NAME, wanted), True
 
 
 def _put_hooks(path: Path, text: str, made: set[tuple[str, ...]], groups: dict[str, dict]) -> str:
@@ -566,6 +698,7 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
     JSON member install created removed once nothing else is in it; the folders it created
     removed when empty. What is not ours is left, and a note says so."""
     record = _Record.parse(snapshot.files.get(places.record))
+    _refuse_the_other_scope(places, record)
     changes: list[FileChange] = []
     notes: list[str] = []
     if places.mcp_file is not None and places.settings is not None:
@@ -578,7 +711,7 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
             value = load(text)
             entry = record.files.get(role) if record else None
             if role == "mcp":
-                servers = value.get("mcpServers")
+                servers = _member(value, (*places.mcp_base, "mcpServers"))
                 if isinstance(servers, dict) and SERVER_NAME in servers:
                     if not _is_our_server(servers[SERVER_NAME]):
                         notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: it does not run auto-dream")
@@ -590,7 +723,7 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
                         notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: you gave it {added} since "
                                      "install; delete it yourself when you no longer need them")
                     else:
-                        text = remove_member(text, ("mcpServers",), SERVER_NAME)
+                        text = remove_member(text, (*places.mcp_base, "mcpServers"), SERVER_NAME)
             else:
                 hooks = value.get("hooks")
                 for event in ("SessionStart", "SessionEnd"):
@@ -615,12 +748,17 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
     changes += _leftover_removals(snapshot)
 
     removed = {change.path for change in changes if change.after is None} | set(snapshot.staged)
-    for path, what in ((places.skill, "the skill"), (places.record, "the install record")):
+    ours = [(places.skill, "the skill"), (places.record, "the install record")]
+    if places.ignore is not None:
+        ours.insert(1, (places.ignore, "the skill folder's .gitignore"))
+    for path, what in ours:
         data = snapshot.files.get(path)
         if data is None:
             continue
         if path == places.skill and not (record is not None and record.owns_skill(data)):  # see plan_install
             notes.append(f"kept {path}: it is not the skill auto-dream installed, or it changed since")
+        elif path == places.ignore and data != LOCAL_IGNORE:
+            notes.append(f"kept {path}: it changed since install")
         elif (real := snapshot.outside(places, path)) is not None:
             notes.append(f"kept {path}, a link to {real}: that is outside {_owned(places)}, where uninstall "
                          "deletes no file")
