@@ -66,7 +66,7 @@ SCOPES = ("project", "local", "user")
 # A resumed or forked conversation already holds the memory it was given; a cleared or compacted
 # one has lost it. (SessionStart matchers: https://code.claude.com/docs/en/hooks, "SessionStart".)
 SESSION_START_MATCHER = "startup|clear|compact"
-OPENCLAW_STORE = Path(".openclaw") / "workspace" / STORE_DIR_NAME  # seed 004's store, where resolve_root looks
+OPENCLAW_STORE = Path(".openclaw") / "workspace" / STORE_DIR_NAME  # the OpenClaw skill's store
 # --scope local keeps the skill in the project's .claude/skills/auto-dream/ (Claude Code has no personal
 # skill folder for one project), with this .gitignore in it: git then ignores the folder, itself included.
 LOCAL_IGNORE = (b"# auto-dream install claude-code --scope local: this folder holds this machine's paths, "
@@ -184,7 +184,7 @@ def openclaw_places(home: Path | None, state_dir: Path | None) -> Places:
 
 def default_store(places: Places, project: Path, home: Path | None) -> Path:
     """The store an install names when --root does not: the project's own `.auto-dream` (project
-    scope); for the user, `~/.auto-dream`; for OpenClaw, the workspace store seed 004 used."""
+    scope); for the user, `~/.auto-dream`; for OpenClaw, the workspace store the OpenClaw skill used."""
     if places.scope in ("project", "local"):
         return project / STORE_DIR_NAME
     if home is None:
