@@ -271,12 +271,14 @@ def show(
 ) -> None:
     """Print one memory file whole, as it is on disk: what to open after a recall or a line of
     MEMORY.md. A name that several memories share is an error listing their paths."""
-    from auto_dream.commands.recall import file_text
+    from auto_dream.commands.recall import PendingEntry, file_text
     from auto_dream.commands.recall import show as show_memory
 
     context = _context(ctx)
     found = show_memory(context, memory, local_time(), defer=True)
-    if as_json:
+    if isinstance(found, PendingEntry) and as_json:
+        _print_json(found.as_json())
+    elif as_json:
         _print_json({"path": found.path, "name": found.name, "type": found.type, "description": found.description,
                      "mtime": found.mtime.isoformat(timespec="seconds"), "body": found.body,
                      "sources": list(found.sources)})
