@@ -388,11 +388,11 @@ def test_fully_distilled_logs_are_not_read_again_until_they_change(root, monkeyp
     add(root, "The staging cluster is rebuilt every Sunday", "project", days_ago=3)
     add(root, "Kafka topics are named after the owning team", "project", days_ago=2)
     run(root)
-    from auto_dream.dream import gather as gather_module
+    from auto_dream.store import undistilled  # gather's reading of the logs, shared with recall
 
     read = []
-    real = gather_module.read_log
-    monkeypatch.setattr(gather_module, "read_log", lambda path: read.append(path.name) or real(path))
+    real = undistilled.read_log
+    monkeypatch.setattr(undistilled, "read_log", lambda path: read.append(path.name) or real(path))
     assert run(root)["stats"]["entries_gathered"] == 0 and read == []
     add(root, "Invoices are archived for ten years", "project", days_ago=2)
     report = run(root)

@@ -84,7 +84,7 @@ def test_remember_dream_recall_show_list_check_and_undo(tmp_path):
 
     hits = ok(call(root, "recall", query="invoice port"))["memories"]
     assert [hit["name"] for hit in hits] == ["The invoice service runs on port 7070"]
-    assert set(hits[0]) == {"path", "name", "type", "description", "score", "snippet"}
+    assert set(hits[0]) == {"path", "name", "type", "description", "score", "snippet", "pending"}
     assert ok(call(root, "recall", query="answers", type="project"))["memories"] == []
     shown = ok(call(root, "show", memory=hits[0]["path"]))
     assert shown["body"].strip().startswith("The invoice service runs on port 7070")

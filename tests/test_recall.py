@@ -158,7 +158,8 @@ def test_text_output_shows_each_hit_as_a_block(store, cli):
 
 def test_json_output_has_the_documented_keys(store, cli):
     hit = recall_json(cli, store, "rollbacks")[0]
-    assert set(hit) == {"path", "name", "type", "description", "score", "snippet"}
+    assert set(hit) == {"path", "name", "type", "description", "score", "snippet", "pending"}
+    assert hit["pending"] is False
     assert hit["snippet"] == "The operations guide has a chapter on **rollbacks**; a deploy is mentioned once."
 
 

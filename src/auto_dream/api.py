@@ -18,7 +18,7 @@ from auto_dream.commands.build_index import build_index
 from auto_dream.commands.check import CheckResult, check_store
 from auto_dream.commands.init import init_store
 from auto_dream.commands.listing import ListResult, list_memories
-from auto_dream.commands.recall import DEFAULT_LIMIT, Hit
+from auto_dream.commands.recall import DEFAULT_LIMIT, Hit, PendingEntry
 from auto_dream.commands.recall import recall as recall_memories
 from auto_dream.commands.recall import show as show_memory
 from auto_dream.errors import InputError, StoreError, failure_line
@@ -147,7 +147,9 @@ class Store:
     def recall(self, query: str, limit: int = DEFAULT_LIMIT, type: str | None = None,
                archived: bool = False, defer: bool = False) -> list[Hit]:
         """The memories that best answer `query`, best first (`archived`: the archive searched
-        too), as `auto-dream recall` finds them; [] when none matches. Every memory file is
+        too), as `auto-dream recall` finds them; [] when none matches. The log entries no dream
+        has distilled yet are ranked with them (`hit.pending`, `hit.entry` the entry's id, `hit.path`
+        its day log). Every memory file is
         checked for changes first, unless `defer`: then a store of more than 5,000 files has
         only its folders checked, and the check of every file is left to the caller, who runs
         `auto_dream.store.recall.run_owed_checks_here()` once the answer is given (as
@@ -155,9 +157,10 @@ class Store:
         return recall_memories(self._context(), query, limit, type, archived, local_time(), defer=defer)
 
     @_store_errors
-    def show(self, path_or_name: str, defer: bool = False) -> Memory:
-        """One memory, whole: by its path relative to the root, else by its name (`defer` as
-        for recall)."""
+    def show(self, path_or_name: str, defer: bool = False) -> Memory | PendingEntry:
+        """One memory, whole: by its path relative to the root, else by its name; or a log entry
+        no dream has distilled yet, by its id as recall gives it (a PendingEntry: `path` its day
+        log, `body` its text). `defer` as for recall."""
         return show_memory(self._context(), path_or_name, local_time(), defer=defer)
 
     @_store_errors

@@ -239,12 +239,14 @@ def recall(
         "--archived", help="Search the archive as well as the live memories: memories dream retired (superseded, "
         "merged, stale). (`list --archived` lists the archive instead of the live memories.)")] = False,
     as_json: Annotated[bool, typer.Option(
-        "--json", help="Print one JSON list of {path, name, type, description, score, snippet}.")] = False,
+        "--json", help="Print one JSON list of {path, name, type, description, score, snippet, pending}; a "
+        "pending hit (a log entry not yet dreamed) also has id and at, and its path is its day log.")] = False,
 ) -> None:
     """Find the memories that best answer QUERY, best first: name, type, path, score, description
     and a snippet with the matched words in **bold**. Ranking is BM25 over name, description and
     body (name and description weigh more), English words by their stem, Chinese and Japanese by
-    two-character words; ties go to the newer memory. Open one whole with `auto-dream show PATH`.
+    two-character words; ties go to the newer memory. Log entries not yet dreamed are ranked with
+    them, marked pending, with their id and day log. Open one whole with `auto-dream show PATH|ID`.
     No match: one line saying so (with --json, []), exit 0."""
     from auto_dream.commands.listing import check_memory_type
     from auto_dream.commands.recall import check_query, render_hits
@@ -265,19 +267,24 @@ def recall(
 def show(
     ctx: typer.Context,
     memory: Annotated[str, typer.Argument(
-        metavar="PATH|NAME", help="The memory's path relative to the store (as recall, list and MEMORY.md "
-        "show it), or its name (exact, else in any case).")],
+        metavar="PATH|NAME|ID", help="The memory's path relative to the store (as recall, list and MEMORY.md "
+        "show it), or its name (exact, else in any case), or the id of a log entry not yet dreamed (as recall "
+        "gives it).")],
     as_json: Annotated[bool, typer.Option(
-        "--json", help="Print {path, name, type, description, mtime, body, sources} instead.")] = False,
+        "--json", help="Print {path, name, type, description, mtime, body, sources} instead (a pending entry: "
+        "also pending and id; path its day log, name its id, body its text).")] = False,
 ) -> None:
     """Print one memory file whole, as it is on disk: what to open after a recall or a line of
-    MEMORY.md. A name that several memories share is an error listing their paths."""
-    from auto_dream.commands.recall import file_text
+    MEMORY.md; or a log entry not yet dreamed, by its id, as its day log holds it. A name that
+    several memories share is an error listing their paths."""
+    from auto_dream.commands.recall import PendingEntry, file_text
     from auto_dream.commands.recall import show as show_memory
 
     context = _context(ctx)
     found = show_memory(context, memory, local_time(), defer=True)
-    if as_json:
+    if isinstance(found, PendingEntry) and as_json:
+        _print_json(found.as_json())
+    elif as_json:
         _print_json({"path": found.path, "name": found.name, "type": found.type, "description": found.description,
                      "mtime": found.mtime.isoformat(timespec="seconds"), "body": found.body,
                      "sources": list(found.sources)})
@@ -919,8 +926,9 @@ def context_command(ctx: typer.Context) -> None:
     """Print the store's MEMORY.md as a session should start with it: one line naming the store
     (MEMORY.md's links are relative to it), then MEMORY.md within Claude Code's caps — 10,000
     characters of a hook's output, 200 lines, 25,000 bytes — and a last line saying where it was
-    cut, when it was. No store or no MEMORY.md: nothing, exit 0. The SessionStart hook that
-    `auto-dream install claude-code` adds runs it."""
+    cut, when it was; then, in the room left, the newest log entries not yet dreamed and how many
+    more there are. No store, or neither MEMORY.md nor a pending entry: nothing, exit 0. The
+    SessionStart hook that `auto-dream install claude-code` adds runs it."""
     from auto_dream.commands.context import session_context
 
     found = session_context(_root(ctx))

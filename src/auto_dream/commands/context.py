@@ -8,18 +8,28 @@ It reads a MEMORY.md itself only up to 200 lines or 25 KB (https://code.claude.c
 naming the store (MEMORY.md's links are relative to it), and, when not all of it fits, a last line
 saying where it was cut and where the rest is. The first character is never `{`: Claude Code
 would try to read such output as JSON.
+
+After MEMORY.md comes a short section of the newest log entries no dream has distilled yet (what
+the agent appended since the last dream: store/undistilled.py, as dream's gather finds them), in
+the room MEMORY.md left under the 10,000 characters: it never pushes out a line of MEMORY.md, and
+says how many more are pending when not all fit.
 """
 
 from dataclasses import dataclass
 from pathlib import Path
 
+from auto_dream.store.daylog import Entry
 from auto_dream.store.paths import open_store, read_regular
 from auto_dream.store.review_queue import pending_count
+from auto_dream.store.text import shown as printable
+from auto_dream.store.undistilled import open_logs, read_distilled_ids, read_undistilled
 
 HOOK_OUTPUT_CHARS = 10_000  # Claude Code's cap on a hook's output, in JavaScript characters (UTF-16 units)
 INDEX_MAX_LINES = 200  # Claude Code's caps on the MEMORY.md it loads
 INDEX_MAX_BYTES = 25_000
 MAX_READ = 16 * 1024 * 1024  # a MEMORY.md past this is no index: only its start is read
+PENDING_SHOWN = 10  # at most this many undistilled entries listed, newest first
+PENDING_LINE_CHARS = 200  # of an entry's text, on one line
 
 
 @dataclass(frozen=True)
@@ -28,6 +38,8 @@ class SessionContext:
     index: Path
     lines_shown: int
     lines_total: int
+    pending_shown: int = 0  # log entries no dream has distilled yet, listed
+    pending_total: int = 0  # … and how many there are
 
 
 def _chars(text: str) -> int:
@@ -36,18 +48,23 @@ def _chars(text: str) -> int:
 
 
 def session_context(root: Path, max_chars: int = HOOK_OUTPUT_CHARS) -> SessionContext | None:
-    """The context for a session that starts with the store at `root`; None when there is no store
-    or no MEMORY.md (nothing to say, and a hook must not fail a session for it). A store that
-    cannot be read (a MEMORY.md that is a symlink or a FIFO…) is a StoreError."""
+    """The context for a session that starts with the store at `root`: MEMORY.md, then the newest
+    log entries not yet dreamed in the room left; None when there is no store, or neither a
+    MEMORY.md nor a pending entry (nothing to say, and a hook must not fail a session for it). A
+    store that cannot be read (a MEMORY.md that is a symlink or a FIFO…) is a StoreError."""
     if not root.is_dir():
         return None
     paths = open_store(root)
+    logs, _ = open_logs(paths)  # only the logs not recorded as fully distilled are read
+    pending = read_undistilled(logs, read_distilled_ids(paths)).entries if logs else []
     data = read_regular(paths.index, MAX_READ)
-    if data is None:
-        return None
-    index_text = data.decode("utf-8-sig", errors="replace")
+    index_text = "" if data is None else data.decode("utf-8-sig", errors="replace")
     if not index_text.strip():
-        return None
+        if not pending:
+            return None
+        header = f"auto-dream memory: the store at {root} has no MEMORY.md yet (no dream has run)\n"
+        text, listed = _with_pending(header, pending, max_chars)
+        return SessionContext(text, paths.index, 0, 0, listed, len(pending))
     # Lines end at "\n" only, as Claude Code counts them: str.splitlines would also break at a form
     # feed, a lone CR or U+2028 inside a line, adding line breaks and lines that are not in the file.
     *ended, last = index_text.split("\n")
@@ -84,9 +101,48 @@ def session_context(root: Path, max_chars: int = HOOK_OUTPUT_CHARS) -> SessionCo
             if chars > room or size > INDEX_MAX_BYTES - 4:
                 break
             kept.append(character)
-        text = header + "".join(kept) + "…\n" + cut_note(0, within=True)
-        return SessionContext(text, paths.index, 0, len(lines))
+        text, listed = _with_pending(header + "".join(kept) + "…\n" + cut_note(0, within=True), pending, max_chars)
+        return SessionContext(text, paths.index, 0, len(lines), listed, len(pending))
     text = header + "".join(shown)
     if len(shown) < len(lines):
         text += cut_note(len(shown))
-    return SessionContext(text, paths.index, len(shown), len(lines))
+    text, listed = _with_pending(text, pending, max_chars)
+    return SessionContext(text, paths.index, len(shown), len(lines), listed, len(pending))
+
+
+def _with_pending(text: str, pending: list[Entry], max_chars: int) -> tuple[str, int]:
+    """`text` and after it the newest of `pending` (oldest first), one line each, as many as fit in
+    what `text` left of `max_chars`, and a line saying how many more there are; when not even one
+    fits, the count alone if it fits. (text, how many entries were listed)."""
+    if not pending:
+        return text, 0
+    room = max_chars - _chars(text)
+    head = (f"\n[auto-dream: {len(pending)} log entr{'y' if len(pending) == 1 else 'ies'} not yet dreamed into "
+            "memory, newest first; `auto-dream recall WORDS` (MCP `recall`) finds them with the memories, "
+            "`auto-dream show ID` shows one]\n")
+
+    def more(count: int) -> str:
+        return f"- … and {count} more not yet dreamed\n" if count else ""
+
+    lines: list[str] = []
+    used = _chars(head)
+    for entry in reversed(pending[-PENDING_SHOWN:]):
+        line = _pending_line(entry)
+        if used + _chars(line) + _chars(more(len(pending) - len(lines) - 1)) > room:
+            break
+        lines.append(line)
+        used += _chars(line)
+    if lines:
+        return text + head + "".join(lines) + more(len(pending) - len(lines)), len(lines)
+    alone = (f"\n[auto-dream: {len(pending)} log entr{'y' if len(pending) == 1 else 'ies'} not yet dreamed; "
+             "`auto-dream recall WORDS` finds them]\n")
+    return (text + alone if _chars(alone) <= room else text), 0
+
+
+def _pending_line(entry: Entry) -> str:
+    """One entry on one line: its id, time, type and the start of its text."""
+    words = printable(" ".join(entry.text.split()))
+    if len(words) > PENDING_LINE_CHARS:
+        words = words[:PENDING_LINE_CHARS - 1].rstrip() + "…"
+    kind = f" ({entry.type})" if entry.type else ""
+    return f"- {entry.id} [{entry.at:%Y-%m-%d %H:%M}]{kind} {words}\n"

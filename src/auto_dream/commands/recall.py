@@ -1,7 +1,9 @@
 """`recall` and `show`: the memories that best answer a query, and one memory whole.
 
 What an agent uses mid-conversation, past what MEMORY.md lists: `recall` searches every
-memory through the recall index (store/recall.py), `show` opens the one it wants.
+memory through the recall index (store/recall.py), `show` opens the one it wants. Both find the
+log entries no dream has distilled yet too (store/undistilled.py, as dream's gather finds them),
+marked pending: what an agent appended this morning is found this afternoon, before any dream.
 """
 
 import os
@@ -15,6 +17,7 @@ from auto_dream.errors import InputError, StoreError
 from auto_dream.judge.words import SEARCH_SHORTEST, word_sequence, word_spans
 from auto_dream.store.consult import append_consult
 from auto_dream.store.context import StoreContext
+from auto_dream.store.daylog import Entry, format_entry
 from auto_dream.store.paths import MEMORY_TYPES
 from auto_dream.store.recall import Found, RecallIndex, with_recall_index
 from auto_dream.store.text import Unreadable, shown
@@ -33,23 +36,62 @@ class Hit:
     is a short piece of the memory's text around the first matched word, each matched word
     marked **so**."""
 
-    path: str
-    name: str
-    type: str
+    path: str  # a pending entry's: its day log
+    name: str  # a pending entry's: its id
+    type: str | None  # None: a pending entry that names no type
     description: str
     score: float
     snippet: str
     mtime: datetime
     archived: bool = False
+    entry: str | None = None  # the id of a log entry no dream has distilled yet, or None for a memory
+
+    @property
+    def pending(self) -> bool:
+        return self.entry is not None
 
     @classmethod
     def of(cls, found: Found, words: frozenset[str]) -> "Hit":
         return cls(found.path, found.name, found.type, found.description, -found.bm25,
-                   snippet(found, words), found.mtime, found.archived)
+                   snippet(found, words), found.mtime, found.archived, found.entry)
+
+    def as_json(self) -> dict[str, object]:
+        found: dict[str, object] = {"path": self.path, "name": self.name, "type": self.type,
+                                    "description": self.description, "score": self.score, "snippet": self.snippet,
+                                    "pending": self.pending}
+        if self.entry is not None:
+            found.update(id=self.entry, at=self.mtime.isoformat(timespec="seconds"))
+        return found
+
+
+@dataclass(frozen=True)
+class PendingEntry:
+    """A log entry no dream has distilled yet, as `show` gives it: the fields of a Memory that
+    `show` prints (`path` its day log, `name` its id, `body` its text, `mtime` its time), and the
+    entry itself."""
+
+    path: str
+    name: str
+    type: str | None
+    mtime: datetime
+    body: str
+    description: str = ""
+    sources: tuple[str, ...] = ()
+    pending: bool = True
+
+    @property
+    def id(self) -> str:
+        return self.name
 
     def as_json(self) -> dict[str, object]:
         return {"path": self.path, "name": self.name, "type": self.type, "description": self.description,
-                "score": self.score, "snippet": self.snippet}
+                "mtime": self.mtime.isoformat(timespec="seconds"), "body": self.body, "sources": list(self.sources),
+                "pending": True, "id": self.name}
+
+    def text(self) -> str:
+        """The entry as its day log holds it."""
+        entry = Entry(self.mtime.replace(tzinfo=None), self.body, self.type)
+        return f"{format_entry(entry)}".rstrip("\n") + "\n"
 
 
 def check_query(query: str) -> None:
@@ -73,7 +115,8 @@ def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory
            archived: bool = False, now: datetime | None = None, defer: bool = False) -> list[Hit]:
     """The memories that best answer `query`, best first: BM25 over name, description and body
     with the judge's words (English stems, CJK bigrams), name and description weighing more;
-    ties go to the newer memory. `archived`: the archive is searched too. No match: [].
+    ties go to the newer memory. The log entries no dream has distilled yet are ranked in the
+    same search, their text as a body (Hit.pending). `archived`: the archive is searched too. No match: [].
     The lookup is recorded in the consult log at `now` (store.consult). `defer`: a large
     store's full check may wait until after the answer (store.recall.with_recall_index; the
     caller runs it once it has given the answer: shell.run_owed_checks forks it off,
@@ -98,22 +141,36 @@ def render_hits(hits: list[Hit], query: str) -> str:
     """What `recall` prints without --json: one block per memory, best first, or one line."""
     if not hits:
         return f"no memory matches {shown(query)!r}\n"
-    blocks = [f"{shown(hit.name)}\n  type: {hit.type}" + (" (archived)" if hit.archived else "")
-              + f"\n  path: {shown(hit.path)}\n  score: {hit.score:.3f}"
-              + f"\n  description: {shown(hit.description)}\n  snippet: {shown(hit.snippet)}" for hit in hits]
-    return "\n\n".join(blocks) + "\n"
+    return "\n\n".join(_pending_block(hit) if hit.pending else _memory_block(hit) for hit in hits) + "\n"
 
 
-def show(context: StoreContext, path_or_name: str, now: datetime | None = None, defer: bool = False) -> "Memory":
+def _memory_block(hit: Hit) -> str:
+    return (f"{shown(hit.name)}\n  type: {hit.type}" + (" (archived)" if hit.archived else "")
+            + f"\n  path: {shown(hit.path)}\n  score: {hit.score:.3f}"
+            + f"\n  description: {shown(hit.description)}\n  snippet: {shown(hit.snippet)}")
+
+
+def _pending_block(hit: Hit) -> str:
+    return (f"pending entry {hit.name} (logged, not yet dreamed)\n  type: {hit.type or '(none)'}"
+            + f"\n  log: {shown(hit.path)}\n  at: {hit.mtime.isoformat(sep=' ', timespec='seconds')}"
+            + f"\n  score: {hit.score:.3f}\n  snippet: {shown(hit.snippet)}")
+
+
+def show(context: StoreContext, path_or_name: str, now: datetime | None = None,
+         defer: bool = False) -> "Memory | PendingEntry":
     """One memory, whole: by its path relative to the store's root (an absolute path inside it
-    too), else by its exact name, else by its name in any case. A live memory comes before an
-    archived one of the same name. InputError when none is found, or several are. `defer` as
-    for recall."""
+    too), else by its exact name, else by its name in any case; or a log entry no dream has
+    distilled yet, by its id (as recall gives it). A live memory comes before an archived one of
+    the same name. InputError when none is found, or several are. `defer` as for recall."""
     wanted = path_or_name.strip()
     if not wanted:
         raise InputError("give a memory's path (as recall and MEMORY.md show it) or its name")
     _check_unicode(wanted, "the memory's path or name")  # a file so named is never read as a memory
     path = with_recall_index(context.paths, context.tz, lambda index: _find(index, context, wanted), defer)
+    if isinstance(path, Found):
+        entry = PendingEntry(path.path, path.name, path.type, path.mtime, path.body)
+        _consulted(context, now, path_or_name, [(entry.name, entry.path)])
+        return entry
     from auto_dream.store.memory import read_memory  # the YAML parser: only `show` needs it
 
     memory = read_memory(context.paths.root / path, context.paths.root, context.tz, context.paths.untyped)
@@ -132,8 +189,10 @@ def _consulted(context: StoreContext, now: datetime | None, query: str, found: l
         pass
 
 
-def file_text(context: StoreContext, memory: "Memory") -> str:
-    """A memory file's text as it is on disk (what `show` prints)."""
+def file_text(context: StoreContext, memory: "Memory | PendingEntry") -> str:
+    """A memory file's text as it is on disk (what `show` prints); a pending entry as its log holds it."""
+    if isinstance(memory, PendingEntry):
+        return memory.text()
     try:
         raw = (context.paths.root / memory.path).read_bytes()
     except OSError as error:
@@ -141,10 +200,12 @@ def file_text(context: StoreContext, memory: "Memory") -> str:
     return raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 
-def _find(index: RecallIndex, context: StoreContext, wanted: str) -> str:
+def _find(index: RecallIndex, context: StoreContext, wanted: str) -> str | Found:
     relative = _relative(context, wanted)
     if relative is not None and (named := index.file(relative)) is not None:
         return named.path
+    if _ENTRY_ID.fullmatch(wanted) and (entry := index.entry(wanted)) is not None:
+        return entry
     every = index.named()
     folded = wanted.casefold()
     for matches in ([m for m in every if m.name == wanted], [m for m in every if (m.name or "").casefold() == folded]):
@@ -156,6 +217,9 @@ def _find(index: RecallIndex, context: StoreContext, wanted: str) -> str:
                              "give one's path")
     raise InputError(f"no memory at {wanted!r} or named so (`auto-dream recall WORDS` finds one by its words; "
                      "`auto-dream list` lists them)")
+
+
+_ENTRY_ID = re.compile(r"[0-9a-f]{12}")
 
 
 def _relative(context: StoreContext, given: str) -> str | None:

@@ -3,31 +3,22 @@ consult log. Small, plain files a person can read (the parse cache lives in cach
 
 import json
 from datetime import datetime, timedelta
-from pathlib import Path
 
 from auto_dream.errors import StoreError
 from auto_dream.judge.similarity import significant_words
 from auto_dream.store.consult import CONSULT_LOG, consult_records
 from auto_dream.store.memory import write_atomic
 from auto_dream.store.paths import StoreLayout
+from auto_dream.store.undistilled import (  # re-exported: the distilled record is read where recall reads it too
+    DISTILLED as DISTILLED,
+)
+from auto_dream.store.undistilled import LOGS_DONE as LOGS_DONE
+from auto_dream.store.undistilled import distilled_path as distilled_path
+from auto_dream.store.undistilled import read_distilled_ids as read_distilled_ids
+from auto_dream.store.undistilled import read_logs_done as read_logs_done
 
-DISTILLED = "distilled.txt"  # one entry id per line
 LAST_DREAM = "last_dream.json"
 RECHECK = "recheck.txt"  # memories whose checks a budget deferred
-LOGS_DONE = "logs_done.json"  # day logs fully distilled, by fingerprint: not read again while unchanged
-
-
-def distilled_path(paths: StoreLayout) -> Path:
-    return paths.state / DISTILLED
-
-
-def read_distilled_ids(paths: StoreLayout) -> set[str]:
-    """Ids of every entry a dream has distilled (a torn last line is ignored)."""
-    try:
-        text = distilled_path(paths).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return set()
-    return {line.strip() for line in text.split("\n") if len(line.strip()) == 12}
 
 
 def distilled_with(paths: StoreLayout, new_ids: tuple[str, ...]) -> bytes:
@@ -55,14 +46,6 @@ def read_last_dream(paths: StoreLayout) -> datetime | None:
 def write_last_dream(paths: StoreLayout, run_id: str, finished: datetime) -> None:
     document = {"run_id": run_id, "finished": finished.isoformat(timespec="seconds")}
     write_atomic(paths.state / LAST_DREAM, (json.dumps(document) + "\n").encode())
-
-
-def read_logs_done(paths: StoreLayout) -> dict[str, list[int]]:
-    try:
-        data = json.loads((paths.state / LOGS_DONE).read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def write_logs_done(paths: StoreLayout, done: dict[str, list[int]]) -> None:

@@ -45,8 +45,10 @@ from typing import TYPE_CHECKING, TypeVar
 
 from auto_dream.errors import StoreError
 from auto_dream.judge.words import SEARCH_SHORTEST, word_sequence
+from auto_dream.store.daylog import aware
 from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs
 from auto_dream.store.text import Unreadable
+from auto_dream.store.undistilled import distilled_path, open_logs, read_distilled_ids, read_undistilled
 from auto_dream.store.walk import (
     ABSENT,
     Fingerprint,
@@ -62,7 +64,7 @@ if TYPE_CHECKING:  # the parser is imported only when a file must be read (read_
 
 # PRAGMA user_version of the file; any other value is a foreign index, built again. Raise it
 # whenever what is stored would read differently now (the schema, the judge's words).
-VERSION = 4
+VERSION = 5
 FILE_NAME = "recall.sqlite3"
 SWEEP_LOCK_NAME = "recall.sqlite3-check"  # held by the process checking every file after a recall answered
 # BM25 weights of the columns: a word in a memory's name or description says what the memory
@@ -94,6 +96,15 @@ CREATE INDEX memory_seen ON memory (path, size, mtime_ns, ino);
 -- with the memory files directly in it: what the check of a large store's folders starts from
 CREATE TABLE folder (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, files INTEGER NOT NULL);
 CREATE VIRTUAL TABLE memory_words USING fts5(name, description, body, tokenize = 'ascii');
+-- the log entries no dream has distilled yet (store/undistilled.py), searched with the memories: an
+-- entry's words are memory_words' row -id, in the body column
+CREATE TABLE entry (
+    id INTEGER PRIMARY KEY, entry_id TEXT NOT NULL UNIQUE, log TEXT NOT NULL, type TEXT,
+    at TEXT NOT NULL, stamp REAL NOT NULL, text TEXT NOT NULL
+);
+-- what the entry table was made from: each day log not recorded as fully distilled, and the
+-- distilled record, with their fingerprints (NULLs: gone): while they match, no log is read
+CREATE TABLE entry_source (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, ino INTEGER);
 """
 
 _T = TypeVar("_T")
@@ -106,11 +117,13 @@ class Found:
     path: str
     name: str
     description: str
-    type: str
+    type: str | None  # None: a log entry that names no type
     mtime: datetime
     body: str
     archived: bool
     bm25: float  # FTS5's BM25: negative, the lower the better
+    entry: str | None = None  # a log entry no dream has distilled yet (its id): `path` is its day log,
+    # `name` its id, `description` empty, `body` its text, `mtime` its time, `type` None when it names none
 
 
 @dataclass(frozen=True)
@@ -130,21 +143,36 @@ class RecallIndex:
         self._db = db
 
     def search(self, words: Iterable[str], limit: int, memory_type: str | None = None,
-               archived: bool = False) -> list[Found]:
+               archived: bool = False, pending: bool = True) -> list[Found]:
         """The `limit` memories best matching any of `words` (the judge's words), best first; ties
-        go to the newer memory. Archived ones too when `archived`."""
+        go to the newer memory. Archived ones too when `archived`; `pending`: the log entries no
+        dream has distilled yet too, ranked in the same search (their text as a body)."""
         expression = match_expression(words)
         if not expression:
             return []
         rows = self._db.execute(
-            "SELECT m.path, m.name, m.description, m.type, m.mtime, m.body, m.archived, "
-            f"bm25(memory_words, {NAME_WEIGHT}, {DESCRIPTION_WEIGHT}, {BODY_WEIGHT}) AS score "
-            "FROM memory_words JOIN memory AS m ON m.id = memory_words.rowid "
-            "WHERE memory_words MATCH ? AND (? OR m.archived = 0) AND (? IS NULL OR m.type = ?) "
-            "ORDER BY score, m.stamp DESC, m.path LIMIT ?",
-            (expression, archived, memory_type, memory_type, limit)).fetchall()
-        return [Found(path, name, description, kind, datetime.fromisoformat(mtime), body, bool(archived_flag), score)
-                for path, name, description, kind, mtime, body, archived_flag, score in rows]
+            "SELECT coalesce(m.path, e.log), coalesce(m.name, e.entry_id), coalesce(m.description, ''), "
+            "coalesce(m.type, e.type), coalesce(m.mtime, e.at), coalesce(m.body, e.text), coalesce(m.archived, 0), "
+            f"e.entry_id, bm25(memory_words, {NAME_WEIGHT}, {DESCRIPTION_WEIGHT}, {BODY_WEIGHT}) AS score "
+            "FROM memory_words LEFT JOIN memory AS m ON m.id = memory_words.rowid "
+            "LEFT JOIN entry AS e ON e.id = -memory_words.rowid "
+            "WHERE memory_words MATCH ? "
+            "AND ((m.id IS NOT NULL AND (? OR m.archived = 0) AND (? IS NULL OR m.type = ?)) "
+            "OR (e.id IS NOT NULL AND ? AND (? IS NULL OR e.type = ?))) "
+            "ORDER BY score, coalesce(m.stamp, e.stamp) DESC, 1, 2 LIMIT ?",
+            (expression, archived, memory_type, memory_type, pending, memory_type, memory_type, limit)).fetchall()
+        return [Found(path, name, description, kind, datetime.fromisoformat(mtime), body, bool(archived_flag), score,
+                      entry)
+                for path, name, description, kind, mtime, body, archived_flag, entry, score in rows]
+
+    def entry(self, entry_id: str) -> Found | None:
+        """The undistilled log entry of this id (bm25 0), or None."""
+        row = self._db.execute("SELECT log, entry_id, type, at, text FROM entry WHERE entry_id = ?",
+                               (entry_id,)).fetchone()
+        if row is None:
+            return None
+        log, found_id, kind, at, text = row
+        return Found(log, found_id, "", kind, datetime.fromisoformat(at), text, False, 0.0, found_id)
 
     def file(self, path: str) -> Named | None:
         """The memory file at `path` (relative to the root), live or archived, readable or not."""
@@ -205,6 +233,7 @@ def _ask(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None, question
     try:
         if _update(db, paths, tz, defer):
             _owed.append((paths, tz))
+        _update_entries(db, paths, tz)
         return question(RecallIndex(db))
     finally:
         db.close()
@@ -515,6 +544,59 @@ def _write(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None, on_dis
         raise
     if fresh:
         _use_wal(db)
+
+
+# ---------------------------------------------------------------- the undistilled log entries
+
+
+def _update_entries(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None) -> None:
+    """Make the entry table hold the log entries no dream has distilled yet, as dream's gather finds
+    them (store.undistilled). The logs recorded as fully distilled are only listed and stat'ed; the
+    others and the distilled record are compared by fingerprint with what the table was made from,
+    and read again only when one changed (an append, a dream). Skipped when another process holds the
+    write lock too long, or the index is not this version's (then the memories were not written
+    either)."""
+    logs, _ = open_logs(paths)
+    sources: dict[str, _Source] = {log.relative: log.seen_as for log in logs}
+    if logs:  # a dream changes which of their entries are undistilled
+        sources[paths.relative(distilled_path(paths))] = fingerprint(distilled_path(paths))
+    if not _is_this_version(db) or _entry_sources(db) == sources:
+        return
+    found = read_undistilled(logs, read_distilled_ids(paths) if logs else set())
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        if _is_busy(error):
+            return
+        raise
+    try:
+        if _is_this_version(db):
+            ids = [row_id for (row_id,) in db.execute("SELECT id FROM entry")]
+            _select_in(db, "DELETE FROM memory_words WHERE rowid IN ({})", [-row_id for row_id in ids])
+            db.execute("DELETE FROM entry")
+            db.execute("DELETE FROM entry_source")
+            for entry in found.entries:
+                at = aware(entry.at, tz)
+                row_id = db.execute("INSERT INTO entry (entry_id, log, type, at, stamp, text) VALUES (?,?,?,?,?,?)",
+                                    (entry.id, found.entry_logs[entry.id], entry.type, at.isoformat(), at.timestamp(),
+                                     entry.text)).lastrowid
+                db.execute("INSERT INTO memory_words (rowid, name, description, body) VALUES (?,?,?,?)",
+                           (-(row_id or 0), "", "", words_of(entry.text)))
+            for path, seen in sources.items():
+                db.execute("INSERT INTO entry_source VALUES (?,?,?,?)", (path, *(seen or (None, None, None))))
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+_Source = Fingerprint | None
+
+
+def _entry_sources(db: sqlite3.Connection) -> dict[str, _Source]:
+    return {path: (None if size is None else (size, mtime_ns, ino))
+            for path, size, mtime_ns, ino in db.execute("SELECT * FROM entry_source")}
 
 
 def read_memory(path: Path, root: Path, tz: tzinfo | None, untyped: str | None) -> "Memory | Unreadable":
