@@ -31,7 +31,7 @@ test: lint
 	$(BIN)/python -m pytest -q
 
 test-fast: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -q -m "not slow"
+	AUTO_DREAM_TESTS=fast $(BIN)/python -m pytest -q -m "not slow"
 
 # ruff: pyflakes, pycodestyle and import order ([tool.ruff]); mypy: types ([tool.mypy]);
 # lint-imports: the layers and the imports STYLE.md forbids ([tool.importlinter]).

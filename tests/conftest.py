@@ -15,6 +15,17 @@ import pytest
 from auto_dream.cli import run
 from auto_dream.store.paths import StorePaths, ensure_store
 
+# `make test-fast` sets AUTO_DREAM_TESTS=fast: each property test tries a tenth of the examples it
+# asks for (at least 10), so the suite a developer runs every few minutes stays short; `make test`
+# tries them all.
+FAST = os.environ.get("AUTO_DREAM_TESTS") == "fast"
+
+
+def examples(wanted: int) -> int:
+    """How many examples a property test tries: `wanted`, or a tenth of it in the fast suite."""
+    return max(10, wanted // 10) if FAST else wanted
+
+
 BIN = Path(sys.executable).parent
 # What starts a process: the modules, and this file's helpers and fixtures that run one.
 PROCESS_NAMES = frozenset({"subprocess", "multiprocessing", "fork", "run_installed", "installed_command",

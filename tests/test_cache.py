@@ -13,6 +13,7 @@ from auto_dream.judge.similarity import AIMS, PINS, Profile, significant_words
 from auto_dream.store.cache import FILE_NAME, CachedMemory, ParseCache, Parsed
 from auto_dream.store.memory import Memory
 from auto_dream.store.paths import StorePaths
+from conftest import examples
 
 latin = st.sampled_from(["deploy", "billing", "kafka", "postgres", "rebase", "branch", "tuesday", "invoice",
                          "queue", "review", "mock", "database", "tests", "release", "cache", "redis"])
@@ -48,7 +49,7 @@ def save(root: Path, store: dict) -> ParseCache:
     return ParseCache.load(StorePaths(root))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(first=stores, second=stores, probes=st.dictionaries(st.integers(1000, 1010), texts, max_size=6),
        threshold=thresholds)
 def test_the_stored_index_finds_exactly_the_all_pairs_answer_after_any_update(first, second, probes, threshold):

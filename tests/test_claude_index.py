@@ -12,6 +12,7 @@ from auto_dream.judge.status import Status
 from auto_dream.store.claude_index import ClaudeIndex, rebuild_claude_index, statuses_in_index
 from auto_dream.store.index import IndexLimits
 from auto_dream.store.memory import Memory
+from conftest import examples
 
 TODAY = date(2026, 5, 1)
 NEWEST = datetime(2026, 4, 30, 12, 0, tzinfo=timezone.utc)
@@ -356,7 +357,7 @@ def indexes(draw):
     return lines, retired_lines, live, retired, limits
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(indexes(), st.booleans(), st.booleans(), st.booleans())
 def test_every_line_kept_stays_or_moves_in_order_and_the_text_fits(index, final_newline, unreadable, crlf):
     lines, retired_lines, live, retired, limits = index

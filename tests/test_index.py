@@ -17,7 +17,7 @@ from auto_dream.store.memory import Memory, render_memory
 from auto_dream.store.memory_md import index_differs, rebuild_index
 from auto_dream.store.paths import MEMORY_TYPES
 from auto_dream.store.templates import load_template
-from conftest import write_memory_file
+from conftest import examples, write_memory_file
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 PLUS_8 = timezone(timedelta(hours=8))
@@ -497,7 +497,7 @@ def test_build_index_command_names_an_unreadable_file_and_indexes_the_rest(cli, 
     assert broken.read_bytes() == broken_bytes
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(shape=st.lists(st.tuples(st.integers(0, 5), st.booleans(), st.sampled_from(MEMORY_TYPES)), max_size=60),
        cap=st.integers(0, 40))
 def test_the_listed_memories_are_the_first_by_priority_even_among_ties_and_pins(shape, cap):

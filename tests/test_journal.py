@@ -19,6 +19,7 @@ from auto_dream.store.daylog import (
     read_log,
 )
 from auto_dream.store.paths import MEMORY_TYPES
+from conftest import examples
 
 AT = datetime(2026, 4, 1, 14, 30, 5)
 
@@ -37,7 +38,7 @@ entry_times = st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(20
 entries = st.builds(Entry, at=entry_times, text=texts, type=st.one_of(st.none(), st.sampled_from(MEMORY_TYPES)))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(entry=entries)
 def test_every_text_round_trips(entry):
     parsed, problems = parse_log(format_entry(entry))
@@ -45,7 +46,7 @@ def test_every_text_round_trips(entry):
     assert parsed == [entry]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(day=st.lists(entries, min_size=1, max_size=6))
 def test_a_day_of_entries_round_trips_in_order(day):
     content = "".join(format_entry(e) for e in day)

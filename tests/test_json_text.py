@@ -15,6 +15,7 @@ from auto_dream.store.json_text import (
     remove_member,
     set_member,
 )
+from conftest import examples
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
 VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
@@ -28,7 +29,7 @@ def layout(document: dict, indent, final_newline: bool, crlf: bool = False) -> s
     return text.replace("\n", "\r\n") if crlf else text
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(DOCUMENTS, LAYOUTS, st.booleans(), st.booleans(), VALUES)
 def test_a_member_added_last_and_removed_again_gives_back_the_same_bytes(document, indent, final_newline, crlf,
                                                                          value):
@@ -39,7 +40,7 @@ def test_a_member_added_last_and_removed_again_gives_back_the_same_bytes(documen
     assert remove_member(added, (), key) == text
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(VALUES, max_size=4), LAYOUTS, VALUES)
 def test_an_item_appended_and_removed_again_gives_back_the_same_bytes(items, indent, value):
     text = layout({"hooks": {"SessionStart": items}}, indent, True)

@@ -26,7 +26,7 @@ from auto_dream.store.memory import (
     written_text,
 )
 from auto_dream.store.scan import scan_memories
-from conftest import tree_hash, write_memory_file
+from conftest import examples, tree_hash, write_memory_file
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 PLUS_8 = timezone(timedelta(hours=8))
@@ -364,7 +364,7 @@ def test_memory_file_name_collisions_ignore_case():
     assert memory_file_name("Goal", date(2026, 3, 12), {"20260312_GOAL.md"}) == "20260312_Goal_2.md"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(existing=st.lists(st.text(alphabet="20261_ßSsKkİi\u212a.md", max_size=14), max_size=30),
        asked=st.lists(st.text(alphabet="20261_ßSsKkİi\u212a.md", max_size=14), max_size=10))
 def test_taken_names_agree_with_folding_every_name(existing, asked):
@@ -770,7 +770,7 @@ ENTRIES = [*KEPT_AS_WRITTEN, "name: Tabs", "description: Indent with tabs", "typ
            "sources: a: b", "superseded_by: `other.md`", "standup: 9:30", "archived_reason: 'it said: \"no\"'"]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.sampled_from(ENTRIES), max_size=8), st.sampled_from(["", "\n", "\n\n"]),
        st.sampled_from(["", "Indent with tabs.", "  indented first line\nsecond"]), st.booleans())
 def test_any_writable_frontmatter_takes_a_merge_and_an_archive_and_keeps_its_other_lines(entries, gap, body,
@@ -797,7 +797,7 @@ def test_any_writable_frontmatter_takes_a_merge_and_an_archive_and_keeps_its_oth
     assert all(any(line == other for other in new_lines) for line in kept if not line.startswith("- "))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(value=st.one_of(st.from_regex(r"[A-Za-z][A-Za-z0-9 _.,;()/+=-]{0,40}", fullmatch=True),
                        st.sampled_from(["Yes", "no", "ON", "Off", "null", "y", "N", "True", "a", "b - c",
                                         "x.y.z.", "Plan (B), then C", "a=b", "u+1/2"]),
@@ -809,7 +809,7 @@ def test_a_name_or_description_line_is_written_as_yaml_writes_it(value):
     assert _yaml_line("name", value) == yaml.safe_dump({"name": value}, allow_unicode=True, width=10**9).rstrip("\n")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(sources=st.lists(st.one_of(st.from_regex(r"[0-9a-f]{12}", fullmatch=True),
                                   st.from_regex(r"0b[01]{1,11}", fullmatch=True),
                                   st.from_regex(r"[0-9]{1,12}", fullmatch=True), st.text(max_size=8)),

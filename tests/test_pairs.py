@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from auto_dream.judge.pairs import indexed_pairs, reference_pairs
 from auto_dream.judge.similarity import overlap, significant_words
-from conftest import write_memory_file
+from conftest import examples, write_memory_file
 
 # Small vocabularies make overlaps frequent, so the property meets many true pairs;
 # CJK sentences give bigrams.
@@ -21,14 +21,14 @@ stores = st.dictionaries(st.integers(0, 10_000), texts, min_size=0, max_size=40)
 thresholds = st.sampled_from([0.4, 0.6, 0.25, 0.5, 1.0, 0.33])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(store=stores, threshold=thresholds)
 def test_self_join_equals_all_pairs(store, threshold):
     pool = {key: significant_words(text) for key, text in store.items()}
     assert indexed_pairs(list(pool), pool, threshold) == reference_pairs(pool, threshold)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(store=stores, threshold=thresholds, data=st.data())
 def test_changed_against_the_store_equals_all_pairs_touching_them(store, threshold, data):
     pool = {key: significant_words(text) for key, text in store.items()}
@@ -37,7 +37,7 @@ def test_changed_against_the_store_equals_all_pairs_touching_them(store, thresho
     assert indexed_pairs(probes, pool, threshold) == expected
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(store=stores, threshold=thresholds, seed=st.randoms())
 def test_any_word_order_gives_the_same_pairs(store, threshold, seed):
     pool = {key: significant_words(text) for key, text in store.items()}
@@ -53,7 +53,7 @@ def test_reference_is_the_overlap_definition():
     assert all(overlap(pool[a], pool[b]) >= 0.4 for a, b in reference_pairs(pool, 0.4))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(store=stores, threshold=thresholds, data=st.data())
 def test_across_only_leaves_out_exactly_the_probe_to_probe_pairs(store, threshold, data):
     pool = {key: significant_words(text) for key, text in store.items()}
@@ -62,7 +62,7 @@ def test_across_only_leaves_out_exactly_the_probe_to_probe_pairs(store, threshol
     assert indexed_pairs(probes, pool, threshold, across_only=True) == expected
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(store=stores, low=thresholds, high=thresholds, across_only=st.booleans(), data=st.data())
 def test_relatable_pairs_are_those_at_the_low_threshold_whose_grounds_let_them_and_the_rest_at_the_high(
         store, low, high, across_only, data):

@@ -16,6 +16,7 @@ from auto_dream.judge.pairs import word_ranks
 from auto_dream.judge.recent import RECENT_LIMIT, RecentIndex, recent_pairs, reference_recent
 from auto_dream.judge.similarity import AIMS, PINS, significant_words
 from auto_dream.store.daylog import Entry
+from conftest import examples
 
 # A small vocabulary makes most records pass, so a limit binds and ties abound.
 WORDS = ["deploy", "billing", "kafka", "postgres", "rebase", "branch", "tuesday", "invoice", "queue", "cache"]
@@ -31,7 +32,7 @@ def _grounded(*kinds: int):
 
 # Each ground alone, so that a pair that passes from `low` on it is found by it alone, and all of them.
 @pytest.mark.parametrize("grounds", [_grounded(0, AIMS), _grounded(0, PINS), any_grounds])
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data(), rule=thresholds, ranked=st.booleans())
 def test_the_index_finds_the_newest_records_the_all_pairs_scan_finds(grounds, data, rule, ranked):
     """Records are added, grown and replaced in any order; each search gives exactly the
@@ -51,7 +52,7 @@ def test_the_index_finds_the_newest_records_the_all_pairs_scan_finds(grounds, da
                                                                                limit, exclude)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(pool=st.dictionaries(st.integers(0, 40), word_sets, max_size=25),
        grounded=st.dictionaries(st.integers(0, 40), any_grounds), rule=thresholds, limit=limits, data=st.data())
 def test_recent_pairs_are_each_probes_newest_partners(pool, grounded, rule, limit, data):
@@ -90,7 +91,7 @@ def _all_pairs(self, words, ground, limit=None, exclude=None):
     return reference_recent(words, ground, records, self.low, self.high, limit, exclude)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(batch=st.lists(st.tuples(texts, st.sampled_from([None, "project", "feedback"])), min_size=1, max_size=40))
 def test_the_distiller_decides_as_with_the_all_pairs_search(batch):
     entries = _entries(batch)

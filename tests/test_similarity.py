@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from auto_dream.distill.deterministic import new_memory_from_text
 from auto_dream.judge.similarity import AIMS, PINS, Profile, from_low, overlap, relation, significant_words
+from conftest import examples
 
 DUPLICATE, CONTRADICTION = 0.6, 0.4  # the config defaults
 
@@ -211,7 +212,7 @@ _TEXT = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_TEXT, _TEXT)
 def test_relation_is_symmetric_and_overlap_is_a_fraction(a, b):
     pa, pb = Profile.of(a), Profile.of(b)

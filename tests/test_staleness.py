@@ -36,7 +36,7 @@ from auto_dream.store.memory import split_frontmatter
 from auto_dream.store.memory_md import rebuild_index
 from auto_dream.store.paths import ensure_store
 from auto_dream.store.repository import find_repo
-from conftest import git_history, make_git_project, write_memory_file
+from conftest import examples, git_history, make_git_project, write_memory_file
 
 NOW = datetime(2026, 10, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -785,13 +785,13 @@ QUADRATIC_URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 QUADRATIC_LINE_SUFFIX = re.compile(r":\d+(?:[:,-]\d+)*$")
 
 
-@settings(max_examples=3000)
+@settings(max_examples=examples(3000))
 @given(st.text(alphabet="aZ1\u0663+.-:/ \n\u017f\u212a,x`", max_size=40))
 def test_urls_are_found_where_they_always_were(text):
     assert extract_references(text) == extract_references(QUADRATIC_URL.sub(" ", text))
 
 
-@settings(max_examples=3000)
+@settings(max_examples=examples(3000))
 @given(st.text(alphabet="a1\u0663:,-./ ", max_size=30))
 def test_a_line_suffix_is_cut_where_it_always_was(token):
     assert without_line_suffix(token) == QUADRATIC_LINE_SUFFIX.sub("", token)

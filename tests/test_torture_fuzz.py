@@ -18,6 +18,7 @@ from auto_dream.errors import AutoDreamError
 from auto_dream.store.daylog import Entry, LogProblem, format_entry, parse_log, read_log
 from auto_dream.store.memory import Memory, Unreadable, parse_memory, render_memory
 from auto_dream.store.paths import MEMORY_TYPES
+from conftest import examples
 
 pytestmark = pytest.mark.slow  # a torture test: `make test` runs it, `make test-fast` leaves it out
 
@@ -191,7 +192,7 @@ def test_the_memory_reader_never_raises_on_any_bytes(raw):
     assert isinstance(parse(raw), (Memory, Unreadable))
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=examples(60))
 @given(raw=memory_sources)
 def test_a_memory_the_reader_accepts_and_may_rewrite_keeps_its_fields_through_a_rewrite(raw):
     """Dream rewrites what it reads (a merge, an archive): render must take it and read back the same."""
@@ -222,7 +223,7 @@ def test_render_then_parse_keeps_every_field_for_arbitrary_text(memory):
     assert parsed.extra == memory.extra
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=examples(80))
 @given(memory=memories(values=yaml_values))
 def test_render_then_parse_keeps_extra_keys_of_any_yaml_value(memory):
     parsed = parse(render_memory(memory).encode("utf-8"))

@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auto_dream.judge.values import pins, same_kind, specifics, value_kind
+from conftest import examples
 
 
 @pytest.mark.parametrize("written, kind", [
@@ -50,7 +51,7 @@ def test_what_a_statement_pins_down_and_the_names_it_holds(text, pinned, names):
     assert pins(text) == bool(pinned)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(st.lists(st.sampled_from(list("aZ09 _#+-./:`“”「」\n,Mayondfri周五") + ["Monday", "March", "://", "http"]),
                 max_size=30).map("".join))
 def test_pins_is_true_whenever_a_text_pins_something_down(text):

@@ -15,6 +15,7 @@ from auto_dream.store.memory import Memory, render_memory
 from auto_dream.store.paths import MEMORY_TYPES, StorePaths
 from auto_dream.store.scan import scan_memories, scan_store
 from auto_dream.store.views import LiveView, StoreView
+from conftest import examples
 
 BASE = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
 # (hours after BASE: from few values, many ties, or many values; pinned; type; cites a file)
@@ -37,7 +38,7 @@ def write(root: Path, memory: Memory, stamp: int) -> None:
     os.utime(file, ns=(stamp, stamp))  # a size-and-mtime change the cache must notice
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(first=stores, second=stores, data=st.data())
 def test_views_answer_as_the_list_of_all_live_memories_would(first, second, data):
     with tempfile.TemporaryDirectory() as folder:
