@@ -62,6 +62,18 @@ def test_equal_times_leave_a_contradiction_for_review_not_a_supersede():
     assert (found.outcome, found.kind) == ("review", "conflict")
 
 
+@pytest.mark.parametrize("older, newer, outcome", [
+    # both say not to: an adverb that stresses the negation (絶対に, 決して) changes nothing
+    ("本番でmigrate:freshを実行しない", "本番ではmigrate:freshを絶対に実行しない", "merge"),
+    ("金曜日にデプロイしない", "金曜日には決してデプロイしない", "merge"),
+    # one says to, the other says never: still a contradiction
+    ("本番でmigrate:freshを実行する", "本番ではmigrate:freshを絶対に実行しない", "supersede"),
+    ("金曜日にデプロイする", "金曜日には決してデプロイしない", "supersede"),
+])
+def test_a_stressed_negation_negates_what_the_plain_one_does(older, newer, outcome):
+    assert verdict(older, newer).outcome == outcome
+
+
 def test_a_value_that_changed_is_a_contradiction_without_any_negation_word():
     found = swaps("Standup is at 9:30", "Standup is at 10:00", frozenset(), frozenset())
     assert value_changed(found) and (found[0].left, found[0].right) == ("9:30", "10:00")

@@ -38,6 +38,8 @@ _NEGATION_BEFORE_CJK = re.compile(r"不要|不再|不用|不需要|无需|别用
 _NEGATION_AFTER_CJK = re.compile(r"(?:[かがさたなばまらわいきぎしじちにびみり"
                                  r"えけげせぜてでねべめれこの])(?:ない|なかった|なく|ず)"
                                  r"|ません|ではない|じゃない|やめ|禁止|(?<=[はがも])不要|廃止|延期|下线|下線|废弃|弃用|停用|않")
+# Japanese adverbs that stress a negation (never, at all, ever again), not part of what it negates.
+_EMPHASIS = re.compile(r"絶対に|絶対|決して|一切|全然|全く|まったく|二度と")
 # English says that a thing is gone after naming it, in the passive: "Jenkins has been retired"
 # ("had to shut down his account" names its object after the verb).
 _NEGATION_AFTER = re.compile(r"\b(?:is|are|was|were|been|be|got|gets)\s+(?:now\s+)?(?:retired|deprecated|"
@@ -233,7 +235,9 @@ def _negations(text: str) -> list[tuple[tuple[str, ...], int, int, bool]]:
             found.append((tuple(token for token, _ in scope), match.start(), end, whole))
     for match in _negation_matches(text, after=True):
         window_start = max(0, match.start() - 200)
-        window = text[window_start:match.start()]
+        # an adverb that only stresses the negation takes no room in its reach: 「migrate:freshを
+        # 絶対に実行しない」 negates running migrate:fresh, as 「migrate:freshを実行しない」 does
+        window = _EMPHASIS.sub(lambda found: " " * len(found.group()), text[window_start:match.start()])
         cuts = list(_CLAUSE_END.finditer(window))
         clause_start = cuts[-1].end() if cuts else 0
         tokens = list(_tokens(window[clause_start:]))
