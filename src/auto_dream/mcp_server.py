@@ -1,5 +1,5 @@
 """`auto-dream mcp`: the store's commands as an MCP server over stdio, for any MCP client
-(Claude Code, Claude Desktop, OpenClaw, Codex): remember, recall, show, list_memories, check,
+(Claude Code, Claude Desktop, OpenClaw, Codex): remember, recall, show, list_memories, check, plan,
 dream, undo, review, resolve, forget, and MEMORY.md as a resource.
 
 Built on the official `mcp` Python SDK, 2.x, whose high-level server is `MCPServer` (1.x
