@@ -54,17 +54,20 @@ def test_every_tool_is_listed_with_a_description_and_its_hints(root):
         return (await client.list_tools()).tools
 
     tools = {tool.name: tool for tool in session(root, steps)}
-    assert set(tools) == {"remember", "recall", "show", "list_memories", "check", "dream", "undo", "review",
+    assert set(tools) == {"remember", "recall", "show", "list_memories", "check", "plan", "dream", "undo", "review",
                           "resolve", "forget"}
     for tool in tools.values():
         assert len(tool.description) > 80, tool.name  # enough for an agent to act on
-    for name in ("recall", "show", "list_memories", "check", "review"):
+    for name in ("list_memories", "check", "review"):
         assert tools[name].annotations.read_only_hint is True
+    for name in ("recall", "show", "plan", "remember"):  # they write: the consult log, the kept plan, the log
+        hints = tools[name].annotations
+        assert hints.read_only_hint is False and hints.destructive_hint is False, name
+    assert "consult log" in tools["recall"].description and "consult log" in tools["show"].description
     for name in ("dream", "undo", "resolve", "forget"):
         hints = tools[name].annotations
         assert hints.read_only_hint is False and hints.destructive_hint is True
-    assert tools["remember"].annotations.destructive_hint is False
-    assert set(tools["recall"].input_schema["properties"]) == {"query", "limit", "type", "archived"}
+    assert set(tools["recall"].input_schema["properties"]) == {"query", "limit", "type", "archived", "offset"}
     assert tools["recall"].input_schema["required"] == ["query"]
 
 
@@ -127,14 +130,16 @@ def test_memory_md_is_a_resource(root):
 
 
 @pytest.mark.parametrize("tool, arguments, says", [
-    ("remember", {"text": "x is y", "type": "opinion"}, "unknown type 'opinion'"),
+    ("remember", {"text": "x is y", "type": "opinion"}, "`type`: Input should be 'user', 'feedback', 'project' or"),
     ("remember", {"text": "   "}, "empty"),
     ("remember", {"text": "A fact", "time": "next tuesday-ish"}, "next tuesday-ish"),
     ("recall", {"query": "   "}, "empty query"),
-    ("recall", {"query": "deploy", "type": "notes"}, "unknown type 'notes'"),
-    ("recall", {"query": "deploy", "limit": 0}, "--limit must be at least 1"),
+    ("recall", {"query": "deploy", "type": "notes"}, "`type`: Input should be 'user'"),
+    ("recall", {"query": "deploy", "limit": 0}, "`limit`: Input should be greater than or equal to 1"),
+    ("recall", {"query": "deploy", "limit": 51}, "`limit`: Input should be less than or equal to 50"),
+    ("list_memories", {"offset": -1}, "`offset`: Input should be greater than or equal to 0"),
     ("show", {"memory": "no such memory"}, "no memory at 'no such memory'"),
-    ("list_memories", {"type": "opinion"}, "unknown type 'opinion'"),
+    ("list_memories", {"type": "opinion"}, "`type`: Input should be"),
     ("undo", {}, "no"),
 ])
 def test_bad_calls_are_tool_errors_of_one_line_and_the_server_goes_on(root, tool, arguments, says):
@@ -378,7 +383,7 @@ def test_a_batch_is_answered_for_each_request_in_it(wire):
     pytest.param("recall", r'{"query":"deploy \ud83d"}', "not valid Unicode", id="recall emoji cut in half"),
     pytest.param("recall", '{"query":"caf\xe9"}', "not valid Unicode", id="recall latin-1 byte"),
     pytest.param("show", r'{"memory":"memories/project/\udce9.md"}', "not valid Unicode", id="show lone surrogate"),
-    pytest.param("remember", r'{"text":"x","type":"\ud83d"}', "unknown type", id="type lone surrogate"),
+    pytest.param("remember", r'{"text":"x","type":"\ud83d"}', "`type`: Input should be", id="type lone surrogate"),
 ])
 def test_text_that_is_not_unicode_is_a_tool_error_and_changes_nothing(wire, root, tool, arguments, says):
     """A lone surrogate escape (an emoji cut in half, as JavaScript clients send it) and a byte
@@ -437,7 +442,8 @@ def test_resolve_and_forget_refuse_in_one_line_and_change_nothing(tmp_path):
     ok(call(root, "dream", apply=True))
     before = tree_hash(root)
     assert "no review item" in error_line(call(root, "resolve", id="r0000000", action="keep"))
-    assert "unknown decision" in error_line(call(root, "resolve", id="r0000000", action="drop"))
+    assert "`action`: Input should be 'keep', 'merge' or 'supersede'" in error_line(
+        call(root, "resolve", id="r0000000", action="drop"))
     assert "no memory" in error_line(call(root, "forget", memory="nowhere"))
     assert tree_hash(root) == before
     forgotten = ok(call(root, "forget", memory="The user lives in Lisbon", reason="moved to Porto"))

@@ -104,17 +104,21 @@ class Store:
     @_store_errors
     def dream(self, *, dry_run: bool = False, propose: bool = False, full: bool = False, budget: int | None = None,
               llm: bool | None = None, if_due: bool = False, api_key: str | None = None, base_url: str | None = None,
-              now: datetime | None = None, progress: "Progress | None" = None) -> "DreamOutcome":
+              now: datetime | None = None, progress: "Progress | None" = None, keep_plan: bool = False,
+              plan_id: str | None = None) -> "DreamOutcome":
         """Distil the new entries into memories, merge, supersede, archive, rebuild MEMORY.md, as
         `auto-dream dream` does; the arguments are its flags, and beat config.toml as they do. Claude
         is asked only with an `api_key` (config `llm = "auto"`), or with `llm=True`, which needs one.
-        `progress` (a `Progress`: start, advance, finish) hears how far the run has got."""
+        `progress` (a `Progress`: start, advance, finish) hears how far the run has got.
+        `keep_plan` (with `dry_run`) keeps the plan under an id, the outcome's `plan_id`; a real run
+        given `plan_id` applies that plan and no other, or raises PlanChangedError (a StoreError)
+        when the store changed since, writing nothing."""
         from auto_dream.commands.dream import dream
         from auto_dream.progress import NO_PROGRESS
 
         return dream(self._context(), _now(now), dry_run=dry_run, propose=propose, full=full, budget=budget,
                      llm=llm, if_due=if_due, api_key=api_key, base_url=base_url,
-                     progress=NO_PROGRESS if progress is None else progress)
+                     progress=NO_PROGRESS if progress is None else progress, keep_plan=keep_plan, plan_id=plan_id)
 
     @_store_errors
     def undo(self, run_id: str | None = None, force: bool = False, now: datetime | None = None) -> "Restored":

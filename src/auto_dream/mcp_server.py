@@ -1,5 +1,5 @@
 """`auto-dream mcp`: the store's commands as an MCP server over stdio, for any MCP client
-(Claude Code, Claude Desktop, OpenClaw, Codex): remember, recall, show, list_memories, check,
+(Claude Code, Claude Desktop, OpenClaw, Codex): remember, recall, show, list_memories, check, plan,
 dream, undo, review, resolve, forget, and MEMORY.md as a resource.
 
 Built on the official `mcp` Python SDK, 2.x, whose high-level server is `MCPServer` (1.x
@@ -34,13 +34,15 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Annotated, Any, BinaryIO, Literal
 
 import anyio
+import pydantic_core
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp.shared.message import SessionMessage
 from mcp.types import (
     INTERNAL_ERROR,
@@ -53,7 +55,7 @@ from mcp.types import (
     ToolAnnotations,
     jsonrpc_message_adapter,
 )
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from auto_dream.api import Store
 from auto_dream.errors import failure_line
@@ -73,6 +75,48 @@ can with `resolve` (`forget` archives a memory that is wrong); each decision can
 
 COMPACT = (",", ":")  # JSON as the SDK writes it: no spaces
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+# recall and show read only the store's memories, but record each lookup in .state/consult.jsonl
+LOOKS_UP = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+# plan writes only its kept plan, under .state/plans/: the same store planned twice keeps one file
+PLANS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+CHANGES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+
+# Every result stays under this many characters, as the client is given it (the SDK's text is JSON
+# indented by two): Claude Code cuts a tool's output near 25,000 tokens.
+RESULT_CHARS = 20_000
+BODY_CHARS = 12_000  # of a memory's body, per `show`
+LISTED = 20  # the rows of each list a dream, an undo or a decision names; the rest are counted
+
+MemoryType = Literal["user", "feedback", "project", "reference"]
+Type = Annotated[MemoryType | None, Field(description="Keep one type of memory: user, feedback, project or "
+                                                      "reference. Leave it out for all types.")]
+Archived = Annotated[bool, Field(description="Look at the memories dream retired (the archive) instead of the live "
+                                             "ones (recall: as well as the live ones).")]
+Offset = Annotated[int, Field(ge=0, description="How many items to skip: 0 for the first page, then the "
+                                                "`next_offset` the last page returned.")]
+
+
+def _limit(default: int, most: int, what: str) -> Any:
+    return Annotated[int, Field(ge=1, le=most, description=f"At most this many {what} in one result ({default} "
+                                f"unless given, {most} at most); fewer when they would not fit in "
+                                f"{RESULT_CHARS:,} characters. Page on with `offset`.")]
+
+
+class AutoDreamServer(MCPServer):
+    """The SDK's server, with a call whose arguments fail the schema answered in one line that
+    names the tool's parameter and what it takes (the SDK's own text is pydantic's, several lines)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            cause = error.__cause__
+            if not isinstance(cause, ValidationError) or isinstance(error, UnexpectedToolError):
+                raise
+            problems = "; ".join(f"`{'.'.join(str(part) for part in problem['loc']) or 'arguments'}`: "
+                                 f"{problem['msg']}" for problem in cause.errors())
+            raise ToolError(f"Error executing tool {name}: {problems}") from cause
 
 
 def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer:
@@ -81,115 +125,204 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
     process's environment)."""
     store = Store(root)
     env = os.environ if environ is None else environ
-    server = MCPServer("auto-dream", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = AutoDreamServer("auto-dream", title="auto-dream: long-term memory", instructions=INSTRUCTIONS,
+                             version=package_version(), log_level="WARNING")
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                                             open_world_hint=False))
-    def remember(text: str, type: str | None = None, time: str | None = None) -> dict[str, Any]:
-        """Add one fact to today's log (the next dream distils it into a memory). `text`: one
-        short, self-contained statement, with absolute dates ("2026-12-15", not "next Monday").
-        `type`: user (who the user is, their preferences), feedback (a correction or instruction
-        about how to work; add "Reason:" and "How to apply:" lines when known), project (a decision
-        or context of the work) or reference (where something lives: URLs, hosts, dashboards);
-        leave it out to let dream decide. `time`: when it was learnt, if not now (ISO 8601,
-        "YYYY-MM-DD HH:MM", or "yesterday 15:00", "2h ago"). Never remember secrets. Returns the
-        time with its UTC offset."""
+    @server.tool(title="Remember a fact", annotations=ADDS)
+    def remember(
+        text: Annotated[str, Field(description="One short, self-contained statement, with absolute dates "
+                                               "(\"2026-12-15\", not \"next Monday\"). Never a secret.")],
+        type: Annotated[MemoryType | None, Field(description=(
+            "user (who the user is, their preferences), feedback (a correction or instruction about how to work; "
+            "add \"Reason:\" and \"How to apply:\" lines when known), project (a decision or context of the work) "
+            "or reference (where something lives: URLs, hosts, dashboards). Leave it out to let dream decide."))]
+        = None,
+        time: Annotated[str | None, Field(description="When it was learnt, if not now: ISO 8601, \"YYYY-MM-DD "
+                                                      "HH:MM\", \"yesterday 15:00\" or \"2h ago\".")] = None,
+    ) -> dict[str, Any]:
+        """Add one fact to today's log (the next dream distils it into a memory). Returns its id
+        and the time with its UTC offset. Writes one line to the store's log; the first call makes
+        the store."""
         entry = _call(store.append, text, type, time)
         return {"id": entry.id, "time": store.entry_time(entry).isoformat(timespec="seconds"), "type": entry.type,
                 "text": entry.text}
 
-    @server.tool(annotations=READ_ONLY)
-    def recall(query: str, limit: int = 10, type: str | None = None, archived: bool = False) -> dict[str, Any]:
+    @server.tool(title="Search memories", annotations=LOOKS_UP)
+    def recall(
+        query: Annotated[str, Field(description="The words to look for; any may match.")],
+        limit: _limit(10, 50, "memories") = 10,
+        type: Type = None,
+        archived: Archived = False,
+        offset: Offset = 0,
+    ) -> dict[str, Any]:
         """Search every memory, past what MEMORY.md lists: the memories that best answer `query`,
         best first, each with its path, name, type, description, score and a snippet with the
-        matched words in **bold**. Any word may match; English words match by their stem, Chinese
-        and Japanese by two-character words. `type` keeps one type (user, feedback, project,
-        reference); `archived` searches the memories dream retired too. Open one whole with
-        `show`. The lookup is recorded: a memory looked up is kept from being retired as stale."""
-        hits = _call(store.recall, query, limit, type, archived, defer=True)
+        matched words in **bold**. English words match by their stem, Chinese and Japanese by
+        two-character words. `more` and `next_offset` say when more match: call again with that
+        `offset`. Open one whole with `show`. Writes: the lookup is appended to the store's
+        consult log (.state/consult.jsonl), so a memory looked up is kept from being retired as stale."""
+        hits = _call(store.recall, query, offset + limit + 1, type, archived, defer=True)
         _check_after()
-        return {"memories": [hit.as_json() for hit in hits]}
+        rows = [hit.as_json() for hit in hits]
+        return _paged({}, "memories", rows, offset, limit, total=None)
 
-    @server.tool(annotations=READ_ONLY)
-    def show(memory: str) -> dict[str, Any]:
-        """One memory, whole: `memory` is its path as recall, list_memories and MEMORY.md give
-        it, or its name. Returns its path, name, type, description, mtime, body and sources."""
+    @server.tool(title="Read one memory", annotations=LOOKS_UP)
+    def show(
+        memory: Annotated[str, Field(description="The memory's path, as recall, list_memories and MEMORY.md give "
+                                                 "it, or its name.")],
+        offset: Annotated[int, Field(ge=0, description=f"Where in the body to start, in characters (a body longer "
+                                                       f"than {BODY_CHARS:,} comes in parts: pass the "
+                                                       f"`next_offset` the last part returned).")] = 0,
+    ) -> dict[str, Any]:
+        """One memory, whole: its path, name, type, description, mtime, body and sources. A body
+        longer than the result allows comes in parts (`body_chars` is its length; `next_offset`,
+        when not null, where the next part starts). Writes: the lookup is appended to the store's
+        consult log (.state/consult.jsonl), so the memory is kept from being retired as stale."""
         found = _call(store.show, memory, defer=True)
         _check_after()
-        return {"path": found.path, "name": found.name, "type": found.type, "description": found.description,
-                "mtime": found.mtime.isoformat(timespec="seconds"), "body": found.body,
-                "sources": list(found.sources)}
+        body = found.body
+        part = body[offset:offset + BODY_CHARS]
+        end = offset + len(part)
+        document = {"path": found.path, "name": found.name, "type": found.type,
+                    "description": _clip(found.description, 1_000), "mtime": found.mtime.isoformat(timespec="seconds"),
+                    "body": part, "body_chars": len(body), "offset": offset,
+                    "next_offset": end if end < len(body) else None, "sources": list(found.sources)}
+        return _fit_lists(document, ("sources",))
 
-    @server.tool(annotations=READ_ONLY)
-    def list_memories(type: str | None = None, archived: bool = False) -> dict[str, Any]:
-        """Every memory (path, name, type, description, mtime, age in days), newest first within
-        each type; `type` keeps one type, `archived` lists the retired memories instead."""
+    @server.tool(title="List memories", annotations=READ_ONLY)
+    def list_memories(
+        type: Type = None,
+        archived: Archived = False,
+        limit: _limit(50, 200, "memories") = 50,
+        offset: Offset = 0,
+    ) -> dict[str, Any]:
+        """The memories (path, name, type, description, mtime, age in days), newest first within
+        each type, a page at a time: `total` is how many there are, `more` and `next_offset` say
+        where the next page starts. `type` keeps one type, `archived` lists the retired memories
+        instead."""
         result = _call(store.list, type, archived)
-        return {"memories": [memory.as_json() for memory in result.memories]}
+        return _paged({}, "memories", [memory.as_json() for memory in result.memories], offset, limit)
 
-    @server.tool(annotations=READ_ONLY)
-    def check() -> dict[str, Any]:
+    @server.tool(title="Check the store's health", annotations=READ_ONLY)
+    def check(
+        limit: _limit(50, 200, "memories' health") = 50,
+        offset: Offset = 0,
+    ) -> dict[str, Any]:
         """The store's health: entries waiting for a dream, the last dream, whether one is due,
-        whether MEMORY.md is in sync, how many memories decayed (unused for decay_days), and each
-        memory's freshness and staleness (with the references it names that are gone)."""
-        return _call(store.check).as_json()
+        whether MEMORY.md is in sync, how many memories decayed (unused for decay_days), and,
+        a page at a time, each memory's freshness and staleness (with the references it names
+        that are gone): `total`, `more` and `next_offset` page through them."""
+        document = _call(store.check).as_json()
+        rows = document.pop("memories")
+        return _paged(document, "memories", rows, offset, limit)
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
-                                             open_world_hint=False))
-    def dream(apply: bool = False, propose: bool = False, if_due: bool = False) -> dict[str, Any]:
-        """Distil the remembered facts into memories, merge duplicates, resolve contradictions
-        (newer wins), retire stale memories and rebuild MEMORY.md. Without `apply` nothing is
-        written: the report is the plan. `apply`: carry it out (every run can be undone with
-        `undo`; retired memories go to the archive). `propose`: apply only what adds (new
-        memories, merges) and list retirements as proposals. `if_due`: only when a dream is due
-        (a day since the last one and five facts waiting). Fails while another dream runs."""
+    Propose = Annotated[bool, Field(description="Apply only what adds (new memories, merges); list retirements as "
+                                                "proposals.")]
+    IfDue = Annotated[bool, Field(description="Only when a dream is due (a day since the last one and five facts "
+                                              "waiting); else the result says why not.")]
+
+    def dreamed(apply: bool, plan_id: str | None, propose: bool, if_due: bool) -> dict[str, Any]:
         outcome = _call(store.dream, dry_run=not apply, propose=propose, if_due=if_due,
-                        api_key=env.get("ANTHROPIC_API_KEY"), base_url=env.get("ANTHROPIC_BASE_URL"))
+                        api_key=env.get("ANTHROPIC_API_KEY"), base_url=env.get("ANTHROPIC_BASE_URL"),
+                        keep_plan=not apply, plan_id=plan_id)
         if outcome.report is None:
             return {"dream_due": False, "reason": outcome.not_due}
-        return {"applied": apply, **outcome.report.as_json()}
+        head: dict[str, Any] = {"applied": apply}
+        if outcome.plan_id is not None:
+            head["plan_id"] = outcome.plan_id
+        return _fit_lists({**head, **outcome.report.as_json()}, REPORT_LISTS)
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
-                                             open_world_hint=False))
-    def undo(run_id: str | None = None) -> dict[str, Any]:
+    @server.tool(title="Plan a dream (changes no memory)", annotations=PLANS)
+    def plan(propose: Propose = False, if_due: IfDue = False) -> dict[str, Any]:
+        """What a dream would do now, changing no memory, log or MEMORY.md: the memories it would
+        create, merge, supersede and retire, and MEMORY.md's new sha256, with a `plan_id`. Apply
+        exactly that plan with `dream` (`apply` true, that `plan_id`); if the store changes in
+        between, that call applies nothing and says so. Writes: the plan is kept in the store's
+        .state/plans/ (the newest 20). Lists name their first rows; `<list>_total` counts them all."""
+        return dreamed(False, None, propose, if_due)
+
+    @server.tool(title="Dream: distil and tidy the memories", annotations=CHANGES)
+    def dream(
+        apply: Annotated[bool, Field(description="true: carry out a plan (the one `plan_id` names, else one made "
+                                                 "now). false (the default): only plan, as the tool `plan` does.")]
+        = False,
+        plan_id: Annotated[str | None, Field(description="With apply: the `plan_id` that `plan` (or dream without "
+                                                         "apply) returned; exactly that plan is applied. If the "
+                                                         "store changed since, nothing is, and the error says so.")]
+        = None,
+        propose: Propose = False,
+        if_due: IfDue = False,
+    ) -> dict[str, Any]:
+        """Distil the remembered facts into memories, merge duplicates, resolve contradictions
+        (newer wins), retire stale memories and rebuild MEMORY.md. Without `apply` it only plans
+        (as `plan` does: the result is the plan and its `plan_id`). With `apply` and a `plan_id`
+        exactly that plan is carried out, or, if the store changed since, nothing is and the error
+        says to plan again; `apply` without a `plan_id` plans and applies at once. Every applied
+        run can be undone with `undo`; retired memories go to the archive. Lists name their first
+        rows; `<list>_total` counts them all (the full report is in the run's folder under
+        .state/runs/). Fails while another dream runs."""
+        if plan_id is not None and not apply:
+            raise ToolError("`plan_id` is for applying a plan: call dream with apply true and that plan_id (or "
+                            "leave plan_id out to make a new plan)")
+        return dreamed(apply, plan_id, propose, if_due)
+
+    @server.tool(title="Undo a dream or a decision", annotations=CHANGES)
+    def undo(
+        run_id: Annotated[str | None, Field(description="The run to reverse, as a dream, resolve or forget returned "
+                                                        "it; leave it out for the last one.")] = None,
+    ) -> dict[str, Any]:
         """Reverse an applied dream (default: the last one): every file it touched is put back
         byte for byte. Stops, changing nothing, if a file was changed by someone since the run
         (`auto-dream undo --force` on the command line overrides that; this tool never does).
         A file changed while it runs is left as it is: `left` names it, `warnings` say why."""
         restored = _call(store.undo, run_id)
-        return {"run_id": restored.run_id, "restored": restored.restored, "interrupted": restored.interrupted,
-                "left": restored.left, "warnings": restored.warnings}
+        return _fit_lists({"run_id": restored.run_id, "restored": restored.restored,
+                           "interrupted": restored.interrupted, "left": restored.left,
+                           "warnings": restored.warnings}, ("restored", "left", "warnings"))
 
-    @server.tool(annotations=READ_ONLY)
-    def review() -> dict[str, Any]:
-        """The decisions dream left for you: pairs of memories that may say the same thing
-        (`duplicate`) or contradict each other (`conflict`), each with the deciding sentence of
-        both quoted (`evidence`, in the order of `memories`). Read both; when meaning is clear,
-        decide with `resolve`; when it is not, leave the item (or ask the user). `changed`: items a
-        memory of which changed since; the next dream judges them again."""
-        return _call(store.review).as_json()
+    @server.tool(title="List decisions left for review", annotations=READ_ONLY)
+    def review(
+        limit: _limit(20, 100, "items") = 20,
+        offset: Offset = 0,
+    ) -> dict[str, Any]:
+        """The decisions dream left for you, oldest first, a page at a time (`total`, `more`,
+        `next_offset`): pairs of memories that may say the same thing (`duplicate`) or contradict
+        each other (`conflict`), each with the deciding sentence of both quoted (`evidence`, in
+        the order of `memories`). Read both; when meaning is clear, decide with `resolve`; when it
+        is not, leave the item (or ask the user). `changed`: items a memory of which changed
+        since; the next dream judges them again."""
+        document = _call(store.review).as_json()
+        rows = document.pop("items")
+        changed = document.pop("changed")
+        head = {"changed": changed[:LISTED], "changed_total": len(changed)}
+        return _paged(head, "items", rows, offset, limit)
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
-                                             open_world_hint=False))
-    def resolve(id: str, action: str, into: str | None = None, winner: str | None = None,
-                reason: str = "") -> dict[str, Any]:
-        """Decide one review item (`id` from `review`). `action`: "keep" when both are true and
-        different (not asked again while both stay as they are); "merge" with `into` = the path of
-        the memory that stays, when they say the same thing (the other's whole text is carried in,
-        then it is archived); "supersede" with `winner` = the path of the memory that is right now,
-        when one replaces the other (the other is archived). `reason`: one line on why. Journaled:
-        `undo` reverses it."""
+    @server.tool(title="Decide a review item", annotations=CHANGES)
+    def resolve(
+        id: Annotated[str, Field(description="The item's id, from `review`.")],
+        action: Annotated[Literal["keep", "merge", "supersede"], Field(description=(
+            "keep: both are true and different (not asked again while both stay as they are); merge: they say "
+            "the same thing (name `into`); supersede: one replaces the other (name `winner`)."))],
+        into: Annotated[str | None, Field(description="With merge: the path of the memory that stays; the other's "
+                                                      "whole text is carried in, then it is archived.")] = None,
+        winner: Annotated[str | None, Field(description="With supersede: the path of the memory that is right now; "
+                                                        "the other is archived.")] = None,
+        reason: Annotated[str, Field(description="One line on why.")] = "",
+    ) -> dict[str, Any]:
+        """Decide one review item (`id` from `review`) with `action` keep, merge or supersede.
+        Journaled: `undo` reverses it."""
         outcome = _call(store.resolve, id, action, into=into, winner=winner, reason=reason, by="the agent")
-        return outcome.report.as_json()
+        return _fit_lists(outcome.report.as_json(), REPORT_LISTS)
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
-                                             open_world_hint=False))
-    def forget(memory: str, reason: str = "") -> dict[str, Any]:
-        """Archive a memory that is wrong (the user says so, or it is plainly false now): `memory`
-        is its path or name, `reason` why. It leaves MEMORY.md and recall; its file is kept in the
-        archive. Journaled: `undo` reverses it."""
+    @server.tool(title="Forget a wrong memory", annotations=CHANGES)
+    def forget(
+        memory: Annotated[str, Field(description="The memory's path or name.")],
+        reason: Annotated[str, Field(description="Why it is wrong, in one line.")] = "",
+    ) -> dict[str, Any]:
+        """Archive a memory that is wrong (the user says so, or it is plainly false now). It
+        leaves MEMORY.md and recall; its file is kept in the archive. Journaled: `undo` reverses it."""
         outcome = _call(store.forget, memory, reason, by="the agent")
-        return outcome.report.as_json()
+        return _fit_lists(outcome.report.as_json(), REPORT_LISTS)
 
     @server.resource("auto-dream://MEMORY.md", name="MEMORY.md", mime_type="text/markdown",
                      description="The store's index: one line per memory, what to read at the start of a session.")
@@ -208,15 +341,128 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
     return server
 
 
+REPORT_LISTS = ("actions", "skipped", "deferred", "flagged", "review", "warnings", "distilled_entries")
+
+
+def package_version() -> str:
+    """auto-dream's version, as installed (the package's own when it is not installed)."""
+    try:
+        return metadata.version("auto-dream")
+    except metadata.PackageNotFoundError:
+        from auto_dream import __version__
+
+        return __version__
+
+
+def result_chars(document: dict[str, Any]) -> int:
+    """How many characters the client is given for `document`: the SDK's text of it."""
+    return len(pydantic_core.to_json(document, fallback=str, indent=2).decode())
+
+
+def _paged(head: dict[str, Any], key: str, rows: list[Any], offset: int, limit: int,
+           total: int | None | bool = True) -> dict[str, Any]:
+    """`head` with a page of `rows` under `key`: rows[offset:offset + limit], fewer when the result
+    would pass RESULT_CHARS (always one, cut down if it alone would), and where the next page starts.
+    `total=None`: rows holds one more than the page when more match (recall), so no total is told."""
+    page = rows[offset:offset + limit]
+    while True:
+        end = offset + len(page)
+        more = end < len(rows)
+        document = {**head, key: page}
+        if total is not None:
+            document["total"] = len(rows)
+        document.update({"offset": offset, "next_offset": end if more else None, "more": more})
+        size = result_chars(document)
+        if size <= RESULT_CHARS or not page:
+            return document
+        if len(page) == 1:
+            page = [_shrink(page[0], size - RESULT_CHARS)]
+            continue
+        page = page[:max(1, min(len(page) - 1, len(page) * RESULT_CHARS // size))]
+
+
+def _shrink(row: Any, excess: int) -> Any:
+    """One row cut down by at least `excess` characters: its longest texts shortened."""
+    if not isinstance(row, dict):
+        return row
+    row = dict(row)
+    for name in sorted((k for k, v in row.items() if isinstance(v, str)), key=lambda k: -len(row[k])):
+        if excess <= 0:
+            break
+        cut = min(len(row[name]), excess + 200)
+        row[name] = _clip(row[name], max(0, len(row[name]) - cut))
+        excess -= cut
+    return row
+
+
+def _clip(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[:max(0, chars - 1)] + "…"
+
+
+def _fit_lists(document: dict[str, Any], lists: tuple[str, ...]) -> dict[str, Any]:
+    """`document` with each of its `lists` cut to its first LISTED rows, fewer while the result
+    would pass RESULT_CHARS; a list cut is counted whole in `<list>_total`, and `more` is true."""
+    document = dict(document)
+    cut = False
+    for name in lists:
+        rows = document.get(name)
+        if isinstance(rows, list) and len(rows) > LISTED:
+            document[name], document[f"{name}_total"], cut = rows[:LISTED], len(rows), True
+    while result_chars(document) > RESULT_CHARS:
+        longest = max((name for name in lists if isinstance(document.get(name), list) and document[name]),
+                      key=lambda name: result_chars({name: document[name]}), default=None)
+        if longest is None:
+            break
+        rows = document[longest]
+        document.setdefault(f"{longest}_total", len(rows))
+        document[longest] = rows[:len(rows) // 2]
+        cut = True
+    if cut:
+        document["more"] = True
+    return document
+
+
+# The command line's words in an error, and the MCP tools' and parameters' for them: the library
+# says what its command line takes; an agent is told what it can call.
+MCP_WORDING = (
+    ("--limit must be", "`limit` must be"),
+    ("`auto-dream recall WORDS` finds one by its words; `auto-dream list` lists them",
+     "the tool `recall` finds one by its words; `list_memories` lists them"),
+    ("e.g. `auto-dream recall deploy friday`", "e.g. query \"deploy friday\""),
+    ("(as `auto-dream list --json` gives it)", "(as `list_memories` gives it)"),
+    ("(`auto-dream list --json`)", "(as `list_memories` gives it)"),
+    ("(`auto-dream list` shows them)", "(`list_memories` lists them)"),
+    ("(`auto-dream review` lists them)", "(the tool `review` lists them)"),
+    ("merge takes --into PATH, supersede takes --winner PATH", "merge takes `into`, supersede takes `winner`"),
+    ("it takes no --into or --winner", "it takes no `into` or `winner`"),
+    ("needs --into PATH", "needs `into`"),
+    ("needs --winner PATH", "needs `winner`"),
+    ("--at only back-dates an entry", "`time` only back-dates a fact"),
+    ("(or use --no-llm)", "(or set llm = \"off\" in the store's config.toml)"),
+    ("; use --force to restore anyway", "; `auto-dream undo --force` on the command line restores anyway"),
+    ("run `auto-dream init` first", "`remember` a fact first (it makes the store)"),
+    ("plan again with a dry dream", "call `dream` without `apply` for a new plan"),
+    ("plan again", "call `dream` without `apply` for a new plan"),
+)
+
+
+def mcp_wording(line: str) -> str:
+    """An error's line as an agent calling the tools is told it (MCP_WORDING)."""
+    for cli, tools in MCP_WORDING:
+        line = line.replace(cli, tools)
+    return line
+
+
 def _call(method: Any, *args: Any, **kwargs: Any) -> Any:
-    """`method(*args, **kwargs)`, an error a user can act on turned into a tool error with its line."""
+    """`method(*args, **kwargs)`, an error a user can act on turned into a tool error with its
+    line, in the tools' words (mcp_wording)."""
     try:
         return method(*args, **kwargs)
     except Exception as error:
         failure = failure_line(error)
         if failure is None:
             raise
-        raise ToolError(failure[0]) from None
+        raise ToolError(mcp_wording(failure[0])) from None
 
 
 def _check_after() -> None:

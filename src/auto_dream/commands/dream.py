@@ -2,7 +2,7 @@
 distiller chosen, the run."""
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -13,6 +13,7 @@ from auto_dream.dream.runner import DreamOutcome
 from auto_dream.dream.runner import dream as run_dream
 from auto_dream.dream.runner import undo as undo_run
 from auto_dream.dream.runs import Restored
+from auto_dream.dream.saved_plans import check_unchanged, inputs_fingerprint, load_plan, save_plan
 from auto_dream.dream.state import DreamOptions
 from auto_dream.errors import InputError, failure_line
 from auto_dream.progress import NO_PROGRESS, Progress
@@ -53,12 +54,27 @@ def choose_distiller(context: StoreContext, llm: bool | None, api_key: str | Non
 def dream(context: StoreContext, now: datetime, *, dry_run: bool = False, propose: bool = False,
           full: bool = False, budget: int | None = None, llm: bool | None = None, if_due: bool = False,
           api_key: str | None = None, base_url: str | None = None,
-          step_hook: StepHook | None = None, progress: Progress = NO_PROGRESS) -> DreamOutcome:
+          step_hook: StepHook | None = None, progress: Progress = NO_PROGRESS, keep_plan: bool = False,
+          plan_id: str | None = None) -> DreamOutcome:
     """Distil, tidy and report (dream/runner.py); with `dry_run`, only plan and report. `progress`
-    hears how far the run has got (auto_dream.progress)."""
+    hears how far the run has got (auto_dream.progress). `keep_plan` (a dry run) keeps the plan
+    under an id (the outcome's `plan_id`); `plan_id` (a real run) applies that plan and no other
+    (dream/saved_plans.py): a store changed since is a PlanChangedError, nothing written."""
     options = resolve_options(context.config, dry_run, propose, full, budget)
+    expect = None
+    if plan_id is not None:
+        if dry_run:
+            raise InputError("a plan id is for applying that plan: a dry run makes a new one")
+        kept = load_plan(context.paths, plan_id)
+        check_unchanged(context.paths, kept, options)
+        expect = kept.digest
+    fingerprint = inputs_fingerprint(context.paths) if keep_plan and dry_run else None
     distiller = choose_distiller(context, llm, api_key, base_url)
-    return run_dream(context, now, options, distiller, if_due=if_due, step_hook=step_hook, progress=progress)
+    outcome = run_dream(context, now, options, distiller, if_due=if_due, step_hook=step_hook, progress=progress,
+                        expect=expect)
+    if fingerprint is not None and outcome.report is not None:
+        outcome = replace(outcome, plan_id=save_plan(context.paths, outcome.report, options, fingerprint))
+    return outcome
 
 
 def undo(context: StoreContext, now: datetime, run_id: str | None = None, force: bool = False) -> Restored:

@@ -34,6 +34,7 @@ from auto_dream.dream.runs import (
     run_number,
     run_status,
 )
+from auto_dream.dream.saved_plans import PlanChangedError, plan_digest
 from auto_dream.dream.state import Decisions, DreamOptions, Snapshot
 from auto_dream.errors import InputError, StoreError
 from auto_dream.progress import NO_PROGRESS, PLANNING, READING, RECORDING, Progress
@@ -54,6 +55,7 @@ class DreamOutcome:
     # The run's snapshot and decisions, for a caller that would rather exit than free them object by object
     # (the CLI: a third of a second at 100,000 memories).
     working_set: object = field(default=None, repr=False, compare=False)
+    plan_id: str | None = None  # a dry run's plan, kept (dream/saved_plans.py)
 
 
 def new_run_id(paths: StoreLayout, now: datetime) -> str:
@@ -86,8 +88,10 @@ def _not_due(snapshot: Snapshot) -> str | None:
 
 def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
           if_due: bool = False, step_hook: StepHook | None = None,
-          progress: Progress = NO_PROGRESS) -> DreamOutcome:
-    """Plan, then apply. A dry run plans the same way and stops before the lock: no
+          progress: Progress = NO_PROGRESS, expect: str | None = None) -> DreamOutcome:
+    """Plan, then apply. With `expect` (a kept plan's digest: dream/saved_plans.py) the plan
+    is applied only if it decides what the kept one did; else PlanChangedError, nothing written.
+    A dry run plans the same way and stops before the lock: no
     roll-back, no journal, not a byte written. `progress` hears of each stage (progress.py) and
     is finished when the run ends, however it ends.
 
@@ -104,7 +108,7 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
               else nullcontext()) as hold:
             if not dry_run:
                 _writable_store(context)  # a folder Claude Code is consolidating gains nothing
-            return _dream(context, now, options, distiller, if_due, step_hook, progress, hold)
+            return _dream(context, now, options, distiller, if_due, step_hook, progress, hold, expect)
     except _NotDue as not_due:
         return not_due.outcome
     finally:
@@ -120,7 +124,8 @@ class _NotDue(Exception):
 
 
 def _dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
-           if_due: bool, step_hook: StepHook | None, progress: Progress, hold: Hold | None) -> DreamOutcome:
+           if_due: bool, step_hook: StepHook | None, progress: Progress, hold: Hold | None,
+           expect: str | None = None) -> DreamOutcome:
     dry_run = options.dry_run
     with nullcontext() if dry_run else dream_lock(context.paths, now):
         progress.start(READING, None)
@@ -136,6 +141,9 @@ def _dream(context: StoreContext, now: datetime, options: DreamOptions, distille
         if dry_run:
             report = build_report(plan)
             return DreamOutcome(report, render_markdown(report), working_set=(snapshot, decisions))
+        if expect is not None and plan_digest(build_report(plan)) != expect:
+            raise PlanChangedError("the store changed since that plan was made (the dream plans differently "
+                                   "now): nothing was applied; plan again")
         return _carry_out(snapshot, plan, hold, step_hook, progress, working_set=(snapshot, decisions))
 
 
