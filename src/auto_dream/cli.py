@@ -36,6 +36,7 @@ from auto_dream.shell import (
     openclaw_workspace,
     run_owed_checks,
     store_root,
+    xdg_config_home,
 )
 from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.paths import MEMORY_TYPES, STORE_DIR_NAME, store_dir_for_init
@@ -1048,6 +1049,93 @@ def uninstall_openclaw(ctx: typer.Context, dry_run: DryRunOption = False) -> Non
 
     places = openclaw_places(home_folder(), openclaw_state_dir())
     _show_plan(ctx, plan_uninstall(places, read_snapshot(places)), dry_run)
+
+
+AgentScopeOption = Annotated[str, typer.Option(
+    "--scope", metavar="project|user",
+    help="project: the project's own files (store: <project>/.auto-dream); user: your home folder's, for every "
+    "project (store: ~/.auto-dream). `auto-dream --root PATH install …` names another store.")]
+AgentForceOption = Annotated[bool, typer.Option(
+    "--force", help="Replace an MCP server named auto-dream that install did not add, or a rule named "
+    "auto-dream.mdc that is not ours.")]
+
+
+def _agent_places(agent: str, scope: str, project: Optional[str]) -> "tuple[Places, Path]":
+    """Gemini CLI's, Cursor's or OpenCode's places for the scope, and the project folder."""
+    from auto_dream.commands.install import cursor_places, gemini_cli_places, opencode_places
+
+    folder = given_folder(project, "--project") or Path.cwd()
+    if scope == "project" and not folder.is_dir():
+        raise InputError(f"no project folder {folder}")
+    if agent == "gemini-cli":
+        return gemini_cli_places(scope, folder, home_folder()), folder
+    if agent == "cursor":
+        return cursor_places(scope, folder, home_folder()), folder
+    return opencode_places(scope, folder, home_folder(), xdg_config_home()), folder
+
+
+def _install_agent(ctx: typer.Context, agent: str, scope: str, project: Optional[str], dry_run: bool,
+                   force: bool) -> None:
+    places, folder = _agent_places(agent, scope, project)
+    _install(ctx, places, folder, dry_run, force)
+    if places.scope == "project" and not dry_run:
+        _warn(f"these files hold this machine's paths (the store, this auto-dream): do not commit what "
+              f"`auto-dream install {agent}` wrote in {folder}; `--scope user` writes to your home folder instead")
+
+
+def _uninstall_agent(ctx: typer.Context, agent: str, scope: str, project: Optional[str], dry_run: bool) -> None:
+    from auto_dream.commands.install import plan_uninstall, read_snapshot
+
+    places, _ = _agent_places(agent, scope, project)
+    _show_plan(ctx, plan_uninstall(places, read_snapshot(places)), dry_run)
+
+
+@install_app.command("gemini-cli")
+def install_gemini_cli(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
+                       dry_run: DryRunOption = False, force: AgentForceOption = False) -> None:
+    """Register auto-dream's MCP server in Gemini CLI's settings.json (`mcpServers` of
+    <project>/.gemini/settings.json, or ~/.gemini/settings.json at --scope user) and add a marked block
+    to GEMINI.md (the project's, or ~/.gemini/GEMINI.md) saying when to recall and remember."""
+    _install_agent(ctx, "gemini-cli", scope, project, dry_run, force)
+
+
+@install_app.command("cursor")
+def install_cursor(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
+                   dry_run: DryRunOption = False, force: AgentForceOption = False) -> None:
+    """Register auto-dream's MCP server in Cursor's mcp.json (<project>/.cursor/mcp.json, or
+    ~/.cursor/mcp.json at --scope user) and, for a project, add the rule .cursor/rules/auto-dream.mdc
+    saying when to recall and remember (Cursor keeps user rules in its settings, not in a file)."""
+    _install_agent(ctx, "cursor", scope, project, dry_run, force)
+
+
+@install_app.command("opencode")
+def install_opencode(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
+                     dry_run: DryRunOption = False, force: AgentForceOption = False) -> None:
+    """Register auto-dream's MCP server in OpenCode's opencode.json (`mcp` of the project's, or of
+    ~/.config/opencode/opencode.json at --scope user) and add a marked block to AGENTS.md (the project's,
+    or ~/.config/opencode/AGENTS.md) saying when to recall and remember."""
+    _install_agent(ctx, "opencode", scope, project, dry_run, force)
+
+
+@uninstall_app.command("gemini-cli")
+def uninstall_gemini_cli(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
+                         dry_run: DryRunOption = False) -> None:
+    """Remove the MCP server and the GEMINI.md block `install gemini-cli` added; the rest is kept byte for byte."""
+    _uninstall_agent(ctx, "gemini-cli", scope, project, dry_run)
+
+
+@uninstall_app.command("cursor")
+def uninstall_cursor(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
+                     dry_run: DryRunOption = False) -> None:
+    """Remove the MCP server and the rule `install cursor` added; the rest is kept byte for byte."""
+    _uninstall_agent(ctx, "cursor", scope, project, dry_run)
+
+
+@uninstall_app.command("opencode")
+def uninstall_opencode(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
+                       dry_run: DryRunOption = False) -> None:
+    """Remove the MCP server and the AGENTS.md block `install opencode` added; the rest is kept byte for byte."""
+    _uninstall_agent(ctx, "opencode", scope, project, dry_run)
 
 
 def _install(ctx: typer.Context, places: "Places", project: Path, dry_run: bool, force: bool) -> None:
