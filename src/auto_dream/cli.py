@@ -955,7 +955,8 @@ app.add_typer(install_app, name="install")
 @install_app.callback(invoke_without_command=True)
 def install_main(ctx: typer.Context, list_agents: Annotated[bool, typer.Option(
         "--list", help="List the agents found on this machine, which auto-dream can install into today "
-        "(claude-code, openclaw) and where it is installed; write nothing.")] = False) -> None:
+        "(claude-code, openclaw, gemini-cli, cursor, opencode) and where it is installed; write nothing.")
+        ] = False) -> None:
     """Wire auto-dream into an agent: its MCP server, hooks and skill."""
     if ctx.invoked_subcommand is not None:
         return
@@ -965,7 +966,8 @@ def install_main(ctx: typer.Context, list_agents: Annotated[bool, typer.Option(
     from auto_dream.commands.install import find_agents
 
     rows = []
-    for agent in find_agents(home_folder(), Path.cwd(), claude_config_dir(), openclaw_state_dir(), shutil.which):
+    for agent in find_agents(home_folder(), Path.cwd(), claude_config_dir(), openclaw_state_dir(), shutil.which,
+                             xdg_config_home()):
         found = "found (" + ", ".join(agent.found) + ")" if agent.found else "not found"
         if agent.command is None:
             can = "not supported yet"

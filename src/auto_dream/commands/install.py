@@ -278,14 +278,14 @@ AGENTS: tuple[tuple[str, str | None, str | None, tuple[str, ...]], ...] = (
     ("Claude Code", "claude-code", "claude", (".claude",)),
     ("OpenClaw", "openclaw", None, (".openclaw",)),
     ("Codex", None, "codex", (".codex",)),
-    ("Cursor", None, None, (".cursor",)),
-    ("Gemini CLI", None, None, (".gemini",)),
-    ("OpenCode", None, None, (".config/opencode",)),
+    ("Cursor", "cursor", None, (".cursor",)),
+    ("Gemini CLI", "gemini-cli", "gemini", (".gemini",)),
+    ("OpenCode", "opencode", "opencode", (".config/opencode",)),
 )
 
 
 def find_agents(home: Path | None, project: Path, config_dir: Path | None, state_dir: Path | None,
-                on_path: Any) -> list[AgentFound]:
+                on_path: Any, config_home: Path | None = None) -> list[AgentFound]:
     """Every agent of AGENTS, with how it was found (`on_path(name)`: the program's path or None) and,
     for the two auto-dream installs into, where its install record is (project: the current folder)."""
     found: list[AgentFound] = []
@@ -293,7 +293,9 @@ def find_agents(home: Path | None, project: Path, config_dir: Path | None, state
         how = [f"`{program}` on PATH"] if program and on_path(program) else []
         for folder in folders:
             place = (config_dir if command == "claude-code" and config_dir else
-                     state_dir if command == "openclaw" and state_dir else home / folder if home else None)
+                     state_dir if command == "openclaw" and state_dir else
+                     config_home / "opencode" if command == "opencode" and config_home else
+                     home / folder if home else None)
             if place is not None and place.is_dir():
                 how.append(str(place) if place != (home / folder if home else None) else f"~/{folder}")
         installed: list[str] = []
@@ -309,6 +311,17 @@ def find_agents(home: Path | None, project: Path, config_dir: Path | None, state
         elif command == "openclaw" and (home is not None or state_dir is not None):
             if _Record.parse(read_file(openclaw_places(home, state_dir).record)) is not None:
                 installed.append("yes")
+        elif command in ("gemini-cli", "cursor", "opencode"):
+            for scope in AGENT_SCOPES:
+                try:
+                    places = (gemini_cli_places(scope, project, home) if command == "gemini-cli" else
+                              cursor_places(scope, project, home) if command == "cursor" else
+                              opencode_places(scope, project, home, config_home))
+                except InputError:  # no home folder
+                    continue
+                record = _Record.parse(read_file(places.record))
+                if record is not None and record.installed_with == places.install_line:
+                    installed.append(scope)
         found.append(AgentFound(name, command, tuple(how), tuple(installed)))
     return found
 
@@ -418,7 +431,8 @@ def render_block(agent: str, command: tuple[str, ...], root: Path) -> str:
 def render_cursor_rule(command: tuple[str, ...], root: Path) -> str:
     """Cursor's project rule: frontmatter (`alwaysApply: true`: in every chat; https://cursor.com/docs/rules),
     the marker, then the instructions."""
-    return ("---\ndescription: auto-dream long-term memory: when to recall and remember\nalwaysApply: true\n---\n\n"
+    return ("---\ndescription: auto-dream long-term memory, when to recall and when to remember\n"
+            "alwaysApply: true\n---\n\n"
             f"{SKILL_MARKER} cursor`; `auto-dream uninstall cursor` removes it. -->\n\n"
             + render_instructions("cursor", command, root))
 
