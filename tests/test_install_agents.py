@@ -219,3 +219,54 @@ def _assert_cursor_rule(path: Path, store: Path) -> None:
     front = yaml.safe_load(text.split("---\n")[1])
     assert front["alwaysApply"] is True and "recall" in front["description"]
     assert f"--root {store}" in text and "`remember`" in text
+
+
+OPENCLAW_JSON = """{
+  "agents": {"defaults": {"workspace": "~/.openclaw/workspace"}},
+  "mcp": {
+    "servers": {
+      "context7": {"command": "npx", "args": ["-y", "@upstash/context7-mcp"]}
+    }
+  },
+  "gateway": {"port": 18789}
+}"""
+
+
+@pytest.mark.parametrize("existing", [OPENCLAW_JSON, '{"gateway": {"port": 18789}}\n', None])
+def test_openclaw_server_in_mcp_servers_installed_and_removed_byte_for_byte(cli, places, tmp_path, existing):
+    """`install openclaw` registers the server in `mcp.servers` of ~/.openclaw/openclaw.json beside the
+    skill; uninstall gives the config back byte for byte (or removes the one it created)."""
+    config = places["home"] / ".openclaw" / "openclaw.json"
+    if existing is not None:
+        config.parent.mkdir()
+        config.write_text(existing)
+        config.chmod(0o600)
+    before = tree_hash(tmp_path)
+    _run(cli, places, "install", "openclaw", "--dry-run")
+    assert tree_hash(tmp_path) == before
+    _run(cli, places, "install", "openclaw")
+    servers = json.loads(config.read_text())["mcp"]["servers"]
+    _assert_runs_our_server(servers["auto-dream"], "openclaw", places["store"])
+    if existing == OPENCLAW_JSON:
+        assert servers["context7"] == {"command": "npx", "args": ["-y", "@upstash/context7-mcp"]}
+    assert config.stat().st_mode & 0o777 == 0o600  # OpenClaw keeps tokens there
+    assert (places["home"] / ".openclaw" / "skills" / "auto-dream" / "SKILL.md").is_file()
+    installed = tree_hash(tmp_path)
+    assert "already installed" in _run(cli, places, "install", "openclaw").out
+    assert tree_hash(tmp_path) == installed
+    _run(cli, places, "uninstall", "openclaw")
+    assert tree_hash(tmp_path) == before
+
+
+def test_openclaw_json5_config_is_left_as_it_is_and_the_skill_installed(cli, places, tmp_path):
+    """OpenClaw's config is JSON5: one with comments is not edited (a warning says so); the skill still is."""
+    config = places["home"] / ".openclaw" / "openclaw.json"
+    config.parent.mkdir()
+    config.write_text('{\n  // my gateway\n  gateway: {port: 18789,},\n}\n')
+    before = tree_hash(tmp_path)
+    done = _run(cli, places, "install", "openclaw")
+    assert "JSON5" in done.err
+    assert config.read_text() == '{\n  // my gateway\n  gateway: {port: 18789,},\n}\n'
+    assert (places["home"] / ".openclaw" / "skills" / "auto-dream" / "SKILL.md").is_file()
+    _run(cli, places, "uninstall", "openclaw")
+    assert tree_hash(tmp_path) == before

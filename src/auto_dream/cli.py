@@ -942,8 +942,9 @@ ProjectOption = Annotated[Optional[str], typer.Option(
 DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Print the change (and each JSON file's diff); "
                                             "write nothing.")]
 
-install_app = typer.Typer(help="Wire auto-dream into an agent: its MCP server, hooks and skill. Every other "
-                          "setting, server, hook and skill is kept as it was; installing twice changes nothing.",
+install_app = typer.Typer(help="Wire auto-dream into an agent: its MCP server, hooks, skill or instructions. "
+                          "Every other setting, server, hook, skill and line is kept as it was; installing twice "
+                          "changes nothing.",
                           no_args_is_help=True, rich_markup_mode=None,
                           context_settings={"help_option_names": ["-h", "--help"]})
 uninstall_app = typer.Typer(help="Remove exactly what `auto-dream install` added, and nothing else.",
@@ -1024,8 +1025,10 @@ def install_openclaw(
     force: Annotated[bool, typer.Option("--force", help="Replace a skill named auto-dream that is not ours.")] = False,
 ) -> None:
     """Install the skill where OpenClaw loads skills for every local agent:
-    ~/.openclaw/skills/auto-dream/ ($OPENCLAW_STATE_DIR/skills/ when set). Its commands name the
-    store (--root; default ~/.openclaw/workspace/.auto-dream) and this auto-dream by its absolute path."""
+    ~/.openclaw/skills/auto-dream/ ($OPENCLAW_STATE_DIR/skills/ when set), and register the MCP server in
+    `mcp.servers` of ~/.openclaw/openclaw.json (left as it is, with a warning, when it is JSON5 with
+    comments). Its commands name the store (--root; default ~/.openclaw/workspace/.auto-dream) and this
+    auto-dream by its absolute path."""
     from auto_dream.commands.install import openclaw_places
 
     _install(ctx, openclaw_places(home_folder(), openclaw_state_dir()), Path.cwd(), dry_run, force)
@@ -1046,7 +1049,7 @@ def uninstall_claude_code(ctx: typer.Context, scope: ScopeOption = "project", pr
 
 @uninstall_app.command("openclaw")
 def uninstall_openclaw(ctx: typer.Context, dry_run: DryRunOption = False) -> None:
-    """Remove the skill `install openclaw` added. The store and its memories are not touched."""
+    """Remove the skill and the MCP server `install openclaw` added. The store and its memories are not touched."""
     from auto_dream.commands.install import openclaw_places, plan_uninstall, read_snapshot
 
     places = openclaw_places(home_folder(), openclaw_state_dir())

@@ -1,4 +1,5 @@
-"""`install` and `uninstall`: wire auto-dream into Claude Code or OpenClaw, touching nothing else.
+"""`install` and `uninstall`: wire auto-dream into an agent (Claude Code, OpenClaw, Gemini CLI, Cursor,
+OpenCode), touching nothing else.
 
 Planning is pure (a snapshot of the files' bytes in, their new bytes out, as a `Plan`); only
 `apply_plan` writes, so `--dry-run` renders the very plan a real run applies. What each agent
@@ -12,7 +13,15 @@ reads, and where (the sources are cited in the README, "Use it from your agent")
   or `~/.claude/skills/<name>/SKILL.md`. CLAUDE_CONFIG_DIR moves every `~/.claude` path, and
   `.claude.json` with them (store.claude_home).
 - OpenClaw (docs/tools/skills.md of openclaw/openclaw, "Loading order"): managed skills in
-  `<state-dir>/skills/<name>/SKILL.md`, the state dir being `$OPENCLAW_STATE_DIR` or `~/.openclaw`.
+  `<state-dir>/skills/<name>/SKILL.md`, the state dir being `$OPENCLAW_STATE_DIR` or `~/.openclaw`;
+  MCP servers in `mcp.servers` of `<state-dir>/openclaw.json` (https://docs.openclaw.ai/cli/mcp).
+- Gemini CLI (https://geminicli.com/docs/tools/mcp-server, https://geminicli.com/docs/cli/gemini-md):
+  `mcpServers` of `.gemini/settings.json` or `~/.gemini/settings.json`; GEMINI.md, given a marked block.
+- Cursor (https://cursor.com/docs/mcp, https://cursor.com/docs/rules): `mcpServers` of `.cursor/mcp.json`
+  or `~/.cursor/mcp.json`; a project rule `.cursor/rules/auto-dream.mdc`.
+- OpenCode (https://opencode.ai/docs/mcp-servers, https://opencode.ai/docs/rules): `mcp` of
+  `opencode.json` or `~/.config/opencode/opencode.json`, `{"type": "local", "command": [...]}`; AGENTS.md,
+  given a marked block.
 
 Edits are spliced into the JSON text (store.json_text): every other key, the indentation and the
 final newline stay as they were. What install adds is marked — the server is named "auto-dream"
@@ -190,12 +199,15 @@ def scope_warning(places: Places, others: list[Places]) -> str:
 
 
 def openclaw_places(home: Path | None, state_dir: Path | None) -> Places:
-    """Where OpenClaw loads managed skills: `<state-dir>/skills`, shared by every local agent."""
+    """Where OpenClaw loads managed skills: `<state-dir>/skills`, shared by every local agent; and its
+    MCP servers, `mcp.servers` of `<state-dir>/openclaw.json` (https://docs.openclaw.ai/cli/mcp,
+    https://docs.openclaw.ai/gateway/configuration-reference), each `{"command", "args"}`."""
     if state_dir is None:
         if home is None:
             raise InputError("no home folder for ~/.openclaw (HOME is not set): set OPENCLAW_STATE_DIR")
         state_dir = home / ".openclaw"
-    return Places("openclaw", None, state_dir / "skills" / SKILL_NAME, owned=(state_dir,))
+    return Places("openclaw", None, state_dir / "skills" / SKILL_NAME, mcp_file=state_dir / "openclaw.json",
+                  owned=(state_dir,), servers_key=("mcp", "servers"), server_shape="openclaw")
 
 
 def gemini_cli_places(scope: str, project: Path, home: Path | None) -> Places:
@@ -709,9 +721,15 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
         if after_text.encode("utf-8") != before:
             changes.append(FileChange(path, before, after_text.encode("utf-8"),
                                       "when to recall and remember (a marked block)"))
+    notes: list[str] = []
     for role, path, what in _json_roles(places):
         before = snapshot.files[path]
         previous = record.files.get(role) if record else None
+        if (skipped := _json5_skipped(places, path, before)) is not None:
+            notes.append(skipped)
+            if previous is not None:
+                files[role] = previous
+            continue
         entry = _FileRecord(created=before is None or bool(previous and previous.created))
         text = new_document({}) if before is None else _text(path, before)
         value = load(text)
@@ -771,7 +789,8 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
             and record.owns_skill(current) else None
         journal = replace(new_record, replacing=replacing).render(places.install_line, root)
     changes += _leftover_removals(snapshot)
-    return Plan(places, False, root, tuple(changes), tuple(reversed(missing)), snapshot.staged, journal=journal)
+    return Plan(places, False, root, tuple(changes), tuple(reversed(missing)), snapshot.staged, tuple(notes),
+                journal=journal)
 
 
 def _json_roles(places: Places) -> list[tuple[str, Path, str]]:
@@ -782,6 +801,19 @@ def _json_roles(places: Places) -> list[tuple[str, Path, str]]:
     if places.settings is not None:
         roles.append(("settings", places.settings, "the SessionStart and SessionEnd hooks"))
     return roles
+
+
+def _json5_skipped(places: Places, path: Path, data: bytes | None) -> str | None:
+    """OpenClaw's config is JSON5 (comments, trailing commas): one that is not plain JSON is left as it
+    is, and the skill installed without the server; a note says so. Other agents' files are refused."""
+    if places.agent != "openclaw" or data is None:
+        return None
+    try:
+        _text(path, data)
+    except StoreError:
+        return (f"left {path} as it is: it is JSON5 (comments, trailing commas…) that auto-dream does not edit; "
+                f"the MCP server \"{SERVER_NAME}\" was not added or removed there")
+    return None
 
 
 def _skill_word(places: Places) -> str:
@@ -943,6 +975,9 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
     for role, path, what in _json_roles(places):
         before = snapshot.files[path]
         if before is None:
+            continue
+        if (skipped := _json5_skipped(places, path, before)) is not None:
+            notes.append(skipped)
             continue
         text = _text(path, before)
         value = load(text)
