@@ -1135,8 +1135,9 @@ def test_install_list_shows_agents_found_supported_and_installed(cli, project, u
                                     "installed: local")
     assert lines["OpenClaw"] == "OpenClaw: not found; supported: auto-dream install openclaw; not installed"
     assert lines["Codex"] == "Codex: found (~/.codex); not supported yet"
-    assert lines["OpenCode"] == "OpenCode: found (~/.config/opencode); not supported yet"
-    assert lines["Cursor"] == "Cursor: not found; not supported yet"
+    assert lines["OpenCode"] == "OpenCode: found (~/.config/opencode); supported: auto-dream install opencode; " \
+        "not installed"
+    assert lines["Cursor"] == "Cursor: not found; supported: auto-dream install cursor; not installed"
     codex = bin_dir / "codex"
     codex.write_text("#!/bin/sh\n")
     codex.chmod(0o755)

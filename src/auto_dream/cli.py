@@ -36,6 +36,7 @@ from auto_dream.shell import (
     openclaw_workspace,
     run_owed_checks,
     store_root,
+    xdg_config_home,
 )
 from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.paths import MEMORY_TYPES, STORE_DIR_NAME, store_dir_for_init
@@ -949,8 +950,9 @@ ProjectOption = Annotated[Optional[str], typer.Option(
 DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Print the change (and each JSON file's diff); "
                                             "write nothing.")]
 
-install_app = typer.Typer(help="Wire auto-dream into an agent: its MCP server, hooks and skill. Every other "
-                          "setting, server, hook and skill is kept as it was; installing twice changes nothing.",
+install_app = typer.Typer(help="Wire auto-dream into an agent: its MCP server, hooks, skill or instructions. "
+                          "Every other setting, server, hook, skill and line is kept as it was; installing twice "
+                          "changes nothing.",
                           no_args_is_help=True, rich_markup_mode=None,
                           context_settings={"help_option_names": ["-h", "--help"]})
 uninstall_app = typer.Typer(help="Remove exactly what `auto-dream install` added, and nothing else.",
@@ -962,7 +964,8 @@ app.add_typer(install_app, name="install")
 @install_app.callback(invoke_without_command=True)
 def install_main(ctx: typer.Context, list_agents: Annotated[bool, typer.Option(
         "--list", help="List the agents found on this machine, which auto-dream can install into today "
-        "(claude-code, openclaw) and where it is installed; write nothing.")] = False) -> None:
+        "(claude-code, openclaw, gemini-cli, cursor, opencode) and where it is installed; write nothing.")
+        ] = False) -> None:
     """Wire auto-dream into an agent: its MCP server, hooks and skill."""
     if ctx.invoked_subcommand is not None:
         return
@@ -972,7 +975,8 @@ def install_main(ctx: typer.Context, list_agents: Annotated[bool, typer.Option(
     from auto_dream.commands.install import find_agents
 
     rows = []
-    for agent in find_agents(home_folder(), Path.cwd(), claude_config_dir(), openclaw_state_dir(), shutil.which):
+    for agent in find_agents(home_folder(), Path.cwd(), claude_config_dir(), openclaw_state_dir(), shutil.which,
+                             xdg_config_home()):
         found = "found (" + ", ".join(agent.found) + ")" if agent.found else "not found"
         if agent.command is None:
             can = "not supported yet"
@@ -1029,8 +1033,10 @@ def install_openclaw(
     force: Annotated[bool, typer.Option("--force", help="Replace a skill named auto-dream that is not ours.")] = False,
 ) -> None:
     """Install the skill where OpenClaw loads skills for every local agent:
-    ~/.openclaw/skills/auto-dream/ ($OPENCLAW_STATE_DIR/skills/ when set). Its commands name the
-    store (--root; default ~/.openclaw/workspace/.auto-dream) and this auto-dream by its absolute path."""
+    ~/.openclaw/skills/auto-dream/ ($OPENCLAW_STATE_DIR/skills/ when set), and register the MCP server in
+    `mcp.servers` of ~/.openclaw/openclaw.json (left as it is, with a warning, when it is JSON5 with
+    comments). Its commands name the store (--root; default ~/.openclaw/workspace/.auto-dream) and this
+    auto-dream by its absolute path."""
     from auto_dream.commands.install import openclaw_places
 
     _install(ctx, openclaw_places(home_folder(), openclaw_state_dir()), Path.cwd(), dry_run, force)
@@ -1051,11 +1057,98 @@ def uninstall_claude_code(ctx: typer.Context, scope: ScopeOption = "project", pr
 
 @uninstall_app.command("openclaw")
 def uninstall_openclaw(ctx: typer.Context, dry_run: DryRunOption = False) -> None:
-    """Remove the skill `install openclaw` added. The store and its memories are not touched."""
+    """Remove the skill and the MCP server `install openclaw` added. The store and its memories are not touched."""
     from auto_dream.commands.install import openclaw_places, plan_uninstall, read_snapshot
 
     places = openclaw_places(home_folder(), openclaw_state_dir())
     _show_plan(ctx, plan_uninstall(places, read_snapshot(places)), dry_run)
+
+
+AgentScopeOption = Annotated[str, typer.Option(
+    "--scope", metavar="project|user",
+    help="project: the project's own files (store: <project>/.auto-dream); user: your home folder's, for every "
+    "project (store: ~/.auto-dream). `auto-dream --root PATH install …` names another store.")]
+AgentForceOption = Annotated[bool, typer.Option(
+    "--force", help="Replace an MCP server named auto-dream that install did not add, or a rule named "
+    "auto-dream.mdc that is not ours.")]
+
+
+def _agent_places(agent: str, scope: str, project: Optional[str]) -> "tuple[Places, Path]":
+    """Gemini CLI's, Cursor's or OpenCode's places for the scope, and the project folder."""
+    from auto_dream.commands.install import cursor_places, gemini_cli_places, opencode_places
+
+    folder = given_folder(project, "--project") or Path.cwd()
+    if scope == "project" and not folder.is_dir():
+        raise InputError(f"no project folder {folder}")
+    if agent == "gemini-cli":
+        return gemini_cli_places(scope, folder, home_folder()), folder
+    if agent == "cursor":
+        return cursor_places(scope, folder, home_folder()), folder
+    return opencode_places(scope, folder, home_folder(), xdg_config_home()), folder
+
+
+def _install_agent(ctx: typer.Context, agent: str, scope: str, project: Optional[str], dry_run: bool,
+                   force: bool) -> None:
+    places, folder = _agent_places(agent, scope, project)
+    _install(ctx, places, folder, dry_run, force)
+    if places.scope == "project" and not dry_run:
+        _warn(f"these files hold this machine's paths (the store, this auto-dream): do not commit what "
+              f"`auto-dream install {agent}` wrote in {folder}; `--scope user` writes to your home folder instead")
+
+
+def _uninstall_agent(ctx: typer.Context, agent: str, scope: str, project: Optional[str], dry_run: bool) -> None:
+    from auto_dream.commands.install import plan_uninstall, read_snapshot
+
+    places, _ = _agent_places(agent, scope, project)
+    _show_plan(ctx, plan_uninstall(places, read_snapshot(places)), dry_run)
+
+
+@install_app.command("gemini-cli")
+def install_gemini_cli(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
+                       dry_run: DryRunOption = False, force: AgentForceOption = False) -> None:
+    """Register auto-dream's MCP server in Gemini CLI's settings.json (`mcpServers` of
+    <project>/.gemini/settings.json, or ~/.gemini/settings.json at --scope user) and add a marked block
+    to GEMINI.md (the project's, or ~/.gemini/GEMINI.md) saying when to recall and remember."""
+    _install_agent(ctx, "gemini-cli", scope, project, dry_run, force)
+
+
+@install_app.command("cursor")
+def install_cursor(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
+                   dry_run: DryRunOption = False, force: AgentForceOption = False) -> None:
+    """Register auto-dream's MCP server in Cursor's mcp.json (<project>/.cursor/mcp.json, or
+    ~/.cursor/mcp.json at --scope user) and, for a project, add the rule .cursor/rules/auto-dream.mdc
+    saying when to recall and remember (Cursor keeps user rules in its settings, not in a file)."""
+    _install_agent(ctx, "cursor", scope, project, dry_run, force)
+
+
+@install_app.command("opencode")
+def install_opencode(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
+                     dry_run: DryRunOption = False, force: AgentForceOption = False) -> None:
+    """Register auto-dream's MCP server in OpenCode's opencode.json (`mcp` of the project's, or of
+    ~/.config/opencode/opencode.json at --scope user) and add a marked block to AGENTS.md (the project's,
+    or ~/.config/opencode/AGENTS.md) saying when to recall and remember."""
+    _install_agent(ctx, "opencode", scope, project, dry_run, force)
+
+
+@uninstall_app.command("gemini-cli")
+def uninstall_gemini_cli(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
+                         dry_run: DryRunOption = False) -> None:
+    """Remove the MCP server and the GEMINI.md block `install gemini-cli` added; the rest is kept byte for byte."""
+    _uninstall_agent(ctx, "gemini-cli", scope, project, dry_run)
+
+
+@uninstall_app.command("cursor")
+def uninstall_cursor(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
+                     dry_run: DryRunOption = False) -> None:
+    """Remove the MCP server and the rule `install cursor` added; the rest is kept byte for byte."""
+    _uninstall_agent(ctx, "cursor", scope, project, dry_run)
+
+
+@uninstall_app.command("opencode")
+def uninstall_opencode(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
+                       dry_run: DryRunOption = False) -> None:
+    """Remove the MCP server and the AGENTS.md block `install opencode` added; the rest is kept byte for byte."""
+    _uninstall_agent(ctx, "opencode", scope, project, dry_run)
 
 
 def _install(ctx: typer.Context, places: "Places", project: Path, dry_run: bool, force: bool) -> None:

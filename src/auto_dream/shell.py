@@ -78,6 +78,12 @@ def openclaw_state_dir() -> Path | None:
     return Path(given).expanduser().absolute() if given else None
 
 
+def xdg_config_home() -> Path | None:
+    """$XDG_CONFIG_HOME when set (OpenCode's config is $XDG_CONFIG_HOME/opencode, else ~/.config/opencode)."""
+    given = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    return Path(given).expanduser().absolute() if given else None
+
+
 def auto_dream_command() -> tuple[str, ...]:
     """How another program (an agent's hook, its MCP client, its shell) starts this auto-dream: by
     absolute path, since its PATH need not be the user's (Claude Code started from an IDE, a

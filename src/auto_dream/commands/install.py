@@ -1,4 +1,5 @@
-"""`install` and `uninstall`: wire auto-dream into Claude Code or OpenClaw, touching nothing else.
+"""`install` and `uninstall`: wire auto-dream into an agent (Claude Code, OpenClaw, Gemini CLI, Cursor,
+OpenCode), touching nothing else.
 
 Planning is pure (a snapshot of the files' bytes in, their new bytes out, as a `Plan`); only
 `apply_plan` writes, so `--dry-run` renders the very plan a real run applies. What each agent
@@ -12,7 +13,15 @@ reads, and where (the sources are cited in the README, "Use it from your agent")
   or `~/.claude/skills/<name>/SKILL.md`. CLAUDE_CONFIG_DIR moves every `~/.claude` path, and
   `.claude.json` with them (store.claude_home).
 - OpenClaw (docs/tools/skills.md of openclaw/openclaw, "Loading order"): managed skills in
-  `<state-dir>/skills/<name>/SKILL.md`, the state dir being `$OPENCLAW_STATE_DIR` or `~/.openclaw`.
+  `<state-dir>/skills/<name>/SKILL.md`, the state dir being `$OPENCLAW_STATE_DIR` or `~/.openclaw`;
+  MCP servers in `mcp.servers` of `<state-dir>/openclaw.json` (https://docs.openclaw.ai/cli/mcp).
+- Gemini CLI (https://geminicli.com/docs/tools/mcp-server, https://geminicli.com/docs/cli/gemini-md):
+  `mcpServers` of `.gemini/settings.json` or `~/.gemini/settings.json`; GEMINI.md, given a marked block.
+- Cursor (https://cursor.com/docs/mcp, https://cursor.com/docs/rules): `mcpServers` of `.cursor/mcp.json`
+  or `~/.cursor/mcp.json`; a project rule `.cursor/rules/auto-dream.mdc`.
+- OpenCode (https://opencode.ai/docs/mcp-servers, https://opencode.ai/docs/rules): `mcp` of
+  `opencode.json` or `~/.config/opencode/opencode.json`, `{"type": "local", "command": [...]}`; AGENTS.md,
+  given a marked block.
 
 Edits are spliced into the JSON text (store.json_text): every other key, the indentation and the
 final newline stay as they were. What install adds is marked — the server is named "auto-dream"
@@ -63,6 +72,14 @@ RECORD_NAME = ".auto-dream-install.json"
 HOOK_MARKER = "# added by auto-dream install claude-code"
 SKILL_MARKER = "<!-- Installed by `auto-dream install"
 SCOPES = ("project", "local", "user")
+AGENT_SCOPES = ("project", "user")  # Gemini CLI's, Cursor's and OpenCode's
+AGENT_NAMES = {"claude-code": "Claude Code", "openclaw": "OpenClaw", "gemini-cli": "Gemini CLI", "cursor": "Cursor",
+               "opencode": "OpenCode"}
+# The marked block auto-dream adds to an agent's instructions file (GEMINI.md, AGENTS.md); BLOCK_BEGIN starts
+# its first line, whatever agent it names.
+BLOCK_BEGIN = "<!-- auto-dream: begin."
+BLOCK_END = "<!-- auto-dream: end -->"
+CURSOR_RULE = "auto-dream.mdc"
 # A resumed or forked conversation already holds the memory it was given; a cleared or compacted
 # one has lost it. (SessionStart matchers: https://code.claude.com/docs/en/hooks, "SessionStart".)
 SESSION_START_MATCHER = "startup|clear|compact"
@@ -83,11 +100,11 @@ FOLDER_MODE = 0o755
 class Places:
     """The files and folders one agent (at one scope) reads auto-dream from."""
 
-    agent: str  # "claude-code" or "openclaw"
-    scope: str | None  # Claude Code's: "project", "local" or "user"
-    skill_dir: Path
-    mcp_file: Path | None = None  # Claude Code only
-    settings: Path | None = None
+    agent: str  # the `auto-dream install` name: "claude-code", "openclaw", "gemini-cli", "cursor", "opencode"
+    scope: str | None  # "project", "local" (Claude Code) or "user"; None: OpenClaw has one place
+    skill_dir: Path  # the folder of our own file (skill_file) and of the record
+    mcp_file: Path | None = None
+    settings: Path | None = None  # Claude Code's hooks
     # The folders install manages: uninstall deletes no file (and no folder) whose real path is
     # outside them, so a link a cloned repository planted cannot make it delete what it names.
     owned: tuple[Path, ...] = ()
@@ -95,27 +112,35 @@ class Places:
     # local scope ("projects", "<project path>") of ~/.claude.json.
     mcp_base: tuple[str, ...] = ()
     ignore: Path | None = None  # --scope local: the skill folder's .gitignore (LOCAL_IGNORE)
+    # The keys from mcp_base to the object that holds the servers, and the shape of our entry in it
+    # (server_entry): each agent's own.
+    servers_key: tuple[str, ...] = ("mcpServers",)
+    server_shape: str = "claude-code"
+    skill_file: str | None = "SKILL.md"  # our own whole file in skill_dir (None: none)
+    instructions: Path | None = None  # a Markdown file auto-dream adds a marked block to (GEMINI.md, AGENTS.md)
+    own_folder: bool = True  # skill_dir is named for auto-dream (.../skills/auto-dream), not the agent's own
 
     @property
     def label(self) -> str:
         """For people: "Claude Code (project scope)", "OpenClaw"."""
-        return f"Claude Code ({self.scope} scope)" if self.agent == "claude-code" else "OpenClaw"
+        name = AGENT_NAMES.get(self.agent, self.agent)
+        return f"{name} ({self.scope} scope)" if self.scope else name
 
     @property
     def install_line(self) -> str:
         return f"auto-dream install {self.agent}" + (f" --scope {self.scope}" if self.scope else "")
 
     @property
-    def skill(self) -> Path:
-        return self.skill_dir / "SKILL.md"
+    def skill(self) -> Path | None:
+        return self.skill_dir / self.skill_file if self.skill_file else None
 
     @property
     def record(self) -> Path:
         return self.skill_dir / RECORD_NAME
 
     def files(self) -> list[Path]:
-        return [path for path in (self.mcp_file, self.settings, self.skill, self.record, self.ignore)
-                if path is not None]
+        return [path for path in (self.mcp_file, self.settings, self.instructions, self.skill, self.record,
+                                  self.ignore) if path is not None]
 
 
 def claude_code_places(scope: str, project: Path, home: Path | None, config_dir: Path | None) -> Places:
@@ -174,12 +199,69 @@ def scope_warning(places: Places, others: list[Places]) -> str:
 
 
 def openclaw_places(home: Path | None, state_dir: Path | None) -> Places:
-    """Where OpenClaw loads managed skills: `<state-dir>/skills`, shared by every local agent."""
+    """Where OpenClaw loads managed skills: `<state-dir>/skills`, shared by every local agent; and its
+    MCP servers, `mcp.servers` of `<state-dir>/openclaw.json` (https://docs.openclaw.ai/cli/mcp,
+    https://docs.openclaw.ai/gateway/configuration-reference), each `{"command", "args"}`."""
     if state_dir is None:
         if home is None:
             raise InputError("no home folder for ~/.openclaw (HOME is not set): set OPENCLAW_STATE_DIR")
         state_dir = home / ".openclaw"
-    return Places("openclaw", None, state_dir / "skills" / SKILL_NAME, owned=(state_dir,))
+    return Places("openclaw", None, state_dir / "skills" / SKILL_NAME, mcp_file=state_dir / "openclaw.json",
+                  owned=(state_dir,), servers_key=("mcp", "servers"), server_shape="openclaw")
+
+
+def gemini_cli_places(scope: str, project: Path, home: Path | None) -> Places:
+    """Where Gemini CLI reads MCP servers (`mcpServers` of ~/.gemini/settings.json or
+    <project>/.gemini/settings.json: https://geminicli.com/docs/tools/mcp-server) and its context
+    files (~/.gemini/GEMINI.md, or GEMINI.md in the project: https://geminicli.com/docs/cli/gemini-md).
+    The record goes in the .gemini folder."""
+    folder = _agent_folder(scope, project, home, ".gemini")
+    instructions = folder / "GEMINI.md" if scope == "user" else project / "GEMINI.md"
+    return Places("gemini-cli", scope, folder, mcp_file=folder / "settings.json", instructions=instructions,
+                  owned=(folder if scope == "user" else project,), server_shape="gemini-cli", skill_file=None,
+                  own_folder=False)
+
+
+def cursor_places(scope: str, project: Path, home: Path | None) -> Places:
+    """Where Cursor reads MCP servers (`mcpServers` of ~/.cursor/mcp.json or <project>/.cursor/mcp.json:
+    https://cursor.com/docs/mcp) and a project's rules (.cursor/rules/*.mdc: https://cursor.com/docs/rules).
+    Cursor's user rules live in its settings, not in a file: --scope user adds the server only, and
+    keeps the record in ~/.cursor."""
+    folder = _agent_folder(scope, project, home, ".cursor")
+    if scope == "user":
+        return Places("cursor", scope, folder, mcp_file=folder / "mcp.json", owned=(folder,), server_shape="cursor",
+                      skill_file=None, own_folder=False)
+    return Places("cursor", scope, folder / "rules", mcp_file=folder / "mcp.json", owned=(project,),
+                  server_shape="cursor", skill_file=CURSOR_RULE, own_folder=False)
+
+
+def opencode_places(scope: str, project: Path, home: Path | None, config_home: Path | None) -> Places:
+    """Where OpenCode reads MCP servers (`mcp` of opencode.json: the project's, or
+    $XDG_CONFIG_HOME/opencode/opencode.json: https://opencode.ai/docs/mcp-servers, https://opencode.ai/docs/config)
+    and instructions (AGENTS.md of the project, or ~/.config/opencode/AGENTS.md:
+    https://opencode.ai/docs/rules). The record goes in <project>/.opencode (its project folder) or the
+    config folder."""
+    if scope == "user":
+        if config_home is None and home is None:
+            raise InputError("no home folder for ~/.config/opencode (HOME is not set)")
+        folder = (config_home or home / ".config") / "opencode"  # type: ignore[operator]
+        return Places("opencode", scope, folder, mcp_file=folder / "opencode.json",
+                      instructions=folder / "AGENTS.md", owned=(folder,), servers_key=("mcp",),
+                      server_shape="opencode", skill_file=None, own_folder=False)
+    _agent_folder(scope, project, home, ".opencode")
+    return Places("opencode", scope, project / ".opencode", mcp_file=project / "opencode.json",
+                  instructions=project / "AGENTS.md", owned=(project,), servers_key=("mcp",),
+                  server_shape="opencode", skill_file=None, own_folder=False)
+
+
+def _agent_folder(scope: str, project: Path, home: Path | None, name: str) -> Path:
+    if scope not in AGENT_SCOPES:
+        raise InputError(f"unknown scope {scope!r}: use project or user")
+    if scope == "project":
+        return project / name
+    if home is None:
+        raise InputError(f"no home folder for ~/{name} (HOME is not set)")
+    return home / name
 
 
 def default_store(places: Places, project: Path, home: Path | None) -> Path:
@@ -208,14 +290,14 @@ AGENTS: tuple[tuple[str, str | None, str | None, tuple[str, ...]], ...] = (
     ("Claude Code", "claude-code", "claude", (".claude",)),
     ("OpenClaw", "openclaw", None, (".openclaw",)),
     ("Codex", None, "codex", (".codex",)),
-    ("Cursor", None, None, (".cursor",)),
-    ("Gemini CLI", None, None, (".gemini",)),
-    ("OpenCode", None, None, (".config/opencode",)),
+    ("Cursor", "cursor", None, (".cursor",)),
+    ("Gemini CLI", "gemini-cli", "gemini", (".gemini",)),
+    ("OpenCode", "opencode", "opencode", (".config/opencode",)),
 )
 
 
 def find_agents(home: Path | None, project: Path, config_dir: Path | None, state_dir: Path | None,
-                on_path: Any) -> list[AgentFound]:
+                on_path: Any, config_home: Path | None = None) -> list[AgentFound]:
     """Every agent of AGENTS, with how it was found (`on_path(name)`: the program's path or None) and,
     for the two auto-dream installs into, where its install record is (project: the current folder)."""
     found: list[AgentFound] = []
@@ -223,7 +305,9 @@ def find_agents(home: Path | None, project: Path, config_dir: Path | None, state
         how = [f"`{program}` on PATH"] if program and on_path(program) else []
         for folder in folders:
             place = (config_dir if command == "claude-code" and config_dir else
-                     state_dir if command == "openclaw" and state_dir else home / folder if home else None)
+                     state_dir if command == "openclaw" and state_dir else
+                     config_home / "opencode" if command == "opencode" and config_home else
+                     home / folder if home else None)
             if place is not None and place.is_dir():
                 how.append(str(place) if place != (home / folder if home else None) else f"~/{folder}")
         installed: list[str] = []
@@ -239,6 +323,17 @@ def find_agents(home: Path | None, project: Path, config_dir: Path | None, state
         elif command == "openclaw" and (home is not None or state_dir is not None):
             if _Record.parse(read_file(openclaw_places(home, state_dir).record)) is not None:
                 installed.append("yes")
+        elif command in ("gemini-cli", "cursor", "opencode"):
+            for scope in AGENT_SCOPES:
+                try:
+                    places = (gemini_cli_places(scope, project, home) if command == "gemini-cli" else
+                              cursor_places(scope, project, home) if command == "cursor" else
+                              opencode_places(scope, project, home, config_home))
+                except InputError:  # no home folder
+                    continue
+                record = _Record.parse(read_file(places.record))
+                if record is not None and record.installed_with == places.install_line:
+                    installed.append(scope)
         found.append(AgentFound(name, command, tuple(how), tuple(installed)))
     return found
 
@@ -246,9 +341,28 @@ def find_agents(home: Path | None, project: Path, config_dir: Path | None, state
 # ---------------------------------------------------------------- what is installed
 
 
-def server_entry(command: tuple[str, ...], root: Path) -> dict:
-    """The MCP server as `claude mcp add` writes a stdio one."""
-    return {"type": "stdio", "command": command[0], "args": [*command[1:], "--root", str(root), "mcp"], "env": {}}
+def server_entry(command: tuple[str, ...], root: Path, shape: str = "claude-code") -> dict:
+    """The MCP server in each agent's own shape: as `claude mcp add` writes a stdio one (Claude Code);
+    `command` and `args` (Gemini CLI, Cursor, OpenClaw's `mcp.servers`); one `command` array with
+    `"type": "local"` (OpenCode, whose schema has no `args`: https://opencode.ai/docs/mcp-servers)."""
+    argv = [*command, "--root", str(root), "mcp"]
+    if shape == "claude-code":
+        return {"type": "stdio", "command": argv[0], "args": argv[1:], "env": {}}
+    if shape == "opencode":
+        return {"type": "local", "command": argv, "enabled": True}
+    return {"command": argv[0], "args": argv[1:]}
+
+
+def _server_argv(entry: Any) -> list[str] | None:
+    """What a server entry runs, in either shape: `command` and `args`, or one `command` array."""
+    if not isinstance(entry, dict):
+        return None
+    command, args = entry.get("command"), entry.get("args", [])
+    if isinstance(command, list) and all(isinstance(part, str) for part in command) and command:
+        return list(command)
+    if isinstance(command, str) and isinstance(args, list):
+        return [command, *args]
+    return None
 
 
 def hook_groups(command: tuple[str, ...], root: Path) -> dict[str, dict]:
@@ -299,6 +413,80 @@ def render_skill(template: str, agent: str, command: tuple[str, ...], root: Path
     return "---\n" + head + "\n---\n" + "\n".join(out)
 
 
+def render_instructions(agent: str, command: tuple[str, ...], root: Path) -> str:
+    """When to recall and remember, for an agent with no hooks auto-dream installs into: the text of
+    the marked block in GEMINI.md or AGENTS.md, and of Cursor's rule. Every command names this
+    machine's executable and store, as the skill's do."""
+    full = shlex.join([*command, "--root", str(root)])
+    return (
+        "## auto-dream: long-term memory\n\n"
+        f"Long-term memory for this work is the auto-dream store `{root}`. Its MCP server `auto-dream` gives you "
+        f"the tools below; without them, run `{full}` followed by the same command.\n\n"
+        "- **At the start of a task**, and before you ask the user something they may have told you before (a "
+        "preference, a decision, a name, how something is done here): `recall` with a few words of it, then "
+        f"`show` a memory to read it whole (`{full} recall WORDS`, `{full} show PATH`). `MEMORY.md` in the store "
+        "is the index of what is remembered.\n"
+        "- **When you learn something worth keeping** (the user says \"remember\", corrects you, states a "
+        "preference; a decision is made, and why; a fact about the project or where something lives): "
+        "`remember` one short, self-contained sentence with its type: user, feedback, project or reference "
+        f"(`{full} append --type project \"TEXT\"`).\n"
+        "- Remember no secrets, nothing the code or its history already says. Run `dream` (which tidies the "
+        "memories) only when the user asks.\n")
+
+
+def render_block(agent: str, command: tuple[str, ...], root: Path) -> str:
+    """The marked block install adds to an instructions file; uninstall removes it, markers and all."""
+    return (f"{BLOCK_BEGIN} Added by `auto-dream install {agent}`; `auto-dream uninstall {agent}` removes it. -->\n"
+            + render_instructions(agent, command, root) + BLOCK_END + "\n")
+
+
+def render_cursor_rule(command: tuple[str, ...], root: Path) -> str:
+    """Cursor's project rule: frontmatter (`alwaysApply: true`: in every chat; https://cursor.com/docs/rules),
+    the marker, then the instructions."""
+    return ("---\ndescription: auto-dream long-term memory, when to recall and when to remember\n"
+            "alwaysApply: true\n---\n\n"
+            f"{SKILL_MARKER} cursor`; `auto-dream uninstall cursor` removes it. -->\n\n"
+            + render_instructions("cursor", command, root))
+
+
+def _block_span(text: str) -> tuple[int, int] | None:
+    """Where our marked block is in `text` (its final newline included), or None."""
+    start = text.find(BLOCK_BEGIN)
+    while start > 0 and text[start - 1] != "\n":  # the marker starts a line
+        start = text.find(BLOCK_BEGIN, start + 1)
+    if start < 0:
+        return None
+    end = text.find(BLOCK_END, start)
+    if end < 0:
+        return None
+    end += len(BLOCK_END)
+    if text.startswith("\r\n", end):
+        end += 2
+    elif text.startswith("\n", end):
+        end += 1
+    return start, end
+
+
+def _put_block(text: str, block: str) -> tuple[str, str]:
+    """`text` with our block in it (replacing the one there), and the text put before it to
+    separate it from the user's (a blank line), which uninstall takes away with it."""
+    span = _block_span(text)
+    if span is not None:
+        return text[:span[0]] + block + text[span[1]:], ""
+    lead = "" if not text or text.endswith("\n\n") else "\n" if text.endswith("\n") else "\n\n"
+    return text + lead + block, lead
+
+
+def _remove_block(text: str, lead: str) -> str:
+    span = _block_span(text)
+    if span is None:
+        return text
+    before, after = text[:span[0]], text[span[1]:]
+    if not after and lead and before.endswith(lead):
+        before = before[:-len(lead)]
+    return before + after
+
+
 def _is_our_handler(handler: Any) -> bool:
     return (isinstance(handler, dict) and handler.get("type") == "command"
             and isinstance(handler.get("command"), str) and handler["command"].rstrip().endswith(HOOK_MARKER))
@@ -306,24 +494,22 @@ def _is_our_handler(handler: Any) -> bool:
 
 def _is_our_server(entry: Any) -> bool:
     """A server entry that runs auto-dream's MCP server (`auto-dream … mcp`, or `python -m auto_dream … mcp`)."""
-    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+    argv = _server_argv(entry)
+    if argv is None or "mcp" not in argv[1:]:
         return False
-    args = entry.get("args", [])
-    if not isinstance(args, list) or "mcp" not in args:
-        return False
-    return (Path(entry["command"]).name in ("auto-dream", "auto-dream.exe")
-            or args[:2] == ["-m", "auto_dream"])
+    return Path(argv[0]).name in ("auto-dream", "auto-dream.exe") or argv[1:3] == ["-m", "auto_dream"]
 
 
 def _added_by_user(entry: dict) -> str:
     """What a person gave our server that install does not write (an `env` with an API key, a
     `timeout`), named for a note — an env's names, never its values — or "" when there is none."""
-    added = [repr(key) for key in entry if key not in ("type", "command", "args", "env")]
-    env = entry.get("env")
-    if isinstance(env, dict) and env:
-        added.insert(0, f"env {', '.join(sorted(env))}")
-    elif env not in ({}, None):
-        added.insert(0, "an env")
+    added = [repr(key) for key in entry if key not in ("type", "command", "args", "env", "environment", "enabled")]
+    for name in ("env", "environment"):  # OpenCode calls it `environment`
+        env = entry.get(name)
+        if isinstance(env, dict) and env:
+            added.insert(0, f"{name} {', '.join(sorted(env))}")
+        elif env not in ({}, None):
+            added.insert(0, f"an {name}")
     return " and ".join(added)
 
 
@@ -331,8 +517,9 @@ def _same_server(entry: Any, wanted: dict) -> bool:
     """The same program with the same arguments. Claude Code may add an empty `env` or the `type`
     when it rewrites the file; the other keys (`env` with a key for dream's LLM, a `timeout`) are
     the user's to give, and are kept."""
-    return (isinstance(entry, dict) and entry.get("type", "stdio") == "stdio"
-            and entry.get("command") == wanted["command"] and entry.get("args") == wanted["args"])
+    kind = wanted.get("type", "stdio")
+    return (isinstance(entry, dict) and entry.get("type", kind) == kind
+            and _server_argv(entry) == _server_argv(wanted) and type(entry.get("command")) is type(wanted["command"]))
 
 
 # ---------------------------------------------------------------- the plan
@@ -404,6 +591,7 @@ class _FileRecord:
     containers: set[tuple[str, ...]] = field(default_factory=set)  # JSON members install created
     server: bool = False  # the MCP server "auto-dream" in it is install's (not one the user registered)
     blanks: dict[tuple[str, ...], str] = field(default_factory=dict)  # containers install filled: their space inside
+    lead: str | None = None  # instructions: what install put before its block (a blank line), taken out with it
 
 
 @dataclass(frozen=True)
@@ -431,7 +619,9 @@ class _Record:
             files = {role: _FileRecord(bool(entry["created"]), {tuple(path) for path in entry["containers"]},
                                        bool(entry.get("server", role == "mcp")),
                                        {tuple(blank["path"]): blank["inside"] for blank in entry.get("blanks", [])
-                                        if isinstance(blank["inside"], str) and not blank["inside"].strip(" \t\r\n")})
+                                        if isinstance(blank["inside"], str) and not blank["inside"].strip(" \t\r\n")},
+                                       entry["lead"] if isinstance(entry.get("lead"), str)
+                                       and not entry["lead"].strip("\n") else None)
                      for role, entry in value["files"].items()}
             folders = tuple(str(folder) for folder in value["folders"] if folder in _LEVELS)
             skill, replacing = value["skill_sha256"], value.get("replacing_skill_sha256")
@@ -449,7 +639,8 @@ class _Record:
             "files": {role: {"created": entry.created, "containers": sorted(list(path) for path in entry.containers),
                              **({"server": entry.server} if role == "mcp" else {}),
                              **({"blanks": [{"path": list(path), "inside": inside}
-                                            for path, inside in sorted(entry.blanks.items())]} if entry.blanks else {})}
+                                            for path, inside in sorted(entry.blanks.items())]} if entry.blanks else {}),
+                             **({"lead": entry.lead} if entry.lead is not None else {})}
                       for role, entry in sorted(self.files.items())},
             "folders": list(self.folders),
             **({"replacing_skill_sha256": self.replacing} if self.replacing else {}),
@@ -508,7 +699,7 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
         except UnicodeEncodeError:  # os.fsdecode's stand-ins for bytes that are not UTF-8
             raise StoreError(f"the path {os.fsencode(name).decode('utf-8', 'backslashreplace')} is not UTF-8 text, "
                              "and the files install writes it into are: nothing was written") from None
-    for path in (places.skill, places.record, *([places.ignore] if places.ignore else [])):
+    for path in (places.record, *(path for path in (places.skill, places.ignore) if path is not None)):
         real = snapshot.outside(places, path)
         if real is not None:  # wholly ours: never written through a link to somewhere else
             raise StoreError(f"{path} is a link to {real}, outside {_owned(places)}: install writes no file of its "
@@ -517,45 +708,68 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
     _refuse_the_other_scope(places, record)
     files: dict[str, _FileRecord] = {}
     changes: list[FileChange] = []
-    if places.mcp_file is not None and places.settings is not None:
-        server, groups = server_entry(command, root), hook_groups(command, root)
-        for role, path, what in (("mcp", places.mcp_file, f'the MCP server "{SERVER_NAME}"'),
-                                 ("settings", places.settings, "the SessionStart and SessionEnd hooks")):
-            before = snapshot.files[path]
-            previous = record.files.get(role) if record else None
-            entry = _FileRecord(created=before is None or bool(previous and previous.created))
-            text = new_document({}) if before is None else _text(path, before)
-            value = load(text)
-            # the containers an earlier install made, while they are still there
-            entry.containers = {c for c in (previous.containers if previous else ()) if _member(value, c) is not None}
-            # the empty ones it fills, written with space inside (`{\n  }`): uninstall puts that back
-            entry.blanks = {c: blank for c, blank in (previous.blanks if previous else {}).items()
-                            if _member(value, c) is not None}
-            for container in _filled(places, role):
-                blank = blank_inside(text, container)
-                if blank:
-                    entry.blanks[container] = blank
-            if role == "mcp":
-                text, entry.server = _put_server(path, text, entry.containers, server,
-                                                 bool(previous and previous.server), force, places.mcp_base)
-            else:
-                text = _put_hooks(path, text, entry.containers, groups)
-            files[role] = entry
-            after = text.encode("utf-8")
-            if after != before:
-                mode = PRIVATE_FILE_MODE if path.name == ".claude.json" else NEW_FILE_MODE
-                changes.append(FileChange(path, before, after, what, mode))
+    server, groups = server_entry(command, root, places.server_shape), hook_groups(command, root)
+    if places.instructions is not None:
+        path = places.instructions
+        before = snapshot.files[path]
+        previous = record.files.get("instructions") if record else None
+        text = _markdown(path, before)
+        after_text, lead = _put_block(text, render_block(places.agent, command, root))
+        if _block_span(text) is not None:
+            lead = previous.lead if previous is not None and previous.lead is not None else ""
+        files["instructions"] = _FileRecord(created=before is None or bool(previous and previous.created), lead=lead)
+        if after_text.encode("utf-8") != before:
+            changes.append(FileChange(path, before, after_text.encode("utf-8"),
+                                      "when to recall and remember (a marked block)"))
+    notes: list[str] = []
+    for role, path, what in _json_roles(places):
+        before = snapshot.files[path]
+        previous = record.files.get(role) if record else None
+        if (skipped := _json5_skipped(places, path, before)) is not None:
+            notes.append(skipped)
+            if previous is not None:
+                files[role] = previous
+            continue
+        entry = _FileRecord(created=before is None or bool(previous and previous.created))
+        text = new_document({}) if before is None else _text(path, before)
+        value = load(text)
+        # the containers an earlier install made, while they are still there
+        entry.containers = {c for c in (previous.containers if previous else ()) if _member(value, c) is not None}
+        # the empty ones it fills, written with space inside (`{\n  }`): uninstall puts that back
+        entry.blanks = {c: blank for c, blank in (previous.blanks if previous else {}).items()
+                        if _member(value, c) is not None}
+        for container in _filled(places, role):
+            blank = blank_inside(text, container)
+            if blank:
+                entry.blanks[container] = blank
+        if role == "mcp":
+            text, entry.server = _put_server(path, text, entry.containers, server,
+                                             bool(previous and previous.server), force,
+                                             places.mcp_base, places.servers_key)
+        else:
+            text = _put_hooks(path, text, entry.containers, groups)
+        files[role] = entry
+        after = text.encode("utf-8")
+        if after != before:
+            mode = PRIVATE_FILE_MODE if path.name in (".claude.json", "openclaw.json") else NEW_FILE_MODE
+            changes.append(FileChange(path, before, after, what, mode))
 
-    skill = render_skill(template, places.agent, command, root).encode("utf-8")
-    current = snapshot.files[places.skill]
-    if current != skill:
+    if places.skill is None:
+        skill, current = b"", None
+    elif places.agent == "cursor":
+        skill = render_cursor_rule(command, root).encode("utf-8")
+        current = snapshot.files[places.skill]
+    else:
+        skill = render_skill(template, places.agent, command, root).encode("utf-8")
+        current = snapshot.files[places.skill]
+    if places.skill is not None and current != skill:
         # The skill is ours while it is the one the record names, byte for byte. Its marker is no
         # proof: a skill edited since, that uninstall kept (and said so), still carries it.
         ours = current is None or (record is not None and record.owns_skill(current))
         if not ours and not force:
-            raise StoreError(f"{places.skill} is not the skill auto-dream installed (another skill named "
-                             f"{SKILL_NAME}, or changed since): nothing was written; give --force to replace it")
-        changes.append(FileChange(places.skill, current, skill, "the skill"))
+            raise StoreError(f"{places.skill} is not the {_skill_word(places)} auto-dream installed (another one "
+                             "of that name, or changed since): nothing was written; give --force to replace it")
+        changes.append(FileChange(places.skill, current, skill, f"the {_skill_word(places)}"))
     if places.ignore is not None and snapshot.files[places.ignore] != LOCAL_IGNORE:
         changes.append(FileChange(places.ignore, snapshot.files[places.ignore], LOCAL_IGNORE,
                                   "git ignores the skill's folder: it holds this machine's paths"))
@@ -564,7 +778,8 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
     missing = [folder for folder in chain if snapshot.folders.get(folder) is None]
     made = {level for level, folder in zip(_LEVELS, chain) if folder in missing}
     kept = {level for level in (record.folders if record else ()) if snapshot.folders.get(_at_level(places, level))}
-    new_record = _Record(_sha256(skill), files, tuple(level for level in _LEVELS if level in made | kept))
+    new_record = _Record(_sha256(skill) if places.skill is not None else None, files,
+                         tuple(level for level in _LEVELS if level in made | kept))
     record_bytes = new_record.render(places.install_line, root)
     journal = None
     if snapshot.files.get(places.record) != record_bytes:
@@ -574,7 +789,44 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
             and record.owns_skill(current) else None
         journal = replace(new_record, replacing=replacing).render(places.install_line, root)
     changes += _leftover_removals(snapshot)
-    return Plan(places, False, root, tuple(changes), tuple(reversed(missing)), snapshot.staged, journal=journal)
+    return Plan(places, False, root, tuple(changes), tuple(reversed(missing)), snapshot.staged, tuple(notes),
+                journal=journal)
+
+
+def _json_roles(places: Places) -> list[tuple[str, Path, str]]:
+    """The JSON files install edits for `places`, with their role in the record."""
+    roles = []
+    if places.mcp_file is not None:
+        roles.append(("mcp", places.mcp_file, f'the MCP server "{SERVER_NAME}"'))
+    if places.settings is not None:
+        roles.append(("settings", places.settings, "the SessionStart and SessionEnd hooks"))
+    return roles
+
+
+def _json5_skipped(places: Places, path: Path, data: bytes | None) -> str | None:
+    """OpenClaw's config is JSON5 (comments, trailing commas): one that is not plain JSON is left as it
+    is, and the skill installed without the server; a note says so. Other agents' files are refused."""
+    if places.agent != "openclaw" or data is None:
+        return None
+    try:
+        _text(path, data)
+    except StoreError:
+        return (f"left {path} as it is: it is JSON5 (comments, trailing commas…) that auto-dream does not edit; "
+                f"the MCP server \"{SERVER_NAME}\" was not added or removed there")
+    return None
+
+
+def _skill_word(places: Places) -> str:
+    return "rule" if places.agent == "cursor" else "skill"
+
+
+def _markdown(path: Path, data: bytes | None) -> str:
+    if data is None:
+        return ""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise StoreError(f"{path} is not UTF-8 text: nothing was written") from None
 
 
 def _owned(places: Places) -> str:
@@ -594,9 +846,9 @@ _FILLED: dict[str, tuple[tuple[str, ...], ...]] = {
 
 
 def _filled(places: Places, role: str) -> tuple[tuple[str, ...], ...]:
-    if role != "mcp" or not places.mcp_base:
+    if role != "mcp":
         return _FILLED[role]
-    held = (*places.mcp_base, "mcpServers")
+    held = (*places.mcp_base, *places.servers_key)
     return tuple(held[:depth] for depth in range(len(held) + 1))
 
 
@@ -604,6 +856,11 @@ def _refuse_the_other_scope(places: Places, record: "_Record | None") -> None:
     """--scope project and --scope local keep their skill in the same folder, .claude/skills/auto-dream/:
     one at a time, or uninstall of one would take the other's skill."""
     found = record.installed_with if record is not None else None
+    if places.agent != "claude-code":  # a project in the home folder: <project>/.gemini is ~/.gemini
+        if found and found.startswith(f"auto-dream install {places.agent} ") and found != places.install_line:
+            raise StoreError(f"auto-dream is installed in {places.skill_dir} by `{found}`: "
+                             f"`{found.replace('install', 'uninstall', 1)}` first; nothing was written")
+        return
     if places.scope not in ("project", "local") or not found or not found.startswith("auto-dream install claude-code"):
         return
     other = found.rsplit(" ", 1)[-1] if " --scope " in found else "project"
@@ -617,13 +874,14 @@ def _at_level(places: Places, level: str) -> Path:
 
 
 def _put_server(path: Path, text: str, made: set[tuple[str, ...]], wanted: dict, installed: bool,
-                force: bool, base: tuple[str, ...] = ()) -> tuple[str, bool]:
+                force: bool, base: tuple[str, ...] = (),
+                servers_key: tuple[str, ...] = ("mcpServers",)) -> tuple[str, bool]:
     """`text` with our server in it, and whether that server is install's: one that was there
     before install (`claude mcp add auto-dream …` by hand, with its own env or store) is the
     user's, kept as it is, and left by uninstall; `installed` says an earlier install put it there.
     `base`: where the object holding "mcpServers" is (Places.mcp_base)."""
     holder = load(text)
-    held = (*base, "mcpServers")
+    held = (*base, *servers_key)
     for depth, key in enumerate(held):
         found = _object_at(path, holder, key)
         if found is None:
@@ -701,62 +959,78 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
     _refuse_the_other_scope(places, record)
     changes: list[FileChange] = []
     notes: list[str] = []
-    if places.mcp_file is not None and places.settings is not None:
-        for role, path, what in (("mcp", places.mcp_file, f'the MCP server "{SERVER_NAME}"'),
-                                 ("settings", places.settings, "the SessionStart and SessionEnd hooks")):
-            before = snapshot.files[path]
-            if before is None:
-                continue
-            text = _text(path, before)
-            value = load(text)
-            entry = record.files.get(role) if record else None
-            if role == "mcp":
-                servers = _member(value, (*places.mcp_base, "mcpServers"))
-                if isinstance(servers, dict) and SERVER_NAME in servers:
-                    if not _is_our_server(servers[SERVER_NAME]):
-                        notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: it does not run auto-dream")
-                    elif entry is None or not entry.server:  # the user's own `claude mcp add auto-dream …`
-                        why = "it was there before auto-dream install" if entry is not None else \
-                            f"no {RECORD_NAME} says auto-dream install added it"
-                        notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: {why}")
-                    elif added := _added_by_user(servers[SERVER_NAME]):
-                        notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: you gave it {added} since "
-                                     "install; delete it yourself when you no longer need them")
-                    else:
-                        text = remove_member(text, (*places.mcp_base, "mcpServers"), SERVER_NAME)
-            else:
-                hooks = value.get("hooks")
-                for event in ("SessionStart", "SessionEnd"):
-                    if isinstance(hooks, dict) and isinstance(hooks.get(event), list):
-                        text = _remove_handlers(text, event, hooks[event])
-            if entry is not None:
-                for container in sorted(entry.containers, key=len, reverse=True):
-                    if _member(load(text), container) in ({}, []):
-                        text = remove_member(text, container[:-1], container[-1])
-            for container, blank in (entry.blanks.items() if entry is not None else ()):
-                if blank_inside(text, container) == "":
-                    text = set_blank_inside(text, container, blank)
-            after: bytes | None = text.encode("utf-8")
-            if entry is not None and entry.created and load(text) == {}:
-                after = None  # the file install created, with nothing in it but ours
-                if (real := snapshot.outside(places, path)) is not None:
-                    after = text.encode("utf-8")
-                    notes.append(f"kept {path}, a link to {real}: that is outside {_owned(places)}, where "
-                                 "uninstall deletes no file; what install added to it was taken out")
-            if after != before:
-                changes.append(FileChange(path, before, after, what))
+    if places.instructions is not None and (before := snapshot.files[places.instructions]) is not None:
+        path = places.instructions
+        entry = record.files.get("instructions") if record else None
+        text = _remove_block(_markdown(path, before), entry.lead or "" if entry is not None else "")
+        after: bytes | None = text.encode("utf-8")
+        if entry is not None and entry.created and not text:
+            after = None  # the file install created, with nothing in it but ours
+            if (real := snapshot.outside(places, path)) is not None:
+                after = b""
+                notes.append(f"kept {path}, a link to {real}: that is outside {_owned(places)}, where "
+                             "uninstall deletes no file; what install added to it was taken out")
+        if after != before:
+            changes.append(FileChange(path, before, after, "when to recall and remember (a marked block)"))
+    for role, path, what in _json_roles(places):
+        before = snapshot.files[path]
+        if before is None:
+            continue
+        if (skipped := _json5_skipped(places, path, before)) is not None:
+            notes.append(skipped)
+            continue
+        text = _text(path, before)
+        value = load(text)
+        entry = record.files.get(role) if record else None
+        if role == "mcp":
+            servers = _member(value, (*places.mcp_base, *places.servers_key))
+            if isinstance(servers, dict) and SERVER_NAME in servers:
+                if not _is_our_server(servers[SERVER_NAME]):
+                    notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: it does not run auto-dream")
+                elif entry is None or not entry.server:  # the user's own `claude mcp add auto-dream …`
+                    why = "it was there before auto-dream install" if entry is not None else \
+                        f"no {RECORD_NAME} says auto-dream install added it"
+                    notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: {why}")
+                elif added := _added_by_user(servers[SERVER_NAME]):
+                    notes.append(f"kept the MCP server {SERVER_NAME!r} in {path}: you gave it {added} since "
+                                 "install; delete it yourself when you no longer need them")
+                else:
+                    text = remove_member(text, (*places.mcp_base, *places.servers_key), SERVER_NAME)
+        else:
+            hooks = value.get("hooks")
+            for event in ("SessionStart", "SessionEnd"):
+                if isinstance(hooks, dict) and isinstance(hooks.get(event), list):
+                    text = _remove_handlers(text, event, hooks[event])
+        if entry is not None:
+            for container in sorted(entry.containers, key=len, reverse=True):
+                if _member(load(text), container) in ({}, []):
+                    text = remove_member(text, container[:-1], container[-1])
+        for container, blank in (entry.blanks.items() if entry is not None else ()):
+            if blank_inside(text, container) == "":
+                text = set_blank_inside(text, container, blank)
+        after = text.encode("utf-8")
+        if entry is not None and entry.created and load(text) == {}:
+            after = None  # the file install created, with nothing in it but ours
+            if (real := snapshot.outside(places, path)) is not None:
+                after = text.encode("utf-8")
+                notes.append(f"kept {path}, a link to {real}: that is outside {_owned(places)}, where "
+                             "uninstall deletes no file; what install added to it was taken out")
+        if after != before:
+            changes.append(FileChange(path, before, after, what))
     changes += _leftover_removals(snapshot)
 
     removed = {change.path for change in changes if change.after is None} | set(snapshot.staged)
-    ours = [(places.skill, "the skill"), (places.record, "the install record")]
+    ours = [(places.record, "the install record")]
     if places.ignore is not None:
-        ours.insert(1, (places.ignore, "the skill folder's .gitignore"))
+        ours.insert(0, (places.ignore, "the skill folder's .gitignore"))
+    if places.skill is not None:
+        ours.insert(0, (places.skill, f"the {_skill_word(places)}"))
     for path, what in ours:
         data = snapshot.files.get(path)
         if data is None:
             continue
         if path == places.skill and not (record is not None and record.owns_skill(data)):  # see plan_install
-            notes.append(f"kept {path}: it is not the skill auto-dream installed, or it changed since")
+            notes.append(f"kept {path}: it is not the {_skill_word(places)} auto-dream installed, or it changed since")
         elif path == places.ignore and data != LOCAL_IGNORE:
             notes.append(f"kept {path}: it changed since install")
         elif (real := snapshot.outside(places, path)) is not None:
@@ -766,7 +1040,7 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
             changes.append(FileChange(path, data, None, what))
             removed.add(path)
 
-    created = set(record.folders) if record else {"."}  # the skill's own folder is named for us
+    created = set(record.folders) if record else {"."} if places.own_folder else set()  # skills/auto-dream is ours
     remove_folders = list(snapshot.staged)
     for level, folder in zip(_LEVELS, _folder_chain(places.skill_dir)):
         names = snapshot.folders.get(folder)
