@@ -207,7 +207,7 @@ class AgentFound:
 AGENTS: tuple[tuple[str, str | None, str | None, tuple[str, ...]], ...] = (
     ("Claude Code", "claude-code", "claude", (".claude",)),
     ("OpenClaw", "openclaw", None, (".openclaw",)),
-    ("Codex", None, "codex", (".codex",)),
+    ("Codex", "codex", "codex", (".codex",)),  # commands/install_codex.py
     ("Cursor", None, None, (".cursor",)),
     ("Gemini CLI", None, None, (".gemini",)),
     ("OpenCode", None, None, (".config/opencode",)),
@@ -215,15 +215,17 @@ AGENTS: tuple[tuple[str, str | None, str | None, tuple[str, ...]], ...] = (
 
 
 def find_agents(home: Path | None, project: Path, config_dir: Path | None, state_dir: Path | None,
-                on_path: Any) -> list[AgentFound]:
+                on_path: Any, codex_dir: Path | None = None) -> list[AgentFound]:
     """Every agent of AGENTS, with how it was found (`on_path(name)`: the program's path or None) and,
-    for the two auto-dream installs into, where its install record is (project: the current folder)."""
+    for those auto-dream installs into, where its install record is (project: the current folder;
+    Codex: `codex_dir`, $CODEX_HOME, else ~/.codex)."""
     found: list[AgentFound] = []
     for name, command, program, folders in AGENTS:
         how = [f"`{program}` on PATH"] if program and on_path(program) else []
         for folder in folders:
             place = (config_dir if command == "claude-code" and config_dir else
-                     state_dir if command == "openclaw" and state_dir else home / folder if home else None)
+                     state_dir if command == "openclaw" and state_dir else
+                     codex_dir if command == "codex" and codex_dir else home / folder if home else None)
             if place is not None and place.is_dir():
                 how.append(str(place) if place != (home / folder if home else None) else f"~/{folder}")
         installed: list[str] = []
@@ -238,6 +240,13 @@ def find_agents(home: Path | None, project: Path, config_dir: Path | None, state
                     installed.append(scope)
         elif command == "openclaw" and (home is not None or state_dir is not None):
             if _Record.parse(read_file(openclaw_places(home, state_dir).record)) is not None:
+                installed.append("yes")
+        elif command == "codex" and (codex := codex_dir or (home / ".codex" if home else None)) is not None:
+            try:  # install_codex's record (install_codex imports this module, so it is read here)
+                record = json.loads(read_file(codex / RECORD_NAME) or b"null")
+            except ValueError:
+                record = None
+            if isinstance(record, dict) and record.get("installed_with") == "auto-dream install codex":
                 installed.append("yes")
         found.append(AgentFound(name, command, tuple(how), tuple(installed)))
     return found
