@@ -388,6 +388,11 @@ def plan_codex_uninstall(places: CodexPlaces, snapshot: CodexSnapshot) -> CodexP
             continue
         if role == "config":
             value = _parse_toml(path, text)
+            if _parses(added.block) and _server_in(value) != _server_in(tomllib.loads(added.block)):
+                kept = True  # a key given to our table since (`startup_timeout_sec`, an `env`)
+                notes.append(f"kept the auto-dream table in {path}: it was changed since install; delete it "
+                             "yourself when you no longer need it")
+                continue
             result = tomllib.loads(after) if _parses(after) else None
             if result is None or result != _without_ours(value):
                 kept = True
