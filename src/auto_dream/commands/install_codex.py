@@ -6,7 +6,8 @@ What Codex reads, and where (the README's "Codex" section cites the same):
 - MCP servers: `[mcp_servers.<name>]` tables in `~/.codex/config.toml`, the Codex home being
   `$CODEX_HOME` when set; a stdio server is a `command` and its `args`
   (https://developers.openai.com/codex/mcp, "Configure with config.toml";
-  https://developers.openai.com/codex/config-reference, `mcp_servers.<id>.command` / `.args`).
+  https://developers.openai.com/codex/config-reference, `mcp_servers.<id>.command` / `.args`;
+  docs/config.md of openai/codex, "MCP integration" → "STDIO", and `$CODEX_HOME/config.toml`).
 - Instructions: `AGENTS.md` in the Codex home is the global scope, read at the start of every run
   unless an `AGENTS.override.md` there is not empty; project AGENTS.md files follow it
   (https://developers.openai.com/codex/guides/agents-md, "How Codex discovers guidance").
