@@ -1030,8 +1030,12 @@ def install_openclaw(
     _install(ctx, openclaw_places(home_folder(), openclaw_state_dir()), Path.cwd(), dry_run, force)
 
 
+CodexDryRunOption = Annotated[bool, typer.Option("--dry-run", help="Print the change (and each file's diff); "
+                                                 "write nothing.")]
+
+
 @install_app.command("codex")
-def install_codex(ctx: typer.Context, dry_run: DryRunOption = False) -> None:
+def install_codex(ctx: typer.Context, dry_run: CodexDryRunOption = False) -> None:
     """Register auto-dream's MCP server in ~/.codex/config.toml ([mcp_servers.auto-dream]) and add a
     marked block to ~/.codex/AGENTS.md telling Codex when to read MEMORY.md, recall and remember
     ($CODEX_HOME instead of ~/.codex when set). Both are appended as text: every other byte of your
@@ -1052,7 +1056,7 @@ def install_codex(ctx: typer.Context, dry_run: DryRunOption = False) -> None:
 
 
 @uninstall_app.command("codex")
-def uninstall_codex(ctx: typer.Context, dry_run: DryRunOption = False) -> None:
+def uninstall_codex(ctx: typer.Context, dry_run: CodexDryRunOption = False) -> None:
     """Remove the [mcp_servers.auto-dream] table and the AGENTS.md block `install codex` added: each
     file comes back byte for byte (a file install created goes). A table or block you changed since
     is kept, and a warning says so. The store and its memories are not touched."""
