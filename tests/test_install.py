@@ -91,7 +91,7 @@ USER_SETTINGS = ('{\n  "hooks": {\n    "SessionEnd": [\n      {"hooks": [{"type"
 
 @pytest.fixture(autouse=True)
 def no_agent_env(monkeypatch):
-    for name in ("CLAUDE_CONFIG_DIR", "OPENCLAW_STATE_DIR"):
+    for name in ("CLAUDE_CONFIG_DIR", "OPENCLAW_STATE_DIR", "CODEX_HOME"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -1134,11 +1134,12 @@ def test_install_list_shows_agents_found_supported_and_installed(cli, project, u
     assert lines["Claude Code"] == ("Claude Code: found (~/.claude); supported: auto-dream install claude-code; "
                                     "installed: local")
     assert lines["OpenClaw"] == "OpenClaw: not found; supported: auto-dream install openclaw; not installed"
-    assert lines["Codex"] == "Codex: found (~/.codex); not supported yet"
+    assert lines["Codex"] == "Codex: found (~/.codex); supported: auto-dream install codex; not installed"
     assert lines["OpenCode"] == "OpenCode: found (~/.config/opencode); supported: auto-dream install opencode; " \
         "not installed"
     assert lines["Cursor"] == "Cursor: not found; supported: auto-dream install cursor; not installed"
     codex = bin_dir / "codex"
     codex.write_text("#!/bin/sh\n")
     codex.chmod(0o755)
-    assert "Codex: found (`codex` on PATH, ~/.codex); not supported yet" in cli("install", "--list").out
+    assert "Codex: found (`codex` on PATH, ~/.codex); supported: auto-dream install codex; not installed" \
+        in cli("install", "--list").out

@@ -28,6 +28,7 @@ from auto_dream.errors import InputError, StoreError
 from auto_dream.shell import (
     auto_dream_command,
     claude_config_dir,
+    codex_home_dir,
     entry_text,
     given_folder,
     home_folder,
@@ -964,7 +965,7 @@ app.add_typer(install_app, name="install")
 @install_app.callback(invoke_without_command=True)
 def install_main(ctx: typer.Context, list_agents: Annotated[bool, typer.Option(
         "--list", help="List the agents found on this machine, which auto-dream can install into today "
-        "(claude-code, openclaw, gemini-cli, cursor, opencode) and where it is installed; write nothing.")
+        "(claude-code, codex, openclaw, gemini-cli, cursor, opencode) and where it is installed; write nothing.")
         ] = False) -> None:
     """Wire auto-dream into an agent: its MCP server, hooks and skill."""
     if ctx.invoked_subcommand is not None:
@@ -976,7 +977,7 @@ def install_main(ctx: typer.Context, list_agents: Annotated[bool, typer.Option(
 
     rows = []
     for agent in find_agents(home_folder(), Path.cwd(), claude_config_dir(), openclaw_state_dir(), shutil.which,
-                             xdg_config_home()):
+                             xdg_config_home(), codex_home_dir()):
         found = "found (" + ", ".join(agent.found) + ")" if agent.found else "not found"
         if agent.command is None:
             can = "not supported yet"
@@ -1040,6 +1041,47 @@ def install_openclaw(
     from auto_dream.commands.install import openclaw_places
 
     _install(ctx, openclaw_places(home_folder(), openclaw_state_dir()), Path.cwd(), dry_run, force)
+
+
+CodexDryRunOption = Annotated[bool, typer.Option("--dry-run", help="Print the change (and each file's diff); "
+                                                 "write nothing.")]
+
+
+@install_app.command("codex")
+def install_codex(ctx: typer.Context, dry_run: CodexDryRunOption = False) -> None:
+    """Register auto-dream's MCP server in ~/.codex/config.toml ([mcp_servers.auto-dream]) and add a
+    marked block to ~/.codex/AGENTS.md telling Codex when to read MEMORY.md, recall and remember
+    ($CODEX_HOME instead of ~/.codex when set). Both are appended as text: every other byte of your
+    files stays. The commands name the store (--root; default ~/.auto-dream) and this auto-dream by
+    its absolute path. A server named auto-dream that install did not add is refused."""
+    from auto_dream.commands import install_codex as codex
+
+    places = codex.codex_places(home_folder(), codex_home_dir())
+    root = given_folder(ctx.obj.get("root"), "--root") or codex.default_store(home_folder())
+    if root.exists() and not root.is_dir():
+        raise StoreError(f"store root {root} is a file, not a folder")
+    plan = codex.plan_codex_install(places, codex.read_codex_snapshot(places), auto_dream_command(), root)
+    if not dry_run and not plan.empty:
+        codex.apply_codex_plan(plan)
+    write_out(codex.describe(plan, dry_run))
+    for note in plan.notes:
+        _warn(note)
+
+
+@uninstall_app.command("codex")
+def uninstall_codex(ctx: typer.Context, dry_run: CodexDryRunOption = False) -> None:
+    """Remove the [mcp_servers.auto-dream] table and the AGENTS.md block `install codex` added: each
+    file comes back byte for byte (a file install created goes). A table or block you changed since
+    is kept, and a warning says so. The store and its memories are not touched."""
+    from auto_dream.commands import install_codex as codex
+
+    places = codex.codex_places(home_folder(), codex_home_dir())
+    plan = codex.plan_codex_uninstall(places, codex.read_codex_snapshot(places))
+    if not dry_run and not plan.empty:
+        codex.apply_codex_plan(plan)
+    write_out(codex.describe(plan, dry_run))
+    for note in plan.notes:
+        _warn(note)
 
 
 @uninstall_app.command("claude-code")

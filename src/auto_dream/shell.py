@@ -84,6 +84,13 @@ def xdg_config_home() -> Path | None:
     return Path(given).expanduser().absolute() if given else None
 
 
+def codex_home_dir() -> Path | None:
+    """Codex's home folder when CODEX_HOME moves it from ~/.codex
+    (https://developers.openai.com/codex/guides/agents-md, "How Codex discovers guidance"), else None."""
+    given = os.environ.get("CODEX_HOME", "").strip()
+    return Path(given).expanduser().absolute() if given else None
+
+
 def auto_dream_command() -> tuple[str, ...]:
     """How another program (an agent's hook, its MCP client, its shell) starts this auto-dream: by
     absolute path, since its PATH need not be the user's (Claude Code started from an IDE, a

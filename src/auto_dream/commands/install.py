@@ -289,7 +289,7 @@ class AgentFound:
 AGENTS: tuple[tuple[str, str | None, str | None, tuple[str, ...]], ...] = (
     ("Claude Code", "claude-code", "claude", (".claude",)),
     ("OpenClaw", "openclaw", None, (".openclaw",)),
-    ("Codex", None, "codex", (".codex",)),
+    ("Codex", "codex", "codex", (".codex",)),  # commands/install_codex.py
     ("Cursor", "cursor", None, (".cursor",)),
     ("Gemini CLI", "gemini-cli", "gemini", (".gemini",)),
     ("OpenCode", "opencode", "opencode", (".config/opencode",)),
@@ -297,9 +297,10 @@ AGENTS: tuple[tuple[str, str | None, str | None, tuple[str, ...]], ...] = (
 
 
 def find_agents(home: Path | None, project: Path, config_dir: Path | None, state_dir: Path | None,
-                on_path: Any, config_home: Path | None = None) -> list[AgentFound]:
+                on_path: Any, config_home: Path | None = None, codex_dir: Path | None = None) -> list[AgentFound]:
     """Every agent of AGENTS, with how it was found (`on_path(name)`: the program's path or None) and,
-    for the two auto-dream installs into, where its install record is (project: the current folder)."""
+    for those auto-dream installs into, where its install record is (project: the current folder;
+    Codex: `codex_dir`, $CODEX_HOME, else ~/.codex)."""
     found: list[AgentFound] = []
     for name, command, program, folders in AGENTS:
         how = [f"`{program}` on PATH"] if program and on_path(program) else []
@@ -307,6 +308,7 @@ def find_agents(home: Path | None, project: Path, config_dir: Path | None, state
             place = (config_dir if command == "claude-code" and config_dir else
                      state_dir if command == "openclaw" and state_dir else
                      config_home / "opencode" if command == "opencode" and config_home else
+                     codex_dir if command == "codex" and codex_dir else
                      home / folder if home else None)
             if place is not None and place.is_dir():
                 how.append(str(place) if place != (home / folder if home else None) else f"~/{folder}")
@@ -334,6 +336,13 @@ def find_agents(home: Path | None, project: Path, config_dir: Path | None, state
                 record = _Record.parse(read_file(places.record))
                 if record is not None and record.installed_with == places.install_line:
                     installed.append(scope)
+        elif command == "codex" and (codex := codex_dir or (home / ".codex" if home else None)) is not None:
+            try:  # install_codex's record (install_codex imports this module, so it is read here)
+                record = json.loads(read_file(codex / RECORD_NAME) or b"null")
+            except ValueError:
+                record = None
+            if isinstance(record, dict) and record.get("installed_with") == "auto-dream install codex":
+                installed.append("yes")
         found.append(AgentFound(name, command, tuple(how), tuple(installed)))
     return found
 
