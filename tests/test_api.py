@@ -190,3 +190,32 @@ def test_claude_wanted_without_a_key_is_bad_input(store, llm_config, llm_flag):
     (store.root / "config.toml").write_text(f'llm = "{llm_config}"\n')
     with pytest.raises(auto_dream.InputError, match="ANTHROPIC_API_KEY"):
         choose_distiller(open_context(store.root), llm_flag, "", None)
+
+
+def test_a_store_reads_again_only_the_memory_files_that_changed_since_it_last_read_them(tmp_path, monkeypatch):
+    """A long-lived Store (the MCP server's) lists and checks without reading every file again:
+    an agent paging through 2,000 memories read all 2,000 at every page."""
+    import auto_dream.store.scan as scan
+
+    opened = auto_dream.open_store(tmp_path / ".auto-dream", create=True)
+    folder = opened.root / "memories" / "project"
+    for number in range(5):
+        (folder / f"2026110{number}_fact_{number}.md").write_text(
+            f"---\nname: Fact {number}\ndescription: Fact number {number}\ntype: project\n---\nBody {number}.\n")
+    reads: list[str] = []
+    real_read = scan.read_memory
+    monkeypatch.setattr(scan, "read_memory", lambda path, *rest: reads.append(path.name) or real_read(path, *rest))
+    assert len(opened.list(now=NOW).memories) == 5 and len(reads) == 5
+    opened.check(now=NOW)
+    opened.list(now=NOW)
+    assert len(reads) == 5  # nothing changed: nothing read again
+
+    (folder / "20261100_fact_0.md").write_text(
+        "---\nname: Fact zero, renamed\ndescription: Fact number 0\ntype: project\n---\nBody 0, longer now.\n")
+    replacement = folder / "new.tmp"  # saved as editors save: a new file renamed over the old
+    replacement.write_text("---\nname: Fact one\ndescription: Fact number 1\ntype: project\n---\nBody 1.\n")
+    replacement.replace(folder / "20261101_fact_1.md")
+    (folder / "20261102_fact_2.md").unlink()
+    listed = {m.name for m in opened.list(now=NOW).memories}
+    assert listed == {"Fact zero, renamed", "Fact one", "Fact 3", "Fact 4"}
+    assert sorted(reads[5:]) == ["20261100_fact_0.md", "20261101_fact_1.md"]

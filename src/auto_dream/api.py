@@ -7,7 +7,7 @@ a parameter: `now` (an aware datetime), by default the current time with the loc
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from os import PathLike
 from pathlib import Path
@@ -29,6 +29,7 @@ from auto_dream.store.memory import Memory
 from auto_dream.store.memory_md import IndexBuild
 from auto_dream.store.paths import StoreLayout, layout_at
 from auto_dream.store.paths import open_store as open_store_paths
+from auto_dream.store.scan import ReadMemo
 
 if TYPE_CHECKING:  # commands.dream brings the whole dream pipeline: imported when a dream or undo runs
     from auto_dream.commands.import_openclaw import OpenClawImport
@@ -80,6 +81,9 @@ class Store:
     """A store on disk. Errors are AutoDreamError subclasses: StoreError, InputError, LockHeldError."""
 
     root: Path
+    # the memory files this Store has read, kept while they are unchanged (StoreContext.read_memo):
+    # an agent's list, check and build-index calls through the MCP server do not read every file again
+    _read_memo: ReadMemo = field(default_factory=ReadMemo, compare=False, repr=False)
 
     @property
     @_store_errors
@@ -90,7 +94,8 @@ class Store:
     def _context(self) -> StoreContext:
         # its config as it is now, and the home a command line run would see
         _check_local_zone()
-        return open_context(self.root, home=home_folder(), claude_config_dir=claude_config_dir())
+        return open_context(self.root, home=home_folder(), claude_config_dir=claude_config_dir(),
+                            read_memo=self._read_memo)
 
     @_store_errors
     def append(self, text: str, type: str | None = None, at: str | datetime | None = None,

@@ -97,10 +97,17 @@ Offset = Annotated[int, Field(ge=0, description="How many items to skip: 0 for t
                                                 "`next_offset` the last page returned.")]
 
 
-def _limit(default: int, most: int, what: str) -> Any:
-    return Annotated[int, Field(ge=1, le=most, description=f"At most this many {what} in one result ({default} "
-                                f"unless given, {most} at most); fewer when they would not fit in "
-                                f"{RESULT_CHARS:,} characters. Page on with `offset`.")]
+def _limit_field(default: int, most: int, what: str) -> Any:
+    return Field(ge=1, le=most, description=f"At most this many {what} in one result ({default} unless given, "
+                 f"{most} at most); fewer when they would not fit in {RESULT_CHARS:,} characters. Page on "
+                 f"with `offset`.")
+
+
+# The `limit` of each tool that pages (written out as types, so that mypy reads them as types)
+RecallLimit = Annotated[int, _limit_field(10, 50, "memories")]
+ListLimit = Annotated[int, _limit_field(50, 200, "memories")]
+CheckLimit = Annotated[int, _limit_field(50, 200, "memories' health")]
+ReviewLimit = Annotated[int, _limit_field(20, 100, "items")]
 
 
 class AutoDreamServer(MCPServer):
@@ -150,7 +157,7 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
     @server.tool(title="Search memories", annotations=LOOKS_UP)
     def recall(
         query: Annotated[str, Field(description="The words to look for; any may match.")],
-        limit: _limit(10, 50, "memories") = 10,
+        limit: RecallLimit = 10,
         type: Type = None,
         archived: Archived = False,
         offset: Offset = 0,
@@ -193,7 +200,7 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
     def list_memories(
         type: Type = None,
         archived: Archived = False,
-        limit: _limit(50, 200, "memories") = 50,
+        limit: ListLimit = 50,
         offset: Offset = 0,
     ) -> dict[str, Any]:
         """The memories (path, name, type, description, mtime, age in days), newest first within
@@ -205,7 +212,7 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
 
     @server.tool(title="Check the store's health", annotations=READ_ONLY)
     def check(
-        limit: _limit(50, 200, "memories' health") = 50,
+        limit: CheckLimit = 50,
         offset: Offset = 0,
     ) -> dict[str, Any]:
         """The store's health: entries waiting for a dream, the last dream, whether one is due,
@@ -282,7 +289,7 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
 
     @server.tool(title="List decisions left for review", annotations=READ_ONLY)
     def review(
-        limit: _limit(20, 100, "items") = 20,
+        limit: ReviewLimit = 20,
         offset: Offset = 0,
     ) -> dict[str, Any]:
         """The decisions dream left for you, oldest first, a page at a time (`total`, `more`,

@@ -65,7 +65,7 @@ class CheckResult:
 
 
 def check_store(context: StoreContext, now: datetime) -> CheckResult:
-    scan = scan_memories(context.paths, context.tz, cache=ParseCache.load(context.paths))
+    scan = scan_memories(context.paths, context.tz, cache=ParseCache.load(context.paths), memo=context.read_memo)
     entries, log_problems = read_all_entries(context.paths)
     distilled = read_distilled_ids(context.paths)
     waiting = sum(1 for e in entries if e.id not in distilled)

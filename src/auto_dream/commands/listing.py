@@ -72,7 +72,7 @@ def list_memories(context: StoreContext, now: datetime, memory_type: str | None 
     a person wrote of it (memory_md.marked_memories)."""
     check_memory_type(memory_type)
     cache = None if archived else ParseCache.load(context.paths)  # dream's cache: read here, never written
-    scan = scan_memories(context.paths, context.tz, archived=archived, cache=cache)
+    scan = scan_memories(context.paths, context.tz, archived=archived, cache=cache, memo=context.read_memo)
     chosen = [m for m in scan.memories if memory_type is None or m.type == memory_type]
     chosen.sort(key=lambda m: (MEMORY_TYPES.index(m.type), not m.pinned, -m.mtime.timestamp(), m.path))
     marked = marked_memories(context, chosen)

@@ -1,12 +1,13 @@
 """A store opened for a command: its paths, its config and its timezone."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import tzinfo
 from pathlib import Path
 
 from auto_dream.store.config import Config, load_config
 from auto_dream.store.daylog import load_timezone
 from auto_dream.store.paths import StoreLayout, ensure_store, open_store
+from auto_dream.store.scan import ReadMemo
 
 
 @dataclass(frozen=True)
@@ -18,12 +19,17 @@ class StoreContext:
     # found them: where ~/.claude.json names the project behind a Claude Code folder. None: unknown.
     home: Path | None = None
     claude_config_dir: Path | None = None
+    # The memory files a long-lived caller (a library Store, the MCP server) has read, by path,
+    # each with its fingerprint: a file whose size, mtime and inode are as they were is not read
+    # again (store.scan.scan_store). Empty for a one-shot command.
+    read_memo: ReadMemo = field(default_factory=ReadMemo, compare=False, repr=False)
 
 
 def open_context(root: Path, create: bool = False, home: Path | None = None,
-                 claude_config_dir: Path | None = None) -> StoreContext:
-    """The store at `root` with its config; `create` makes a missing store (for writers)."""
+                 claude_config_dir: Path | None = None, read_memo: ReadMemo | None = None) -> StoreContext:
+    """The store at `root` with its config; `create` makes a missing store (for writers);
+    `read_memo` the files a long-lived caller read before (StoreContext.read_memo)."""
     paths = ensure_store(root) if create else open_store(root)
     config = load_config(paths.config)
     return StoreContext(paths=paths, config=config, tz=load_timezone(config.timezone), home=home,
-                        claude_config_dir=claude_config_dir)
+                        claude_config_dir=claude_config_dir, read_memo=ReadMemo() if read_memo is None else read_memo)

@@ -139,7 +139,7 @@ def rebuild_index(context: StoreContext, moves: bool = True) -> IndexBuild:
     here (StoreError), or, without `moves`, MEMORY.md is left as it is. And it is made from the
     file as it is: replaced only while it still is what was read (store/replace.py), else made
     again from it as it is then (StoreError if it keeps changing)."""
-    scan = scan_memories(context.paths, context.tz, cache=ParseCache.load(context.paths))
+    scan = scan_memories(context.paths, context.tz, cache=ParseCache.load(context.paths), memo=context.read_memo)
     theirs = context.paths.layout == "claude-code"
     for _ in range(_ATTEMPTS):
         before = read_regular(context.paths.index) if theirs else None  # what the new one is made from

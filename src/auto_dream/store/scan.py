@@ -11,6 +11,15 @@ from auto_dream.store.walk import fingerprint as fingerprint
 from auto_dream.store.walk import walk_memory_files
 
 
+@dataclass
+class ReadMemo:
+    """The memory files a long-lived caller (a library Store, the MCP server) has read, by path,
+    each with its fingerprint, and how they were read (the timezone, the type of an untyped file)."""
+
+    files: dict[str, Parsed] = field(default_factory=dict)
+    read_as: tuple[object, object] | None = None
+
+
 @dataclass(frozen=True)
 class MemoryScan:
     memories: list[Memory]
@@ -33,10 +42,12 @@ class StoreScan:
 
 
 def scan_store(paths: StoreLayout, tz: tzinfo | None, archived: bool = False,
-               cache: ParseCache | None = None) -> StoreScan:
+               cache: ParseCache | None = None, memo: ReadMemo | None = None) -> StoreScan:
     """Every memory file under memories/ (or archive/): the files the cache holds as they are
     are only named; the rest are read (and, with a cache, parsed for it: the caller decides
-    whether to save it). Files that are not memories are reported."""
+    whether to save it). Files that are not memories are reported. `memo`: the files read
+    before in this process, by path; one whose fingerprint (size, mtime, inode) is as it was is
+    taken from it, not read again, and the memo is kept to what is on disk."""
     folder_name = paths.memory_folder(archived)
     files, odd = walk_memory_files(paths.root / folder_name, folder_name, ordered=False,
                                    ext=paths.archive_ext if archived else ".md")
@@ -48,29 +59,46 @@ def scan_store(paths: StoreLayout, tz: tzinfo | None, archived: bool = False,
     read: dict[str, Memory] = {}
     parsed_by_path: dict[str, Parsed] = {}
     unreadable: list[Unreadable] = []
+    if memo is not None and memo.read_as != (tz, paths.untyped):  # read another way: read again
+        memo.files, memo.read_as = {}, (tz, paths.untyped)
     for relative in sorted(fingerprints.keys() - unchanged):
+        known = memo.files.get(relative) if memo is not None else None
+        if known is not None and known.fingerprint == fingerprints[relative]:
+            read[relative] = known.memory
+            if cache is not None:
+                parsed_by_path[relative] = known
+                cache.put(known)
+            continue
         parsed = read_memory(paths.root / relative, paths.root, tz, paths.untyped)
         if isinstance(parsed, Memory):
             read[relative] = parsed
-            if cache is not None:
-                parsed_by_path[relative] = Parsed.of(fingerprints[relative], parsed)
-                cache.put(parsed_by_path[relative])
+            if cache is not None or memo is not None:
+                made = Parsed.of(fingerprints[relative], parsed)
+                if memo is not None:
+                    memo.files[relative] = made
+                if cache is not None:
+                    parsed_by_path[relative] = made
+                    cache.put(made)
         else:
             unreadable.append(parsed)
             del fingerprints[relative]  # parsed.path is as shown, control characters written out
+    if memo is not None:  # a file gone, or unreadable now, is not kept
+        prefix = folder_name + "/"
+        for gone in [path for path in memo.files if path.startswith(prefix) and path not in fingerprints]:
+            del memo.files[gone]
     unreadable.extend(odd)
     return StoreScan(paths=list(fingerprints), read=read, unchanged=unchanged, unreadable=unreadable,
                      fingerprints=fingerprints, parsed=parsed_by_path)
 
 
 def scan_memories(paths: StoreLayout, tz: tzinfo | None, archived: bool = False,
-                  cache: ParseCache | None = None) -> MemoryScan:
+                  cache: ParseCache | None = None, memo: ReadMemo | None = None) -> MemoryScan:
     """Every memory under memories/ (or archive/), parsed; the files that are not memories, reported.
 
     With a cache, a file whose size and mtime the cache holds is not read again, and files
     that were read are added to it (the caller decides whether to save it).
     """
-    scan = scan_store(paths, tz, archived, cache)
+    scan = scan_store(paths, tz, archived, cache, memo)
     parsed = dict(scan.parsed)
     if scan.unchanged and cache is not None:  # only a cache finds a file unchanged
         hits = cache.parsed(None if len(scan.unchanged) > len(cache.rows) // 2 else list(scan.unchanged))
