@@ -286,3 +286,14 @@ def test_an_imported_section_is_named_by_its_heading_and_first_item(text, name, 
 ])
 def test_a_list_of_checkboxes_says_which_are_done(text, name, description):
     assert (title_of(text).name, title_of(text).description) == (name, description)
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Release checklist lives in docs/release.md", "Release checklist"),
+    ("API docs for the shipping partner live at https://developer.shipfast.example/docs/v3",
+     "API docs for the shipping partner"),
+    ("Phase two moves the image pipeline to the GPU nodes", "Phase two moves the image pipeline"),  # not a bare verb
+])
+def test_a_name_never_ends_on_a_verb_whose_complement_was_cut(text, name):
+    title = title_of(text)
+    assert (title.name, title.description) == (name, text)

@@ -575,6 +575,11 @@ def _title(entry: EntryText, memory_type: str) -> tuple[Title, bool]:
         # no boundary fits: the longest start that ends between words and reads whole
         head = cut_to_width(head, room)
         rest = topic[len(head):].strip()
+    if language == "en" and cut is not None and (bare := _BARE_VERB_END.search(head)) \
+            and len(head[:bare.start()].split()) >= 2:
+        # a name never ends on the verb its complement was cut from ("Release checklist lives"):
+        # the subject names it, and the description is the whole statement
+        head, rest = head[:bare.start()], topic[bare.start():].strip()
     name = _named(entry, _tidy_head(head, language), capital=dropped or (entry.state is not None and not entry.label))
     lead = _lead(entry, statement, rest, cut)
     description = fit_description([*lead, *after], language)
@@ -584,6 +589,11 @@ def _title(entry: EntryText, memory_type: str) -> tuple[Title, bool]:
     shown_head, shown_part = (visible(_tidy_head(part, language)).strip() for part in (head, first_part))
     whole = not dropped and shown_head == shown_part
     return Title(name or "memory", description or name or "memory"), whole
+
+
+# A verb that says where or what a thing is, at the end of a cut head: what follows it is what it says.
+_BARE_VERB_END = re.compile(r"\s+(?:is|are|was|were|lives?|sits?|stays?|resides?|lies|belongs?|runs?|goes|moved|"
+                            r"moves?|lands?|comes?|happens?|takes? place)\s*$", re.IGNORECASE)
 
 
 def _name_room(entry: EntryText) -> int:
