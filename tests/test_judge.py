@@ -74,6 +74,18 @@ def test_a_stressed_negation_negates_what_the_plain_one_does(older, newer, outco
     assert verdict(older, newer).outcome == outcome
 
 
+@pytest.mark.parametrize("older, newer, outcome", [
+    # the number names the things: one of a series, not a value changed (100 such entries made 439 review items)
+    ("fact 35: service35 owns queue35", "fact 95: service95 owns queue95", "none"),
+    ("Shard s12 holds the orders of region eu12", "Shard s14 holds the orders of region eu14", "none"),
+    # a value, even beside a version's v or a CJK particle, still changed
+    ("The build runs on Node v18 in CI", "The build runs on Node v20 in CI", "review"),
+    ("提出の締め切りは金曜日の12:00。", "提出の締め切りは金曜日の13:00。", "supersede"),
+])
+def test_a_number_that_names_things_is_no_value_changed(older, newer, outcome):
+    assert verdict(older, newer).outcome == outcome
+
+
 def test_a_value_that_changed_is_a_contradiction_without_any_negation_word():
     found = swaps("Standup is at 9:30", "Standup is at 10:00", frozenset(), frozenset())
     assert value_changed(found) and (found[0].left, found[0].right) == ("9:30", "10:00")

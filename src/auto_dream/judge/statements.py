@@ -215,6 +215,8 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
     named = _swap_evidence(found)
     pair = _quote_pair(a.core, b.core)
     if value_changed(found):
+        if _numbered_names(a_core, found[0].left) and _numbered_names(b_core, found[0].right):
+            return NOTHING  # the value numbers the things each names: two of a series, not one changed
         if close and not _other_words(a_core, b_core, a_words, b_words):
             return _ordered(a, b, f"the same statement with another value ({named}): {pair}", both, "value_changed")
         return Verdict("review", "conflict", f"another value ({named}), and other words: {pair}", both,
@@ -692,6 +694,16 @@ def another_subject(found: list[Swap]) -> bool:
     things, "Generate migrations with alembic and review the file by hand" / "When a schema
     change needs a migration, autogenerate it with alembic and hand-review the file" one rule."""
     return bool(found) and found[0].subject and (found[0].kind != "wording" or not found[0].crowded)
+
+
+def _numbered_names(text: str, value: str) -> bool:
+    """Whether `value` is also part of a name in `text`, glued to its letters: "fact 35: service35
+    owns queue35" numbers a service and a queue, one of a series ("fact 95: service95 owns
+    queue95" is another), where "Standup is at 9:30" / "… 10:00" changes a value."""
+    # Latin letters (「17を」 is a value and a particle), and not a version's lone v ("v18")
+    number = re.escape(value)
+    glued = rf"(?:[A-Za-z_]{{2}}|(?<![A-Za-z])[A-UW-Za-uw-z_]){number}(?!\d)|(?<!\d){number}[A-Za-z_]"
+    return bool(value) and re.search(glued, text) is not None
 
 
 def value_changed(found: list[Swap]) -> bool:
