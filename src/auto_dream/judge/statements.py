@@ -46,7 +46,7 @@ from auto_dream.judge.similarity import (
     unnegatable,
     without_replacements,
 )
-from auto_dream.judge.values import NUMBER, same_kind, specifics, value_kind
+from auto_dream.judge.values import NUMBER, anchors, same_kind, specifics, unanchored, value_kind
 from auto_dream.judge.words import STOP_WORDS
 
 # A statement is one or two sentences (the overlap rules were made for those); its Why and
@@ -237,6 +237,10 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
         if pinned := same_specifics(a_core, b_core, a.profile, b.profile, found):
             return Verdict("review", "duplicate", f"the same specifics ({pinned}) and no other, in other words: "
                            f"{pair}", both, "same_specifics")
+        if held := same_anchors(a_core, b_core, found):
+            kind = "conflict" if announces_change(a_core) != announces_change(b_core) else "duplicate"
+            return Verdict("review", kind, f"the same anchors ({held}), the words around them alike: {pair}", both,
+                           "same_anchors")
         return NOTHING
     if one_sided_signal(a.profile, b.profile):
         if not alike_both_ways(a.profile.words, b.profile.words):
@@ -273,6 +277,36 @@ def same_specifics(a: str, b: str, a_profile: Profile, b_profile: Profile, found
     if not (_held(pinned_a | names_a, pinned_b | names_b) and _held(pinned_b | names_b, pinned_a | names_a)):
         return ""
     return ", ".join(_quote(s) for s in sorted(pinned_a))
+
+
+# Two Chinese or Japanese statements with the same anchors say one thing when the words around
+# them share this much (overlap) and at least this many bigrams.
+ANCHORED_REST = 0.35
+ANCHORED_REST_SHARED = 3
+
+
+def same_anchors(a: str, b: str, found: list["Swap"]) -> str:
+    """The anchors (values.anchors) two Chinese or Japanese statements both hold, quoted, when
+    neither holds one the other lacks (one spelt two ways aside), the words around them are
+    alike (ANCHORED_REST of them, at least ANCHORED_REST_SHARED), and no place where they differ
+    reads as one value or name for another; else "".
+
+    Cases: "张伟负责支付团队，涉及账本服务的PR都由他审核" / "支付团队的负责人是张伟，所有改动账本服务的PR
+    都要他来审", "コミット前に必ず`make lint`を実行すること" / "コミットする前には毎回make lintを走らせる",
+    "佐藤さんはデータサイエンティストで、Reactは初心者" / "佐藤さん（データサイエンティスト）はReactの経験が
+    ほとんどない": one fact in other words — a paraphrase shares few of its CJK bigrams, but keeps
+    its terms of art. Not "李娜在学Python" / "李娜用Python写爬虫" (one name around the term: two
+    facts), nor "张伟审核所有涉及账本服务的PR" / "赵敏审核所有涉及账本页面的PR" (two names swapped),
+    nor two anchors that differ ("DATA" / "DATA-REQ")."""
+    if any(s.kind in ("value", "name") for s in found):
+        return ""
+    mine, theirs = anchors(a), anchors(b)
+    if not mine or not theirs or not (_held(mine, theirs) and _held(theirs, mine)):
+        return ""
+    rest_a, rest_b = significant_words(unanchored(a)), significant_words(unanchored(b))
+    if len(rest_a & rest_b) < ANCHORED_REST_SHARED or overlap(rest_a, rest_b) < ANCHORED_REST:
+        return ""
+    return ", ".join(_quote(s) for s in sorted(mine))
 
 
 def _held(mine: frozenset[str], theirs: frozenset[str]) -> bool:
