@@ -280,7 +280,8 @@ def same_specifics(a: str, b: str, a_profile: Profile, b_profile: Profile, found
 
 
 # Two Chinese or Japanese statements with the same anchors say one thing when the words around
-# them share this much (overlap) and at least this many bigrams.
+# them are alike both ways — this share of the longer side's words (bigrams) in the other's — and
+# at least this many of them.
 ANCHORED_REST = 0.35
 ANCHORED_REST_SHARED = 3
 
@@ -297,14 +298,16 @@ def same_anchors(a: str, b: str, found: list["Swap"]) -> str:
     ほとんどない": one fact in other words — a paraphrase shares few of its CJK bigrams, but keeps
     its terms of art. Not "李娜在学Python" / "李娜用Python写爬虫" (one name around the term: two
     facts), nor "张伟审核所有涉及账本服务的PR" / "赵敏审核所有涉及账本页面的PR" (two names swapped),
-    nor two anchors that differ ("DATA" / "DATA-REQ")."""
+    nor "王芳审核所有涉及规则引擎的PR" / "王芳维护规则引擎的文档，PR模板也归她管" (one more thing said:
+    the words around are not alike both ways), nor two anchors that differ ("DATA" / "DATA-REQ")."""
     if any(s.kind in ("value", "name") for s in found):
         return ""
     mine, theirs = anchors(a), anchors(b)
     if not mine or not theirs or not (_held(mine, theirs) and _held(theirs, mine)):
         return ""
     rest_a, rest_b = significant_words(unanchored(a)), significant_words(unanchored(b))
-    if len(rest_a & rest_b) < ANCHORED_REST_SHARED or overlap(rest_a, rest_b) < ANCHORED_REST:
+    shared = len(rest_a & rest_b)
+    if shared < ANCHORED_REST_SHARED or shared < ANCHORED_REST * max(len(rest_a), len(rest_b)):
         return ""
     return ", ".join(_quote(s) for s in sorted(mine))
 
