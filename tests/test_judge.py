@@ -562,6 +562,8 @@ ANCHOR_CASES = [
     ("山田さんはインフラ担当で、Terraformはまだ初心者。", "山田さん（インフラ担当）はTerraformの経験がほとんどない。",
      "duplicate"),
     ("鈴木さんはデザイナーで、Figmaは上級者。", "鈴木さん（デザイナー）はFigmaの経験が豊富。", "duplicate"),
+    # the same anchors, and one negates what the other says: a possible conflict, not a duplicate
+    ("公開APIを変更したらCHANGELOG.mdを更新する。", "公開APIを変更してもCHANGELOG.mdは更新しない。", "conflict"),
     # near misses: one name around the term, another thing said of it, two names swapped, anchors that differ
     ("小林用Python写爬虫。", "小林用Python做数据分析。", ""),
     ("王芳审核所有涉及规则引擎的PR。", "王芳维护规则引擎的文档，PR模板也归她管。", ""),
@@ -599,3 +601,16 @@ def test_a_cjk_paraphrase_with_the_same_anchors_is_listed_in_a_dream(root):
     report = run(root)
     assert [item["kind"] for item in report["review"]] == ["possible_duplicate"]
     assert len(live(root)) == 2
+
+
+def test_a_question_asked_both_ways_or_a_double_negative_idiom_negates_nothing():
+    # 要不要 ("whether to") is no 不要: nothing here retracts the rule, no supersede
+    found = verdict("构建失败时先看GitHub Actions的日志，再决定是否重跑。",
+                    "如果构建失败了，先去GitHub Actions里看日志，然后再决定要不要重跑。")
+    assert found.outcome == "review" and found.kind == "duplicate", found.evidence
+    # 忘れずに ("without forgetting"): the same rule, said with more care
+    found = verdict("公開APIを変更したらCHANGELOG.mdを更新する。",
+                    "公開APIに変更を入れたときはCHANGELOG.mdも忘れずに更新すること。")
+    assert (found.outcome, found.kind) == ("review", "duplicate"), found.evidence
+    # a real 不要 still negates
+    assert verdict("构建失败时直接重跑。", "构建失败时不要直接重跑，先看日志。").outcome == "supersede"

@@ -238,7 +238,8 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
             return Verdict("review", "duplicate", f"the same specifics ({pinned}) and no other, in other words: "
                            f"{pair}", both, "same_specifics")
         if held := same_anchors(a_core, b_core, found):
-            kind = "conflict" if announces_change(a_core) != announces_change(b_core) else "duplicate"
+            kind = "conflict" if announces_change(a_core) != announces_change(b_core) or negates_the_other(
+                a.profile, b.profile) else "duplicate"
             return Verdict("review", kind, f"the same anchors ({held}), the words around them alike: {pair}", both,
                            "same_anchors")
         return NOTHING
@@ -310,6 +311,16 @@ def same_anchors(a: str, b: str, found: list["Swap"]) -> str:
     if shared < ANCHORED_REST_SHARED or shared < ANCHORED_REST * max(len(rest_a), len(rest_b)):
         return ""
     return ", ".join(_quote(s) for s in sorted(mine))
+
+
+def negates_the_other(a: Profile, b: Profile) -> bool:
+    """Whether only one of two statements negates, and what it negates is among the other's words
+    — aimed or not, a reader should weigh it as a possible conflict, not a duplicate.
+
+    Case: "公開APIを変更したらCHANGELOG.mdを更新する" / "公開APIを変更してもCHANGELOG.mdは更新しない"
+    hold the same anchors; "Terraformはまだ初心者" / "Terraformの経験がほとんどない" negates nothing
+    the other says."""
+    return ("negation" in a.signals) != ("negation" in b.signals) and bool(a.negated & b.words or b.negated & a.words)
 
 
 def _held(mine: frozenset[str], theirs: frozenset[str]) -> bool:
