@@ -562,6 +562,8 @@ ANCHOR_CASES = [
     ("山田さんはインフラ担当で、Terraformはまだ初心者。", "山田さん（インフラ担当）はTerraformの経験がほとんどない。",
      "duplicate"),
     ("鈴木さんはデザイナーで、Figmaは上級者。", "鈴木さん（デザイナー）はFigmaの経験が豊富。", "duplicate"),
+    # one adds a detail (1111), lined up with a value the other holds elsewhere (11月)
+    ("1111大促期间（11月1日至11月12日）线上发布冻结。", "11月1日到11月12日大促期间，生产环境冻结发布。", "duplicate"),
     # the same anchors, and one negates what the other says: a possible conflict, not a duplicate
     ("公開APIを変更したらCHANGELOG.mdを更新する。", "公開APIを変更してもCHANGELOG.mdは更新しない。", "conflict"),
     # near misses: one name around the term, another thing said of it, two names swapped, anchors that differ
@@ -570,6 +572,7 @@ ANCHOR_CASES = [
     ("张伟审核所有涉及账本服务的PR。", "赵敏审核所有涉及账本页面的PR。", ""),
     ("订单服务用Go写，部署在k8s上。", "订单服务用Go写，日志接入了ELK。", ""),
     ("山田さんはTerraformのモジュールを管理している。", "山田さんはTerraformのCI設定をレビューする。", ""),
+    ("1111大促期间（11月1日至11月12日）线上发布冻结。", "11月1日到11月12日大促期间，iOS版生产环境冻结发布。", ""),
     # English names are people's more often than terms: they anchor nothing
     ("Kenji reviews every PR that touches billing.", "Kenji writes the release notes for every billing PR.", ""),
 ]
