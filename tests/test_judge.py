@@ -575,3 +575,69 @@ def test_a_value_changed_between_statements_that_share_half_their_words_is_liste
     assert item["kind"] == "possible_conflict" and "memories/project/20260101_db.md" in (item["path"], item["target"])
     assert '"16" / "17"' in item["evidence"]
 
+
+
+# ---------------------------------------------------------------- same anchors (Chinese, Japanese)
+
+ANCHOR_CASES = [
+    # one fact in other words: the same terms of art, the words around them alike both ways
+    ("王芳负责风控团队，涉及规则引擎的PR都由她审核。", "风控团队的负责人是王芳，所有改动规则引擎的PR都要她来审。",
+     "duplicate"),
+    ("山田さんはインフラ担当で、Terraformはまだ初心者。", "山田さん（インフラ担当）はTerraformの経験がほとんどない。",
+     "duplicate"),
+    ("鈴木さんはデザイナーで、Figmaは上級者。", "鈴木さん（デザイナー）はFigmaの経験が豊富。", "duplicate"),
+    # one adds a detail (1111), lined up with a value the other holds elsewhere (11月)
+    ("1111大促期间（11月1日至11月12日）线上发布冻结。", "11月1日到11月12日大促期间，生产环境冻结发布。", "duplicate"),
+    # the same anchors, and one negates what the other says: a possible conflict, not a duplicate
+    ("公開APIを変更したらCHANGELOG.mdを更新する。", "公開APIを変更してもCHANGELOG.mdは更新しない。", "conflict"),
+    # near misses: one name around the term, another thing said of it, two names swapped, anchors that differ
+    ("小林用Python写爬虫。", "小林用Python做数据分析。", ""),
+    ("王芳审核所有涉及规则引擎的PR。", "王芳维护规则引擎的文档，PR模板也归她管。", ""),
+    ("张伟审核所有涉及账本服务的PR。", "赵敏审核所有涉及账本页面的PR。", ""),
+    ("订单服务用Go写，部署在k8s上。", "订单服务用Go写，日志接入了ELK。", ""),
+    ("山田さんはTerraformのモジュールを管理している。", "山田さんはTerraformのCI設定をレビューする。", ""),
+    ("1111大促期间（11月1日至11月12日）线上发布冻结。", "11月1日到11月12日大促期间，iOS版生产环境冻结发布。", ""),
+    # English names are people's more often than terms: they anchor nothing
+    ("Kenji reviews every PR that touches billing.", "Kenji writes the release notes for every billing PR.", ""),
+]
+
+
+@pytest.mark.parametrize("older, newer, kind", ANCHOR_CASES, ids=[case[1][:30] for case in ANCHOR_CASES])
+def test_the_same_anchors_and_alike_words_around_them_are_listed_never_acted_on(older, newer, kind):
+    found = verdict(older, newer)
+    if kind:
+        assert (found.outcome, found.kind, found.rule) == ("review", kind, "same_anchors"), found.evidence
+        assert found.quotes == (older, newer)
+    else:
+        assert found.rule != "same_anchors" and found.outcome not in ("merge", "supersede"), found.evidence
+
+
+def test_a_latin_term_in_cjk_text_is_an_anchor_and_lets_the_pair_search_reach_the_lower_threshold():
+    from auto_dream.distill.neighbours import entry_pairs
+    from auto_dream.judge.values import anchors, pins
+    older, newer = ANCHOR_CASES[0][:2]
+    assert pins(older) and anchors(older) == {"pr"}
+    assert not pins("The user is new to Kubernetes.") and not anchors("The user is new to Kubernetes.")
+    # overlap 0.53: below the duplicate threshold, found because both hold an anchor
+    assert entry_pairs({"e": Profile.of(newer)}, {"m.md": Profile.of(older)}, 0.4, 0.6) == {"e": {"m.md"}}
+
+
+def test_a_cjk_paraphrase_with_the_same_anchors_is_listed_in_a_dream(root):
+    memory(root, "memories/user/20260101_a.md", "王芳", ANCHOR_CASES[0][0], "user", days_ago=20)
+    add(root, ANCHOR_CASES[0][1], "user")
+    report = run(root)
+    assert [item["kind"] for item in report["review"]] == ["possible_duplicate"]
+    assert len(live(root)) == 2
+
+
+def test_a_question_asked_both_ways_or_a_double_negative_idiom_negates_nothing():
+    # 要不要 ("whether to") is no 不要: nothing here retracts the rule, no supersede
+    found = verdict("构建失败时先看GitHub Actions的日志，再决定是否重跑。",
+                    "如果构建失败了，先去GitHub Actions里看日志，然后再决定要不要重跑。")
+    assert found.outcome == "review" and found.kind == "duplicate", found.evidence
+    # 忘れずに ("without forgetting"): the same rule, said with more care
+    found = verdict("公開APIを変更したらCHANGELOG.mdを更新する。",
+                    "公開APIに変更を入れたときはCHANGELOG.mdも忘れずに更新すること。")
+    assert (found.outcome, found.kind) == ("review", "duplicate"), found.evidence
+    # a real 不要 still negates
+    assert verdict("构建失败时直接重跑。", "构建失败时不要直接重跑，先看日志。").outcome == "supersede"

@@ -266,7 +266,10 @@ GROUNDS = [
     ("Never rebase feature branches.", AIMS),
     ("本番DBはPostgreSQL 16を使っている。", PINS),
     ("Staging deploys no longer run on Thursdays.", AIMS | PINS),
-    ("李娜在学Python。", 0),  # a name pins nothing down
+    # a Latin term in Chinese or Japanese text is an anchor (values.anchors): the pair is searched
+    # from the lower threshold, and the judge decides whether the words around it are alike
+    ("李娜在学Python。", PINS),
+    ("Li Na is learning Python.", 0),  # an English name pins nothing down
 ]
 
 

@@ -29,13 +29,15 @@ _NEGATION_BEFORE = re.compile(
 # flag were a conflict). "not just" and "not only" add, they do not negate: "custom pre-release
 # identifiers (not just alpha/beta/rc)" agrees with "fully supports pre-release versions
 # (alpha, beta, RC)" (real case, orchestkit).
-_NEGATION_BEFORE_CJK = re.compile(r"不要|不再|不用|不需要|无需|别用|別用"
+_NEGATION_BEFORE_CJK = re.compile(r"(?<!要)不要|不再|(?<!用)不用|(?<!需要)不需要|无需|别用|別用"
                                   r"|(?:^|(?<=[\s，,。；;:：]))[别別]|禁止|停止使用|并非|不是", re.MULTILINE)
+# A question asked both ways (要不要, 用不用, 需要不需要: "whether to") negates nothing; nor does
+# Japanese 忘れずに / 欠かさず ("without forgetting", "without missing": always).
 # Japanese negates with the verb's negative form, whatever the verb: its irrealis stem (an
 # a-row kana, or the e/i-row of a one-step verb, or a kanji stem) before ない / なかった / ず,
 # or the polite ません. 少ない and 危ない end in ない without being verbs, so a bare kanji
 # before ない is not enough: the kana before it is what marks a verb.
-_NEGATION_AFTER_CJK = re.compile(r"(?:[かがさたなばまらわいきぎしじちにびみり"
+_NEGATION_AFTER_CJK = re.compile(r"(?<!忘)(?<!欠か)(?:[かがさたなばまらわいきぎしじちにびみり"
                                  r"えけげせぜてでねべめれこの])(?:ない|なかった|なく|ず)"
                                  r"|ません|ではない|じゃない|やめ|禁止|(?<=[はがも])不要|廃止|延期|下线|下線|废弃|弃用|停用|않")
 # Japanese adverbs that stress a negation (never, at all, ever again), not part of what it negates.

@@ -46,7 +46,7 @@ from auto_dream.judge.similarity import (
     unnegatable,
     without_replacements,
 )
-from auto_dream.judge.values import NUMBER, same_kind, specifics, value_kind
+from auto_dream.judge.values import NUMBER, anchors, same_kind, specifics, unanchored, value_kind
 from auto_dream.judge.words import STOP_WORDS
 
 # A statement is one or two sentences (the overlap rules were made for those); its Why and
@@ -210,6 +210,9 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
         return NOTHING
     found = swaps(a_core, b_core, a_words, b_words)
     if another_subject(found) or two_facts(found):
+        # unless what made it another subject is a value lined up with one the other holds elsewhere
+        if (held := same_anchors(a_core, b_core, found)) and not _subject_or_facts(found, a_core, b_core):
+            return _anchored(a, b, a_core, b_core, held, both)
         return NOTHING
     close = overlap(a_words, b_words) >= duplicate
     named = _swap_evidence(found)
@@ -239,6 +242,8 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
         if pinned := same_specifics(a_core, b_core, a.profile, b.profile, found):
             return Verdict("review", "duplicate", f"the same specifics ({pinned}) and no other, in other words: "
                            f"{pair}", both, "same_specifics")
+        if held := same_anchors(a_core, b_core, found):
+            return _anchored(a, b, a_core, b_core, held, both)
         return NOTHING
     if one_sided_signal(a.profile, b.profile):
         if not alike_both_ways(a.profile.words, b.profile.words):
@@ -275,6 +280,78 @@ def same_specifics(a: str, b: str, a_profile: Profile, b_profile: Profile, found
     if not (_held(pinned_a | names_a, pinned_b | names_b) and _held(pinned_b | names_b, pinned_a | names_a)):
         return ""
     return ", ".join(_quote(s) for s in sorted(pinned_a))
+
+
+# Two Chinese or Japanese statements with the same anchors say one thing when the words around
+# them are alike both ways — this share of the longer side's words (bigrams) in the other's — and
+# at least this many of them.
+ANCHORED_REST = 0.35
+ANCHORED_REST_SHARED = 3
+ANCHORS_ADDED = 1  # anchors one of them may hold that the other does not: a detail added
+
+
+def same_anchors(a: str, b: str, found: list["Swap"]) -> str:
+    """The anchors (values.anchors) of two Chinese or Japanese statements, quoted, when one holds
+    all the other's (one spelt two ways aside) and at most one more, the words around them are
+    alike (ANCHORED_REST of them, at least ANCHORED_REST_SHARED), and no place where they differ
+    reads as one value or name for another; else "".
+
+    Cases: "张伟负责支付团队，涉及账本服务的PR都由他审核" / "支付团队的负责人是张伟，所有改动账本服务的PR
+    都要他来审", "コミット前に必ず`make lint`を実行すること" / "コミットする前には毎回make lintを走らせる",
+    "佐藤さんはデータサイエンティストで、Reactは初心者" / "佐藤さん（データサイエンティスト）はReactの経験が
+    ほとんどない": one fact in other words — a paraphrase shares few of its CJK bigrams, but keeps
+    its terms of art. Not "李娜在学Python" / "李娜用Python写爬虫" (one name around the term: two
+    facts), nor "张伟审核所有涉及账本服务的PR" / "赵敏审核所有涉及账本页面的PR" (two names swapped),
+    nor "王芳审核所有涉及规则引擎的PR" / "王芳维护规则引擎的文档，PR模板也归她管" (one more thing said:
+    the words around are not alike both ways), nor two anchors that differ ("DATA" / "DATA-REQ")."""
+    mine, theirs = anchors(a), anchors(b)
+    if not mine or not theirs:
+        return ""
+    if any(s.kind in ("value", "name") and not _misaligned(s, mine, theirs) for s in found):
+        return ""
+    fewer, more = (mine, theirs) if len(mine) <= len(theirs) else (theirs, mine)
+    # every anchor of one held by the other, which may add one detail ("618大促期间（6月1日至6月20日）…"
+    # / "6月1日到6月20日大促期间…"); more than one is another fact ("iOS 5.0 … App Store" / "安卓5.0 …")
+    if not _held(fewer, more) or sum(not _held(frozenset((s,)), fewer) for s in more) > ANCHORS_ADDED:
+        return ""
+    rest_a, rest_b = significant_words(unanchored(a)), significant_words(unanchored(b))
+    shared = len(rest_a & rest_b)
+    if shared < ANCHORED_REST_SHARED or shared < ANCHORED_REST * max(len(rest_a), len(rest_b)):
+        return ""
+    return ", ".join(_quote(s) for s in sorted(fewer))
+
+
+def _anchored(a: Side, b: Side, a_core: str, b_core: str, held: str, both: tuple[str, str]) -> Verdict:
+    """The review item of same_anchors: a possible conflict when only one announces a change or
+    negates what the other says, else a possible duplicate."""
+    kind = "conflict" if announces_change(a_core) != announces_change(b_core) or negates_the_other(
+        a.profile, b.profile) else "duplicate"
+    return Verdict("review", kind, f"the same anchors ({held}), the words around them alike: "
+                   f"{_quote_pair(a_core, b_core)}", both, "same_anchors")
+
+
+def _subject_or_facts(found: list["Swap"], a: str, b: str) -> bool:
+    """another_subject or two_facts over the swaps that are not misaligned anchors (_misaligned)."""
+    mine, theirs = anchors(a), anchors(b)
+    real = [s for s in found if not (s.kind in ("value", "name") and _misaligned(s, mine, theirs))]
+    return another_subject(real) or two_facts(real)
+
+
+def _misaligned(swap: "Swap", mine: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Whether a value or name swapped is no swap: what one side has there the other holds elsewhere
+    ("618大促期间（6月1日…" / "6月1日到…大促期间": 618 lined up with the 6 both hold)."""
+    left, right = specifics(swap.left), specifics(swap.right)
+    return bool((left.pinned | left.names) & theirs or (right.pinned | right.names) & mine)
+
+
+def negates_the_other(a: Profile, b: Profile) -> bool:
+    """Whether only one of two statements negates, and what it negates is among the other's words
+    — aimed or not, a reader should weigh it as a possible conflict, not a duplicate.
+
+    Case: "公開APIを変更したらCHANGELOG.mdを更新する" / "公開APIを変更してもCHANGELOG.mdは更新しない"
+    hold the same anchors; "Terraformはまだ初心者" / "Terraformの経験がほとんどない" negates nothing
+    the other says."""
+    return ("negation" in a.signals) != ("negation" in b.signals) and bool(a.negated & b.words or b.negated & a.words)
 
 
 def _held(mine: frozenset[str], theirs: frozenset[str]) -> bool:

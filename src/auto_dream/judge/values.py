@@ -129,7 +129,34 @@ _MAY_PIN = re.compile(r"\d|://|`[^`\n]*[A-Za-z0-9][^`\n]*`|“[^”\n]{1,80}”|
                       rf"|{_CJK_WEEKDAY.pattern}")
 
 
+# A word of Latin letters (two or more) in Chinese or Japanese text: a term of art there ("PR",
+# "Python", "mock", "diff"), an anchor the text is about (anchors).
+_LATIN_TERM = re.compile(r"[A-Za-z]{2}")
+
+
 def pins(text: str) -> bool:
-    """Whether `text` may pin something down: true whenever specifics(text).pinned is not empty (and
-    for a few texts more), found at the first sign. What the pair search asks of every memory."""
-    return _MAY_PIN.search(text) is not None
+    """Whether `text` may pin something down or hold an anchor: true whenever specifics(text).pinned
+    is not empty, or it is Chinese or Japanese text with a word of Latin letters (anchors) — and
+    for a few texts more — found at the first sign. What the pair search asks of every memory."""
+    return _MAY_PIN.search(text) is not None or (_LATIN_TERM.search(text) is not None
+                                                 and _CJK_TEXT.search(text) is not None)
+
+
+def anchors(text: str) -> frozenset[str]:
+    """What a Chinese or Japanese statement is anchored by: all it pins down and every word of
+    Latin letters in it (specifics' names there: "PR", "Python", "make lint", "#incidents") —
+    spelt as it is, whatever the words around it. Empty for a text without CJK: in English the
+    names are mostly people's ("Joanna appreciates Nate's support" / "Joanna agreed to go to
+    Nate's place", LoCoMo), and they tell what a statement is about, not which fact it is."""
+    if not _CJK_TEXT.search(text):
+        return frozenset()
+    pinned, names = specifics(text)
+    return pinned | names
+
+
+def unanchored(text: str) -> str:
+    """`text` without its anchors (URLs, code spans, quoted names, words of Latin letters or digits):
+    the words around them, what it says of them."""
+    for pattern in (_URL, _CORNER_QUOTED, _CODE, _LATIN):
+        text = pattern.sub(" ", text)
+    return text
