@@ -1,4 +1,4 @@
-"""The command line contract (README, "Commands"), run through the real entry points."""
+"""The command line contract (docs/commands.md), run through the real entry points."""
 
 import functools
 import io

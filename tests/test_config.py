@@ -1,4 +1,4 @@
-"""config.toml (README, "Config"): defaults, reading, validation, and that it takes effect."""
+"""config.toml (docs/store.md, "config.toml"): defaults, reading, validation, and that it takes effect."""
 
 import re
 from dataclasses import fields

@@ -1,4 +1,4 @@
-"""The safety contract (README, "dream": safety): a dream killed at any step leaves a store that parses and
+"""The safety contract (docs/dream.md, "Safety"): a dream killed at any step leaves a store that parses and
 loses nothing; the next dream completes it and `undo` reverses it; undo restores byte for byte;
 dry runs write nothing; a memory changed after orient is not overwritten.
 

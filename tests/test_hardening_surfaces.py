@@ -96,7 +96,7 @@ def test_a_store_path_holding_nul_is_bad_input(tmp_path):
     ("build_index", ()), ("dream", ()), ("undo", ()),
 ])
 def test_every_store_method_raises_a_file_system_failure_as_a_store_error(tmp_path, method, arguments):
-    """The library's errors are AutoDreamError subclasses (README, "Use it from Python"), a
+    """The library's errors are AutoDreamError subclasses (docs/python-api.md), a
     failure of the file system its own checks did not foresee included."""
     store = auto_dream.Store(tmp_path / ("a" * 300))
     with pytest.raises(auto_dream.StoreError, match="File name too long") as raised:

@@ -491,7 +491,7 @@ def test_build_index_command_names_an_unreadable_file_and_indexes_the_rest(cli, 
     assert "broken YAML" in result.err
     text = (root / "MEMORY.md").read_text(encoding="utf-8")
     assert "[Good](memories/project/20260312_good.md)" in text
-    # named by its file name and counted, never linked, never dropped from every view (README, "MEMORY.md")
+    # named by its file name and counted, never linked, never dropped from every view (docs/store.md, "MEMORY.md")
     assert "- Not read (1, `auto-dream check` says why): 20260312_broken.md\n" in text
     assert "](memories/project/20260312_broken.md)" not in text
     assert broken.read_bytes() == broken_bytes

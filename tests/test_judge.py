@@ -1,4 +1,4 @@
-"""The judge: act only when certain, list for review when not (README, "dream"), on the cases that went wrong."""
+"""The judge: act only when certain, list for review when not (docs/dream.md), on the cases that went wrong."""
 
 import json
 import os

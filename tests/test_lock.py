@@ -1,4 +1,4 @@
-"""One dream at a time (README, "dream": safety): a lock with PID and start time; a dead or 60-minute-old lock
+"""One dream at a time (docs/dream.md, "Safety"): a lock with PID and start time; a dead or 60-minute-old lock
 is broken; a live one makes `dream` and `undo` exit 3 with one line and change nothing."""
 
 import hashlib

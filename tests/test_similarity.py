@@ -1,4 +1,4 @@
-"""Word overlap, duplicates and contradictions (README, "dream"), CJK included."""
+"""Word overlap, duplicates and contradictions (docs/dream.md), CJK included."""
 
 import pytest
 from hypothesis import given, settings

@@ -1,4 +1,4 @@
-"""Staleness (README, Staleness): the references a memory cites, which of them the repository
+"""Staleness (docs/dream.md, "Staleness"): the references a memory cites, which of them the repository
 proves gone, the classes, and what prune does with them. The decisions are tested against a
 FakeRepository (what the repository has now and what its history had); dream against real git
 histories built in tmp_path (store/repository.py's own tests are in test_repository.py)."""

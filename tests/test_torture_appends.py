@@ -1,6 +1,6 @@
 """Torture: 16 processes × 200 appends through the library while `auto-dream dream` runs again
 and again. Every entry ends up distilled exactly once (its id in .state/distilled.txt and in one
-memory's `sources`) or waiting for the next dream — none lost, none doubled (README, "The log" and "dream":
+memory's `sources`) or waiting for the next dream — none lost, none doubled (docs/store.md and docs/dream.md:
 "appends during a dream are never lost: they are distilled by the next run").
 """
 

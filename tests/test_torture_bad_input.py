@@ -2,7 +2,7 @@
 in the wild. `dream`, `list`, `check` and `build-index` all complete; every file that cannot be
 read is named in a warning; files that are read but must never be rewritten (a byte-order mark,
 CRLF, no frontmatter) are not rewritten even when new entries repeat or contradict them; and no
-bad file changes by a byte or in its modification time (README, "Memory files").
+bad file changes by a byte or in its modification time (docs/store.md, "Memory files").
 
 The store is built and the four commands run once for the module, through the installed command.
 """

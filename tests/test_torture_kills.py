@@ -4,7 +4,7 @@ Each round appends a few entries — some contradict or repeat a memory, some ar
 kills the installed `auto-dream dream` at a random step (AUTO_DREAM_TEST_KILL_AT_STEP). After
 every kill the store parses and no memory text is gone; then `dream` or `undo` (the same rng
 picks) completes, and every log entry is either distilled into a memory (or skipped in a saved
-report) or still waiting — never lost, never distilled twice (README, "dream": crash-safe).
+report) or still waiting — never lost, never distilled twice (docs/dream.md, "Safety").
 """
 
 import json

@@ -8,7 +8,7 @@
     for memory in store.list().memories:
         print(memory.type, memory.name)
 
-The README's "Use it from Python" says more. Every name below is imported on first use
+docs/python-api.md says more. Every name below is imported on first use
 (PEP 562): `python -m auto_dream append` imports this package too, and must stay fast.
 """
 

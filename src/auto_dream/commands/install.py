@@ -3,7 +3,7 @@ OpenCode), touching nothing else.
 
 Planning is pure (a snapshot of the files' bytes in, their new bytes out, as a `Plan`); only
 `apply_plan` writes, so `--dry-run` renders the very plan a real run applies. What each agent
-reads, and where (the sources are cited in the README, "Use it from your agent"):
+reads, and where (the sources are cited in docs/agents.md):
 
 - Claude Code (https://code.claude.com/docs/en/mcp, "MCP installation scopes"): a project's MCP
   servers in `<project>/.mcp.json`, the user's at the top of `~/.claude.json`, both under

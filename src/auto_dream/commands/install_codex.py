@@ -1,7 +1,7 @@
 """`install codex` and `uninstall codex`: auto-dream's MCP server and a marked instructions block for
 OpenAI's Codex, each added as text at the end of the user's own file and taken out byte for byte.
 
-What Codex reads, and where (the README's "Codex" section cites the same):
+What Codex reads, and where (docs/agents.md's "Codex" section cites the same):
 
 - MCP servers: `[mcp_servers.<name>]` tables in `~/.codex/config.toml`, the Codex home being
   `$CODEX_HOME` when set; a stdio server is a `command` and its `args`

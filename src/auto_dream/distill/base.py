@@ -2,7 +2,7 @@
 
 A distiller sees a batch of entries and the live memories and answers with operations:
 create, merge into, supersede, skip. The deterministic distiller decides by word overlap
-(README, "dream"); the Claude one asks Claude and falls back to the deterministic one.
+(docs/dream.md); the Claude one asks Claude and falls back to the deterministic one.
 
 Which memories an entry is compared with is asked through `Neighbours`: dream answers from
 its parse cache's pair index (dream.nearby), a request without one searches its profiles

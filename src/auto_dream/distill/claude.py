@@ -1,4 +1,4 @@
-"""Claude as the distiller (README, "dream": --llm): batched, validated, cached, with a fallback that loses nothing.
+"""Claude as the distiller (docs/dream.md, --llm): batched, validated, cached, with a fallback that loses nothing.
 
 The only module that imports `anthropic`, and only when a dream asks Claude: `append` and
 every other command never load the SDK. Claude answers by calling one tool whose input is

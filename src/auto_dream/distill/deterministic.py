@@ -1,4 +1,4 @@
-"""The deterministic distiller: word overlap decides create, merge, supersede or skip (README, "dream").
+"""The deterministic distiller: word overlap decides create, merge, supersede or skip (docs/dream.md).
 
 The Claude distiller (distill.claude) asks Claude instead, and falls back to this one.
 """

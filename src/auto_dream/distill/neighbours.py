@@ -1,4 +1,4 @@
-"""Which memories each new entry is compared with (the entry pairs README's "dream" section describes), by word profile.
+"""Which memories each new entry is compared with (the entry pairs docs/dream.md describes), by word profile.
 
 Two thresholds, because below the duplicate one a pair can be judged only on its grounds
 (similarity.from_low): a negation or change scope on one side (a contradiction), or something

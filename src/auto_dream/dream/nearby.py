@@ -1,4 +1,4 @@
-"""Which memories a changed memory or a new entry is compared with (the pairs README's "dream" section describes).
+"""Which memories a changed memory or a new entry is compared with (the pairs docs/dream.md describes).
 
 Memories the last dream saw and that have not changed since (`Snapshot.stored`) are found
 through the parse cache's pair index (pairs.stored_pairs), which reads only the postings of

@@ -1,4 +1,4 @@
-"""The report (README, "dream": the report): what a run did, or a dry run would do, as a frozen DreamReport,
+"""The report (docs/dream.md, "The report"): what a run did, or a dry run would do, as a frozen DreamReport,
 rendered as JSON (as_json) or as Markdown (render_markdown)."""
 
 import hashlib

@@ -1,4 +1,4 @@
-"""Word overlap, duplicates and contradictions (README, "dream"), CJK included, no LLM needed."""
+"""Word overlap, duplicates and contradictions (docs/dream.md), CJK included, no LLM needed."""
 
 import re
 from collections.abc import Iterator

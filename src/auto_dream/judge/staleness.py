@@ -1,4 +1,4 @@
-"""Staleness (README, Staleness): the files and symbols a memory names, and which of them the
+"""Staleness (docs/dream.md, "Staleness"): the files and symbols a memory names, and which of them the
 repository proves gone.
 
 A reference counts against a memory only with proof that it is the repository's own and gone:

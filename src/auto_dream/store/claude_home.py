@@ -1,7 +1,7 @@
 """The repository behind a memory folder, for staleness (issue 15): config `repo`; for Claude
 Code's auto memory (`~/.claude/projects/<key>/memory`), the project path Claude Code records in
 `~/.claude.json`; no repository for the user's other folders under `~/.claude`; else the git work
-tree holding the folder. With no repository every reference is unverifiable (README, "dream").
+tree holding the folder. With no repository every reference is unverifiable (docs/claude-code-folders.md).
 
 What Claude Code does, from public material:
 - Auto memory lives in `<config home>/projects/<key>/memory/`, one per git repository (every

@@ -1,4 +1,4 @@
-"""The store's config.toml (README, "Config"): defaults, reading, validation."""
+"""The store's config.toml (docs/store.md, "config.toml"): defaults, reading, validation."""
 
 import math
 from collections.abc import Mapping

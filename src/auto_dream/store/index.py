@@ -57,7 +57,7 @@ class IndexResult:
 
 @dataclass(frozen=True)
 class Activity:
-    """What an agent used lately (decay, README's "MEMORY.md"): each memory path looked up within
+    """What an agent used lately (decay, docs/store.md, "MEMORY.md"): each memory path looked up within
     the decay window and when last (the consult log), and the window's start. A memory neither looked up
     nor changed since `cutoff` has decayed (a pinned one never, nor the newest of all): when
     MEMORY.md cannot list every memory, decayed ones are left out first."""

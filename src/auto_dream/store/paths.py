@@ -11,7 +11,7 @@ from auto_dream.errors import InputError, StoreError
 
 MEMORY_TYPES = ("user", "feedback", "project", "reference")  # the folders under memories/ and archive/
 STORE_DIR_NAME = ".auto-dream"
-# Where the OpenClaw skill keeps its store, under the home folder (README, "The store").
+# Where the OpenClaw skill keeps its store, under the home folder (docs/store.md).
 OPENCLAW_STORE = Path(".openclaw", "workspace", STORE_DIR_NAME)
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -20,7 +20,7 @@ FILE_MODE = 0o600
 class StoreLayout(Protocol):
     """Where a store keeps each thing: every path the core uses comes from these questions.
 
-    StorePaths answers them for auto-dream's own layout (README, "The store"); another layout (a
+    StorePaths answers them for auto-dream's own layout (docs/store.md); another layout (a
     Claude Code memory folder dreamed in place) answers the same questions and the phases,
     apply, undo and the commands work on it unchanged. Paths given as `str` are relative to
     `root`, with forward slashes, as the run journal and reports write them."""
@@ -50,7 +50,7 @@ class StoreLayout(Protocol):
     def report_name(self) -> str: ...  # a run's report, in its run folder
     def log_file(self, day: date) -> Path: ...
     # How a new memory's file name begins, its slug then in Claude Code's style (lower case, cut at
-    # a word); None: the store's YYYYMMDD_<slug>.md (README, "Memory files")
+    # a word); None: the store's YYYYMMDD_<slug>.md (docs/store.md, "Memory files")
     def new_file_prefix(self, memory_type: str, day: date) -> str | None: ...
     def memory_folder(self, archived: bool = False) -> str: ...  # scanned for memory files
     def memory_dir(self, memory_type: str) -> Path: ...  # where a new memory of the type goes
@@ -63,7 +63,7 @@ class StoreLayout(Protocol):
 
 
 class StorePaths:
-    """auto-dream's own layout (README, "The store"), rooted at `root`: memories/<type>/,
+    """auto-dream's own layout (docs/store.md), rooted at `root`: memories/<type>/,
     archive/<type>/, logs/, .state/ and MEMORY.md. A StoreLayout."""
 
     __slots__ = ("root",)
@@ -113,7 +113,7 @@ class StorePaths:
         return day_log_file(self, day)
 
     def new_file_prefix(self, memory_type: str, day: date) -> str | None:
-        return None  # YYYYMMDD_<slug>.md (README, "Memory files") in the type's folder
+        return None  # YYYYMMDD_<slug>.md (docs/store.md, "Memory files") in the type's folder
 
     layout = "auto-dream"
     untyped = None  # a file outside a type folder that names no type is not a memory here
@@ -353,7 +353,7 @@ def check_layout(paths: StoreLayout) -> None:
     refuse_link(paths, paths.index, folder=False)
 
 
-# The entries only auto-dream's own layout has (README, "The store"): a folder holding one of them
+# The entries only auto-dream's own layout has (docs/store.md): a folder holding one of them
 # is a store, perhaps half made, that ensure_store completes.
 NATIVE_ENTRIES = ("logs", "memories", "archive", ".state", "config.toml", "templates")
 CLAUDE_INDEX = "MEMORY.md"

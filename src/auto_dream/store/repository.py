@@ -1,5 +1,5 @@
 """The repository a store's memories cite, asked through git: which of the files and symbols they
-name it has now, and which its history proves gone (judge.staleness.Repository; README, Staleness).
+name it has now, and which its history proves gone (judge.staleness.Repository; docs/dream.md, "Staleness").
 
 Proof is what git can show, and nothing else:
 - a path is gone when the history of HEAD tracked it (a commit added, changed or deleted it), the

@@ -1,4 +1,4 @@
-"""Templates (README, "Memory files" and "dream"): a store's own templates/ folder overrides the packaged ones."""
+"""Templates (docs/store.md and docs/dream.md): a store's own templates/ folder overrides the packaged ones."""
 
 import os
 from importlib.resources import files
