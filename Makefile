@@ -34,7 +34,7 @@ test-fast: $(VENV)/.installed-test
 	AUTO_DREAM_TESTS=fast $(BIN)/python -m pytest -q -m "not slow"
 
 # ruff: pyflakes, pycodestyle and import order ([tool.ruff]); mypy: types ([tool.mypy]);
-# lint-imports: the layers and the imports STYLE.md forbids ([tool.importlinter]).
+# lint-imports: the layers and the imports CONTRIBUTING.md's style rules forbid ([tool.importlinter]).
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy

@@ -14,7 +14,7 @@ start_launcher). Peak RSS is the child's own maximum resident set (wait4). Targe
 incremental 100 entries into 100k memories <= 2 s and <= 3x the same into 1k; peak RSS
 <= 500 MB at 100k; the indexed search >= 20x faster than all-pairs at 10k with identical
 pairs; the full dream of the --pairs-at store (a whole process: reading every file, every
-pair checked, MEMORY.md written) >= 5x faster than the seeds' all-pairs scan alone over the
+pair checked, MEMORY.md written) >= 5x faster than the reference all-pairs scan alone over the
 same memories, measured in the same run.
 
 New entries in one dream (--entries; 0 to skip): a fresh store, one log of N entries, one

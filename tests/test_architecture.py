@@ -1,4 +1,4 @@
-"""The layers and STYLE.md's rules, checked on the source.
+"""The layers and the style rules of CONTRIBUTING.md, checked on the source.
 
 import-linter checks the contracts in pyproject.toml's [tool.importlinter] (the contract types:
 https://import-linter.readthedocs.io/en/stable/contract_types.html); an AST scan checks rule 1,
@@ -85,7 +85,7 @@ def test_a_forbidden_import_breaks_the_contract_it_names(tmp_path, module, line,
     assert code == 1, output
 
 
-# STYLE.md rule 1: what the core may not touch. Names are resolved through the module's imports,
+# Style rule 1 (CONTRIBUTING.md): what the core may not touch. Names are resolved through the module's imports,
 # so `from os import environ` and `import sys as system; system.exit()` are found too.
 PROCESS_BUILTINS = {"print", "input", "exit", "quit"}
 PROCESS_ATTRIBUTES = {

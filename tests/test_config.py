@@ -12,7 +12,7 @@ from auto_dream.errors import StoreError
 from auto_dream.store.config import Config, load_config
 from conftest import tree_hash, write_memory_file
 
-DESIGN_KEYS = ("timezone", "mode", "llm", "model", "max_llm_calls", "budget", "index_max_lines",
+DOCUMENTED_KEYS = ("timezone", "mode", "llm", "model", "max_llm_calls", "budget", "index_max_lines",
                "index_max_bytes", "index_line_chars", "guard_days", "duplicate_overlap",
                "contradiction_overlap", "due_hours", "due_entries", "repo")
 
@@ -63,7 +63,7 @@ def test_missing_config_means_the_documented_defaults(tmp_path):
 
 
 def test_config_knows_every_key_of_the_design():
-    assert set(DESIGN_KEYS) <= {f.name for f in fields(Config)}
+    assert set(DOCUMENTED_KEYS) <= {f.name for f in fields(Config)}
 
 
 def test_every_design_key_is_read(tmp_path):

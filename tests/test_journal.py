@@ -1,4 +1,4 @@
-"""The daily log: exact round trips, the seeds' plain form, stable ids, locked appends."""
+"""The daily log: exact round trips, the plain form older logs use, stable ids, locked appends."""
 
 from datetime import datetime, timedelta
 from pathlib import Path

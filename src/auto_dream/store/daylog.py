@@ -35,7 +35,7 @@ _CONTINUATION = "  "
 MAX_TEXT_CHARS = 20_000
 MAX_LOG_BYTES = 64 * 1024 * 1024  # a day's log, far above what a day of appends writes
 # A log time converts to any timezone and back without leaving datetime's range (years 1 to
-# 9999), and writes as YYYY-MM-DD; the seeds' logs start long after 1900.
+# 9999), and writes as YYYY-MM-DD; the logs people keep start long after 1900.
 FIRST_YEAR, LAST_YEAR = 1900, 9998
 # A text has something to read when it has a character outside these: no text to remember
 # in a zero-width space, a BOM, an ideographic space, a soft hyphen or a Hangul filler.
