@@ -638,14 +638,19 @@ def swaps(a: str, b: str, a_words: frozenset[str], b_words: frozenset[str]) -> l
 def _leading_value(keys: list[str], written: list[str]) -> list[str]:
     """The value a slot opens with, as written, the words around it left out ("is now $25,000":
     25,000; "16にアップグレードされた": 16), or nothing."""
+    return list(_leading_value_of(tuple(keys), tuple(written)))
+
+
+@lru_cache(maxsize=65536)
+def _leading_value_of(keys: tuple[str, ...], written: tuple[str, ...]) -> tuple[str, ...]:
     tokens = [w for k, w in zip(keys, written) if k not in STOP_WORDS and k not in GENERIC and w.strip()
               and not _PARTICLE.fullmatch(w)]
     while tokens and _SAYS_VALUE_CHANGED.search(tokens[0]):  # "was cut to $25,000"
         tokens = tokens[1:]
     for end in range(min(len(tokens), 4), 0, -1):
         if value_kind(tokens[:end]):
-            return tokens[:end]
-    return []
+            return tuple(tokens[:end])
+    return ()
 
 
 # A Japanese particle: grammar around a value, never the value ("は15:00" / "が13:00").
@@ -834,6 +839,7 @@ def _around(slot: Slot) -> tuple[tuple[frozenset[str], frozenset[str]], tuple[fr
             (_words_of(tuple(slot.a)), _words_of(tuple(slot.b))))
 
 
+@lru_cache(maxsize=65536)
 def _words_of(tokens: tuple[str, ...]) -> frozenset[str]:
     """What lined-up tokens name, compared across a pair: a Latin word's stem (not a stop word,
     nor one that names nothing), a CJK character other than kana grammar."""

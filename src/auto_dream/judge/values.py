@@ -11,6 +11,7 @@ opposed to the names that tell what it is about (specifics).
 """
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 # A number as one token: 9:30, 4.2, 40,000, 3.11, 15:00, 100%.
@@ -29,11 +30,16 @@ _CJK_NUMERAL = re.compile(r"[一二两兩三四五六七八九十百千万萬]+"
 _CJK_COUNTER = re.compile(r"[个個点點时時分日月年周週回次人名件台本枚円元万億%％]*")
 
 
-def value_kind(written: list[str]) -> str | None:
+def value_kind(written: list[str] | tuple[str, ...]) -> str | None:
     """'number', 'weekday' or 'month' when the tokens (as written, no spaces in CJK) are one value
     of that kind, with at most a counter or unit after it (10点, 13時, 30万円); else None.
 
     A number that is part of a name ("m1", "q2x", "S3") is not a value: it names a thing."""
+    return _value_kind(tuple(written))
+
+
+@lru_cache(maxsize=65536)  # the judge asks of the same few tokens for every pair it lines up
+def _value_kind(written: tuple[str, ...]) -> str | None:
     words = [w for w in written if w.strip()]
     if not words:
         return None
