@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auto_dream.judge.pairs import reference_pairs, stored_pairs
+from auto_dream.judge.partners import MENTION_MARKS, may_mention, mentions
 from auto_dream.judge.similarity import AIMS, PINS, Profile, significant_words
 from auto_dream.store.cache import FILE_NAME, CachedMemory, ParseCache, Parsed
 from auto_dream.store.memory import Memory
@@ -124,3 +125,16 @@ def test_a_cache_that_cannot_be_written_is_left_as_it_was_and_the_dream_goes_on(
                         lambda *a: (_ for _ in ()).throw(sqlite3.OperationalError("database is locked")))
     assert cache.save() is False
     assert sorted(ParseCache.load(StorePaths(tmp_path)).rows) == ["memories/project/1.md"]
+
+
+def test_the_cache_names_the_bodies_that_may_mention_another_memory_without_reading_any(tmp_path):
+    """A full dream looks for memories that name another (judge.partners) in every body: the
+    cache answers which bodies hold a mark a mention needs, and the rest are never read."""
+    (tmp_path / ".state").mkdir()
+    cache = save(tmp_path, {1: "This extends feedback_never_defer_to_human.md for commands.",
+                            2: 'Builds on the "release checklist" rule.', 3: "Plain words and nothing more.",
+                            4: "See [[project_plan]] and `notes`.", 5: "A file named release.mdx is no mention"})
+    holding = cache.bodies_holding(MENTION_MARKS)
+    assert holding == {"memories/project/1.md", "memories/project/2.md", "memories/project/4.md",
+                       "memories/project/5.md"}  # .mdx holds ".md": a candidate, which mentions() then rejects
+    assert not may_mention("Plain words and nothing more.") and mentions("Plain words and nothing more.") == set()

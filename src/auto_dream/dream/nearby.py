@@ -15,11 +15,11 @@ from auto_dream.distill.base import Thresholds
 from auto_dream.distill.neighbours import entry_pairs, entry_profiles, search_range
 from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.judge.pairs import stored_pairs
-from auto_dream.judge.partners import mentions, name_keys
+from auto_dream.judge.partners import MENTION_MARKS, mentions, name_keys
 from auto_dream.judge.recent import RECENT_LIMIT, recent_pairs
 from auto_dream.judge.similarity import AIMS, PINS
 from auto_dream.judge.statements import idf_weights
-from auto_dream.store.cache import ParseCache
+from auto_dream.store.cache import CachedMemory, ParseCache
 from auto_dream.store.daylog import Entry
 
 
@@ -44,14 +44,21 @@ def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str]
                                     high)
         found |= {(a, b) if a <= b else (b, a) for a, others in matches.items() for b in others
                   if b in stored and b in live and live[a].type == live[b].type}
-    return found | named_pairs(decisions, probes)
+    return found | named_pairs(decisions, probes, snapshot.cache)
 
 
-def named_pairs(decisions: Decisions, probes: Iterable[str]) -> set[tuple[str, str]]:
+def named_pairs(decisions: Decisions, probes: Iterable[str], cache: ParseCache | None = None) -> set[tuple[str, str]]:
     """The pairs of a probe and a live memory it names by file name (judge.partners), of any type
     and whatever words they share: "This extends the existing "never defer to human" feedback"
-    pairs the memory with `feedback_never_defer_to_human.md`."""
+    pairs the memory with `feedback_never_defer_to_human.md`. A memory the cache holds whose body
+    has no mark a mention needs (partners.MENTION_MARKS) is not read: the cache says so in one query."""
     live = decisions.live
+    probes = list(probes)
+    unread = [p for p in probes if isinstance(live[p], CachedMemory) and "body" not in live[p].__dict__]
+    if cache is not None and unread:
+        holding = cache.bodies_holding(MENTION_MARKS)
+        skipped = {p for p in unread if p not in holding}
+        probes = [p for p in probes if p not in skipped]
     wanted = {probe: mentioned for probe in probes if (mentioned := mentions(live[probe].body))}
     if not wanted:
         return set()

@@ -48,9 +48,20 @@ def name_keys(file_name: str, name: str = "") -> frozenset[str]:
     return frozenset(k for k in (key(stem), key(bare), key(name)) if len(k) >= SHORTEST_KEY)
 
 
+# What a text must hold to name another memory at all (each alternative of _MENTION needs one)
+MENTION_MARKS = (".md", '"', "“", "`", "[[")
+
+
+def may_mention(text: str) -> bool:
+    """Whether `text` holds any of MENTION_MARKS: a text without one names nothing (mentions)."""
+    return any(mark in text for mark in MENTION_MARKS)
+
+
 def mentions(text: str) -> set[str]:
     """The keys of what `text` names: every file name it writes, every phrase it quotes."""
-    found = set()
+    found: set[str] = set()
+    if not may_mention(text):
+        return found
     for match in _MENTION.finditer(text):
         phrase = next((g for g in match.groups() if g is not None), match.group())
         if SHORTEST_KEY <= len(k := key(phrase)) <= LONGEST_KEY:
