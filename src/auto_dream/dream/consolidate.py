@@ -214,7 +214,13 @@ class _Run:
         MEMORY.md says of feedback_cover_letter_quality.md "SUPERSEDED by unified rules below"."""
         live = self.decisions.live
         probes = sorted(p for p in (*self.snapshot.changed, *self.created, *self.updates) if p in live)
-        marked = {path: status for path in probes if (status := self._marked(path)) is not None and status.points_to}
+        if self.index_marks is None:
+            self.index_marks = index_marks(self.snapshot.context, live)
+        # the statuses of every live memory at once (the cache's index answers for the unchanged):
+        # a full dream's probes are every memory, and reading each to ask was most of this step
+        statuses = live.marked()
+        marked = {path: status for path in probes
+                  if (status := statuses.get(path) or self.index_marks.get(path)) is not None and status.points_to}
         if not marked:
             return
         names = {path: live[path].name for path in live}
