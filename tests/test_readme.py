@@ -82,3 +82,45 @@ def test_the_install_section_comes_right_after_the_first_two_commands():
     text = README.read_text(encoding="utf-8")
     headings = re.findall(r"^## (.+)$", text, re.M)
     assert headings[:2] == ["Install the command", "A day of use"]
+
+
+@pytest.mark.slow
+def test_the_readme_from_the_top_in_a_fresh_clone(tmp_path):
+    """The README followed top to bottom on a fresh clone: its first command, `make run`, makes a
+    new .venv and dreams over the example; the install section's venv way puts `auto-dream` on the
+    PATH; every command of "A day of use" then runs — HOME in tmp_path, no auto-dream anywhere before."""
+    repo = README.parent
+    if not (repo / ".git").exists():
+        pytest.fail("the README test needs the repository's git checkout to copy its files")
+    clone = tmp_path / "clone"
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=repo, capture_output=True, check=True).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        source, target = repo / name, clone / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            target.symlink_to(os.readlink(source))
+        elif source.is_file():
+            target.write_bytes(source.read_bytes())
+            target.chmod(source.stat().st_mode)
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env = {name: value for name, value in os.environ.items()
+           if not name.startswith(("AUTO_DREAM_", "ANTHROPIC_", "XDG_", "VIRTUAL_ENV", "PYTHON"))}
+    # a machine with only Python and make: the interpreter's own folder on the PATH, pip's settings
+    # (where this machine's package index is) kept though HOME moved
+    env.update(HOME=str(home), PATH=f"{Path(sys.base_prefix) / 'bin'}:/usr/bin:/bin", LC_ALL="C.UTF-8")
+    own_pip = Path.home() / ".config" / "pip" / "pip.conf"
+    if own_pip.is_file() and "PIP_CONFIG_FILE" not in env:
+        env["PIP_CONFIG_FILE"] = str(own_pip)
+    first = README.read_text(encoding="utf-8").split("```sh\n", 1)[1].split("```", 1)[0]
+    assert [line.split("#", 1)[0].strip() for line in first.splitlines()] == ["make run", "make test"]
+    ran = subprocess.run(["bash", "-c", "make run"], cwd=clone, env=env, capture_output=True, text=True, timeout=900)
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+    assert "## Dream" in ran.stdout and "To run auto-dream yourself" in ran.stdout
+    project = tmp_path / "project"
+    project.mkdir()
+    day = sh_blocks("A day of use")[0]
+    script = f"set -e\nsource {clone}/.venv/bin/activate\n{day}"
+    done = subprocess.run(["bash", "-c", script], cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert (project / ".auto-dream" / "MEMORY.md").is_file() and not (home / ".auto-dream").exists()

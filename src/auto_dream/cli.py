@@ -1060,12 +1060,8 @@ def install_codex(ctx: typer.Context, dry_run: CodexDryRunOption = False) -> Non
     root = given_folder(ctx.obj.get("root"), "--root") or codex.default_store(home_folder())
     if root.exists() and not root.is_dir():
         raise StoreError(f"store root {root} is a file, not a folder")
-    plan = codex.plan_codex_install(places, codex.read_codex_snapshot(places), auto_dream_command(), root)
-    if not dry_run and not plan.empty:
-        codex.apply_codex_plan(plan)
-    write_out(codex.describe(plan, dry_run))
-    for note in plan.notes:
-        _warn(note)
+    _carry_out_codex(codex.plan_codex_install(places, codex.read_codex_snapshot(places), auto_dream_command(), root),
+                     dry_run)
 
 
 @uninstall_app.command("codex")
@@ -1076,7 +1072,13 @@ def uninstall_codex(ctx: typer.Context, dry_run: CodexDryRunOption = False) -> N
     from auto_dream.commands import install_codex as codex
 
     places = codex.codex_places(home_folder(), codex_home_dir())
-    plan = codex.plan_codex_uninstall(places, codex.read_codex_snapshot(places))
+    _carry_out_codex(codex.plan_codex_uninstall(places, codex.read_codex_snapshot(places)), dry_run)
+
+
+def _carry_out_codex(plan: Any, dry_run: bool) -> None:
+    """Apply a Codex install or uninstall plan (not for a dry run), say what it did, warn its notes."""
+    from auto_dream.commands import install_codex as codex
+
     if not dry_run and not plan.empty:
         codex.apply_codex_plan(plan)
     write_out(codex.describe(plan, dry_run))
