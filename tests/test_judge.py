@@ -86,6 +86,21 @@ def test_a_number_that_names_things_is_no_value_changed(older, newer, outcome):
     assert verdict(older, newer).outcome == outcome
 
 
+@pytest.mark.parametrize("older, newer, outcome, rule", [
+    # the newer opens with the older whole, as a sentence of its own, and goes on: it extends it
+    ("勝手にライブラリのバージョンを上げないで",
+     "勝手にライブラリのバージョンを上げないで。上げるときはPRの説明に変更履歴のリンクを貼って", "merge", "goes_on"),
+    ("Always run ruff and mypy before committing.", "Always run ruff and mypy before committing. Also run pytest -x.",
+     "merge", "goes_on"),
+    # what follows takes it back, or negates it: not an extension
+    ("Deploys happen on Fridays.", "Deploys happen on Fridays. Not anymore: they moved to Mondays.", "review", None),
+    ("The API runs on port 8080.", "The API runs on port 8080. It no longer runs on port 8080.", "supersede", None),
+])
+def test_a_statement_that_opens_with_another_whole_and_goes_on_extends_it(older, newer, outcome, rule):
+    found = verdict(older, newer)
+    assert found.outcome == outcome and (rule is None or found.rule == rule)
+
+
 def test_a_value_that_changed_is_a_contradiction_without_any_negation_word():
     found = swaps("Standup is at 9:30", "Standup is at 10:00", frozenset(), frozenset())
     assert value_changed(found) and (found[0].left, found[0].right) == ("9:30", "10:00")

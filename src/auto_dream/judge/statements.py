@@ -201,6 +201,8 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
     for the same thing (swaps). A context both open with ("Decisions: …", a heading an imported
     note sat under) is set aside first (sibling_items)."""
     both = (_flat(a.core), _flat(b.core))
+    if (opened := goes_on_from(a, b)) is not None:
+        return opened
     a_core, b_core = sibling_items(a.core, b.core)
     a_words, b_words = (a.profile.words, b.profile.words) if a_core == a.core else (
         significant_words(a_core), significant_words(b_core))
@@ -1050,6 +1052,32 @@ def document_says(document: str, statement: str) -> str | None:
             if not is_contradiction(wanted_profile, Profile.of(sentence), 0.0):
                 return sentence
     return None
+
+
+# Where a sentence ends, its closing mark left out when two sentences are compared whole
+_CLOSING = " .。!！?？"
+
+
+def goes_on_from(a: Side, b: Side) -> Verdict | None:
+    """A merge when the newer statement opens with the older one whole, as a sentence of its own,
+    and goes on ("勝手にライブラリのバージョンを上げないで" / "勝手にライブラリのバージョンを上げないで。
+    上げるときはPRの説明に変更履歴のリンクを貼って"): it repeats it and adds, so it extends it,
+    and a merge keeps every line of both. Not when the older is a few words only, nor when what
+    follows takes it back or negates (the other rules decide those)."""
+    if a.time is None or b.time is None or a.time == b.time:
+        return None
+    older, newer = (a, b) if a.time < b.time else (b, a)
+    said = _flat(older.core).rstrip(_CLOSING)
+    parts = sentences(newer.core)
+    if len(parts) < 2 or len(older.profile.words) < 3 or len(sentences(older.core)) != 1:
+        return None
+    if _flat(parts[0]).rstrip(_CLOSING) != said or is_contradiction(a.profile, b.profile, 0.0):
+        return None
+    added = _flat(" ".join(parts[1:]))
+    if retracts(added) or Profile.of(added).signals_against(older.profile):
+        return None  # "Not anymore: they moved to Mondays" takes back what it repeated
+    return Verdict("merge", "duplicate", f"repeats {_quote(said)} whole and goes on: {_quote(added)}",
+                   (_flat(a.core), _flat(b.core)), "goes_on")
 
 
 def said_verbatim(document: str, text: str) -> str | None:
