@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property, lru_cache
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, cast
 
 from auto_dream.judge.partners import mentions, name_keys, names_partner
 from auto_dream.judge.similarity import (
@@ -1066,7 +1066,7 @@ def goes_on_from(a: Side, b: Side) -> Verdict | None:
     follows takes it back or negates (the other rules decide those)."""
     if a.time is None or b.time is None or a.time == b.time:
         return None
-    older, newer = (a, b) if a.time < b.time else (b, a)
+    older, newer = (a, b) if cast(datetime, a.time) < cast(datetime, b.time) else (b, a)
     said = _flat(older.core).rstrip(_CLOSING)
     parts = sentences(newer.core)
     if len(parts) < 2 or len(older.profile.words) < 3 or len(sentences(older.core)) != 1:
