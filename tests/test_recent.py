@@ -147,3 +147,25 @@ def test_a_dream_judges_each_new_memory_against_at_most_the_limit_of_others(root
     created = report["stats"]["created"]
     assert report["stats"]["entries_gathered"] == 300 and created >= 100
     assert len(pairs_judged) <= created * RECENT_LIMIT
+
+
+def test_memories_on_disk_are_searched_whole_beyond_the_recent_budget(tmp_path):
+    """The recent index's budget (RECENT_LIMIT newest candidates) is for memories a run makes from
+    its entries; memories already on disk (a first dream over a folder of them, a full dream) are
+    searched against each other whole. Two identical oldest memories, with more than RECENT_LIMIT
+    newer ones like both, are found and merged."""
+    from auto_dream.store.paths import ensure_store
+    from test_dream import memory, run
+
+    root = tmp_path / ".auto-dream"
+    ensure_store(root)
+    twin = "The billing service owns the ledger export queue and writes the nightly ledger report."
+    memory(root, "memories/project/20260101_twin_a.md", "Ledger export", twin, "project", days_ago=90)
+    memory(root, "memories/project/20260102_twin_b.md", "Ledger export again", twin, "project", days_ago=89)
+    for number in range(RECENT_LIMIT + 2):  # newer, like the twins, each about a service of its own
+        memory(root, f"memories/project/2026020{number:02d}_service.md", f"Service {number}",
+               f"The service{number:02d} service owns the ledger export queue and writes the nightly report "
+               f"for team{number:02d}.", "project", days_ago=60 - number)
+    merged = [a for a in run(root)["actions"] if a["kind"] == "merge"]
+    twins = {"memories/project/20260101_twin_a.md", "memories/project/20260102_twin_b.md"}
+    assert any({a["path"], a["target"]} == twins for a in merged), merged

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 
 from auto_dream.distill.base import Thresholds
-from auto_dream.distill.neighbours import entry_pairs, entry_profiles, search_range
+from auto_dream.distill.neighbours import entry_pairs, entry_profiles, relatable_pairs, search_range
 from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.judge.pairs import stored_pairs
 from auto_dream.judge.partners import MENTION_MARKS, mentions, name_keys
@@ -34,11 +34,17 @@ def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str]
     stored = snapshot.stored - set(probes)
     fresh = live.outside(stored)
     grounds = {p: profiles[p].grounds for p in probes}
+    # A memory this run made from an entry is compared with the newest RECENT_LIMIT of the others
+    # that pass (thousands of entries alike in one dream stay near-linear); one that was on disk
+    # (a full dream asks of every memory) with every other that passes: its pairs are searched whole.
+    made = {p for p in probes if p not in snapshot.memories}
     found: set[tuple[str, str]] = set()
     for kind in {live[p].type for p in probes}:
         pool = {p: profiles[p].words for p in fresh if live[p].type == kind}
-        found |= recent_pairs([p for p in probes if p in pool], pool, lambda p: profiles[p].grounds,
+        found |= recent_pairs([p for p in probes if p in pool and p in made], pool, lambda p: profiles[p].grounds,
                               lambda p: (live[p].mtime, p), low, high, RECENT_LIMIT)
+        found |= relatable_pairs([p for p in probes if p in pool and p not in made], pool,
+                                 lambda p: profiles[p].grounds, low, high)
     if stored and snapshot.cache is not None:
         matches = _stored_relatable(decisions, snapshot.cache, {p: profiles[p].words for p in probes}, grounds, low,
                                     high)
