@@ -78,7 +78,7 @@ STATED = [
     ("docs/dream.md", r"when it is short \(≤ (\d+) columns", [SHORT_TITLE]),
     # the budget for crowded dreams (docs/dream.md, "Among memories")
     ("docs/dream.md", r"a new entry is compared with at most (\d+) of the entries before it", [RECENT_LIMIT]),
-    ("docs/dream.md", r"changed in this run with at most (\d+) of the others", [RECENT_LIMIT]),
+    ("docs/dream.md", r"a memory this run makes from its entries with\s+at most (\d+) of the others", [RECENT_LIMIT]),
     # staleness and its guards
     ("docs/dream.md", r"on each day the memory names \(`2026-03-02`\), up to (\d+);", [repository.MAX_WRITTEN]),
     ("docs/dream.md", r"with a (\d+)-second timeout", [repository.GIT_TIMEOUT]),
