@@ -39,7 +39,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from auto_dream.store.daylog import MAX_TEXT_CHARS
-from auto_dream.store.openclaw_legacy import earlier_entry_texts
+from auto_dream.store.openclaw_legacy import earlier_entry_texts, note_body
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -60,7 +60,6 @@ MISCELLANY = frozenset({
 DAILY_TITLES = frozenset({"daily memory log", "daily log", "daily notes", "daily note", "memory log", "today",
                           "日報", "今日のメモ", "作業ログ", "日志", "每日记录", "今日笔记"})
 
-_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _WORD = re.compile(r"\w")
 _COLONS = (":", "：")
 _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
@@ -253,7 +252,7 @@ def _within(path: tuple[str, ...], units: list[Unit], limit: int) -> list[list[U
 def note_sections(text: str, day: date | None = None) -> list[Section]:
     """The sections of a note that hold something, in the note's order. `day`: the note's date;
     a heading that only names it (`# 2026-04-01 - Daily Memory Log`) is its title, not context."""
-    source = _COMMENT.sub("", _without_frontmatter(text))
+    source = note_body(text)
     lines = source.split("\n")
     tokens = _commonmark().parse(source)
     blocks = [at for at, token in enumerate(tokens) if token.level == 0 and token.nesting != -1]
@@ -349,17 +348,6 @@ def _dedent(lines: tuple[str, ...]) -> tuple[str, ...]:
     while kept and not kept[-1].strip():
         kept.pop()
     return tuple(line.rstrip() for line in textwrap.dedent("\n".join(kept)).split("\n")) if kept else ()
-
-
-def _without_frontmatter(text: str) -> str:
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.split("\n")
-    if lines and lines[0].rstrip() == "---":
-        for number, line in enumerate(lines[1:], start=1):
-            if line.rstrip() in ("---", "..."):
-                return "\n".join(lines[number + 1:])
-    return text
 
 
 @cache

@@ -67,7 +67,7 @@ def earlier_entry_texts(text: str, day: date | None = None) -> list[str]:
 def note_fragments(text: str, day: date | None = None) -> list[Fragment]:
     """The fragments of one note, in the note's order. `day`: the note's date; a heading that
     only names it (`# 2026-04-01 - Daily Memory Log`) is the note's title, not context."""
-    blocks = _blocks(_COMMENT.sub("", _without_frontmatter(text)), day)
+    blocks = _blocks(note_body(text), day)
     fragments: list[Fragment] = []
     # The paragraphs ("Decisions:") and items ("- Setup:") that introduce a list: (indent, text),
     # a paragraph's indent -1 so that it holds for the whole list after it.
@@ -89,6 +89,12 @@ def note_fragments(text: str, day: date | None = None) -> list[Fragment]:
             continue  # "—", "...": nothing to remember
         fragments.append(Fragment(body, block.heading + tuple(label for _, label in labels)))
     return fragments
+
+
+def note_body(text: str) -> str:
+    """A note as both imports read it: without its front matter (a BOM, then `---` … `---` or
+    `...`) and without HTML comments."""
+    return _COMMENT.sub("", _without_frontmatter(text))
 
 
 def _without_frontmatter(text: str) -> str:
