@@ -200,12 +200,16 @@ class _Run:
             else:
                 self._retire("merge", leaving, staying, f"duplicate of {staying.path}: {verdict.evidence}")
 
-    def _marked(self, path: str) -> Status | None:
-        """What a person wrote of the memory's status: in it, or (a Claude Code folder) in MEMORY.md."""
+    def _index_marks(self) -> dict[str, Status]:
+        """What MEMORY.md (a Claude Code folder's) says of memories' status, read when first asked."""
         if self.index_marks is None:
             self.index_marks = index_marks(self.snapshot.context, self.decisions.live)
+        return self.index_marks
+
+    def _marked(self, path: str) -> Status | None:
+        """What a person wrote of the memory's status: in it, or (a Claude Code folder) in MEMORY.md."""
         memory = self.decisions.live.get(path)
-        return (memory.status if memory is not None else None) or self.index_marks.get(path)
+        return (memory.status if memory is not None else None) or self._index_marks().get(path)
 
     def raise_marked(self) -> None:
         """A memory a person marked superseded, a duplicate, moved or split, whose line names the
@@ -214,13 +218,12 @@ class _Run:
         MEMORY.md says of feedback_cover_letter_quality.md "SUPERSEDED by unified rules below"."""
         live = self.decisions.live
         probes = sorted(p for p in (*self.snapshot.changed, *self.created, *self.updates) if p in live)
-        if self.index_marks is None:
-            self.index_marks = index_marks(self.snapshot.context, live)
+        in_index = self._index_marks()
         # the statuses of every live memory at once (the cache's index answers for the unchanged):
         # a full dream's probes are every memory, and reading each to ask was most of this step
         statuses = live.marked()
         marked = {path: status for path in probes
-                  if (status := statuses.get(path) or self.index_marks.get(path)) is not None and status.points_to}
+                  if (status := statuses.get(path) or in_index.get(path)) is not None and status.points_to}
         if not marked:
             return
         names = {path: live[path].name for path in live}
