@@ -21,7 +21,7 @@ verdict names the rule that decided it.
 import difflib
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property, lru_cache
@@ -210,7 +210,11 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
         return _ordered(a, b, *contradiction_evidence(a, b), rule="is_contradiction")
     if overlap(a_words, b_words) < contradiction:
         return NOTHING
-    found = swaps(a_core, b_core, a_words, b_words)
+    lined_up = iter_swaps(a_core, b_core, a_words, b_words)
+    first = next(lined_up, None)
+    if first is not None and another_subject([first]) and not (anchors(a_core) and anchors(b_core)):
+        return NOTHING  # what follows can change nothing: same_anchors needs anchors on both sides
+    found = [first, *lined_up] if first is not None else []
     if another_subject(found) or two_facts(found):
         # unless what made it another subject is a value lined up with one the other holds elsewhere
         if (held := same_anchors(a_core, b_core, found)) and not _subject_or_facts(found, a_core, b_core):
@@ -542,9 +546,10 @@ def changed_slots(a: str, b: str) -> list[Slot]:
 _CLAUSE_END_MARK = re.compile(r"[;；。！？!?，、：()（）\[\]「」\n]|,(?!\d)|(?<=\w)[.:](?=\s|$)|\s[—–-]+\s|—")
 
 
-def clauses(text: str) -> list[str]:
+@lru_cache(maxsize=4096)  # a statement is lined up against each of its candidates: split once
+def clauses(text: str) -> tuple[str, ...]:
     """A statement's clauses, in order (a clause without a word is no clause)."""
-    return [c.strip() for c in _CLAUSE_END_MARK.split(text) if _TOKEN.search(c)]
+    return tuple(c.strip() for c in _CLAUSE_END_MARK.split(text) if _TOKEN.search(c))
 
 
 @lru_cache(maxsize=256)
@@ -616,25 +621,29 @@ def swaps(a: str, b: str, a_words: frozenset[str], b_words: frozenset[str]) -> l
     """The places where two statements, lined up clause to clause, each have what the other does
     not: a value of one kind for another, an identifier for another ("m1" / "m2"), or words that
     name something the other never mentions, sorted by what they are (name_kind)."""
-    found = []
+    return list(iter_swaps(a, b, a_words, b_words))
+
+
+def iter_swaps(a: str, b: str, a_words: frozenset[str], b_words: frozenset[str]) -> Iterator[Swap]:
+    """swaps, one at a time, in order: a judge that has seen enough from the first stops there
+    (most pairs a dream lines up are about two subjects, told by the first place they differ)."""
     for x, y in aligned_clauses(a, b):
         slots = changed_slots(x, y)
         crowded = len(slots) > CROWDED + 1
         for slot in slots:
             left_value, right_value = _leading_value(slot.a, slot.a_written), _leading_value(slot.b, slot.b_written)
             if left_value and right_value and same_kind(left_value, right_value) and left_value != right_value:
-                found.append(Swap(_joined(left_value), _joined(right_value), "value",
-                                  opens_clause(slot, "value", b_words), crowded, *_around(slot)))
+                yield Swap(_joined(left_value), _joined(right_value), "value",
+                            opens_clause(slot, "value", b_words), crowded, *_around(slot))
                 continue
             left, right = _content(slot.a, slot.a_written, b_words), _content(slot.b, slot.b_written, a_words)
             if _has_digit(slot.a_written) and _has_digit(slot.b_written) and not (left and right):
-                found.append(Swap(_joined(slot.a_written), _joined(slot.b_written), "name",
-                                  opens_clause(slot, "value", b_words), crowded, *_around(slot)))
+                yield Swap(_joined(slot.a_written), _joined(slot.b_written), "name",
+                            opens_clause(slot, "value", b_words), crowded, *_around(slot))
             elif left and right and not _typo(left, right):
                 kinds = {name_kind(left, a), name_kind(right, b)}
                 kind = "name" if kinds == {"name"} else "word" if kinds <= {"name", "word"} else "wording"
-                found.append(Swap(left, right, kind, opens_clause(slot, kind, b_words), crowded, *_around(slot)))
-    return found
+                yield Swap(left, right, kind, opens_clause(slot, kind, b_words), crowded, *_around(slot))
 
 
 def _leading_value(keys: list[str], written: list[str]) -> list[str]:
