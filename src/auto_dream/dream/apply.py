@@ -9,6 +9,7 @@ record and MEMORY.md are derived again from the changes that do happen (`_derive
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from auto_dream.dream.actions import Action, CreateMemory, RebuildIndex, RetireMemory, UpdateMemory
 from auto_dream.dream.plan import (
@@ -37,6 +38,7 @@ from auto_dream.dream.state import Snapshot
 from auto_dream.errors import StoreError
 from auto_dream.progress import NO_PROGRESS, WRITING, Progress
 from auto_dream.store.index import IndexResult
+from auto_dream.store.replace import sync_folders
 from auto_dream.store.review_queue import EMPTY_QUEUE, ReviewQueue
 from auto_dream.store.scan import fingerprint
 from auto_dream.store.views import LiveView
@@ -84,6 +86,9 @@ class _Writer:
         self.retiring = {s.archives: s.change.path for s in steps if s.archives is not None}  # memory -> archive copy
         self.number = {s.change.path: n for n, s in enumerate(steps)}
         self.frozen: set[str] = set()  # derived files changed by someone since they were read: left alone
+        # folders of new memories not yet synced: synced once, before the record and the index
+        # that count on them are written (one sync per folder, not per file: 16,000 new memories)
+        self.unsynced: set[Path] = set()
 
     def write(self, number: int) -> None:
         step, seen = self.steps[number], self.seen[number]
@@ -98,7 +103,8 @@ class _Writer:
         elif step.derived and step.change.path in self.frozen:
             why = "changed since the dream started"
         if why is None:
-            why = apply_change(self.snapshot.context.paths, step.change, self.run_id, expected, seen.sha256)
+            why = apply_change(self.snapshot.context.paths, step.change, self.run_id, expected, seen.sha256,
+                               None if step.derived else self.unsynced)
         if why is not None:
             self._leave(number, why)
 
@@ -203,10 +209,13 @@ def apply(plan: Plan, snapshot: Snapshot, step_hook: StepHook | None = None,
     try:
         for number in range(len(steps)):
             reached()
-            if number == memory_steps and writer.left:
-                writer.redo_derived(number)
+            if number == memory_steps:
+                sync_folders(writer.unsynced)
+                if writer.left:
+                    writer.redo_derived(number)
             writer.write(number)
             progress.advance()
+        sync_folders(writer.unsynced)
     except OSError as error:
         raise _rolled_back(snapshot, plan.run_id, steps[number].change.path, error) from None
     reached()

@@ -244,7 +244,7 @@ def run_ids(paths: StoreLayout) -> list[str]:
 
 
 def apply_change(paths: StoreLayout, change: FileChange, run_id: str, expected: Fingerprint | None,
-                 pre_sha256: str | None) -> str | None:
+                 pre_sha256: str | None, unsynced: set[Path] | None = None) -> str | None:
     """Put one change in place unless its file is no longer as journaled (`pre_sha256`, None:
     absent) and as expected (its fingerprint); returns why it was left alone, or None when done.
 
@@ -252,12 +252,13 @@ def apply_change(paths: StoreLayout, change: FileChange, run_id: str, expected: 
     appends, or a shell writes through a descriptor it opened before the dream, while the file
     is replaced, leaves it as they made it; what was written to dream's new version meanwhile
     is kept beside it and named. A kill in between leaves hidden files beside the path, which
-    recover_aside sorts out.
+    recover_aside sorts out. A new file's folder is synced at once, or added to `unsynced` for
+    the caller to sync once for all (replace.sync_folders) before the run is marked done.
     """
     target = paths.root / change.path
     data = change.data()
     if pre_sha256 is None:  # there was no file: a new one goes only where none has appeared
-        if data is None or create_if_absent(target, data):
+        if data is None or create_if_absent(target, data, unsynced):
             return None
         return "written by someone else since the dream started"
     if expected is None:  # it changed while it was journaled

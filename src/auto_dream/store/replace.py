@@ -305,18 +305,30 @@ def _drop_held(held: Path, theirs: _Held, target: Path, expected: Expected) -> l
     return [held]
 
 
-def create_if_absent(target: Path, data: bytes) -> bool:
-    """Write `data` to `target` only if no file is there (False when one is: it is left), durably."""
+def create_if_absent(target: Path, data: bytes, unsynced: set[Path] | None = None) -> bool:
+    """Write `data` to `target` only if no file is there (False when one is: it is left), durably:
+    its folder is synced now, or added to `unsynced` for the caller to sync once for many files
+    (sync_folders) before anything that counts on them is written."""
     temporary = write_temporary(target, data)
     try:
         try:
             _move_to_free(temporary, target)
         except FileExistsError:
             return False
-        fsync_dir(target.parent)
+        if unsynced is None:
+            fsync_dir(target.parent)
+        else:
+            unsynced.add(target.parent)
         return True
     finally:
         remove_temporary(temporary)
+
+
+def sync_folders(unsynced: set[Path]) -> None:
+    """Sync the folders create_if_absent left unsynced (each once), and forget them."""
+    for folder in sorted(unsynced):
+        fsync_dir(folder)
+    unsynced.clear()
 
 
 def remove_if_unchanged(target: Path, expected: Expected, held: Path) -> Replaced:
