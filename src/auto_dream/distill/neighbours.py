@@ -12,10 +12,11 @@ mapping of profiles. Dream runs the same search over the memories its parse cach
 answer for, and asks the cache for the rest (dream.nearby.StoreNeighbours).
 """
 
+from collections import Counter
 from collections.abc import Callable, Hashable, Mapping
 from typing import TypeVar
 
-from auto_dream.judge.pairs import indexed_pairs
+from auto_dream.judge.pairs import indexed_pairs, word_ranks
 from auto_dream.judge.similarity import AIMS, PINS, Profile
 from auto_dream.store.daylog import Entry
 
@@ -55,23 +56,25 @@ def relatable_pairs(probes: list[Key], pool: Mapping[Key, frozenset[str]], groun
     """indexed_pairs at `high`, plus the pairs from `low` up whose grounds let them (similarity.from_low)."""
     if high <= low:
         return indexed_pairs(probes, pool, low, across_only=across_only)
-    found = indexed_pairs(probes, pool, high, across_only=across_only)
+    # one word order for the four searches (any order finds the same pairs: pairs.indexed_pairs)
+    ranks = word_ranks(Counter(word for words in pool.values() for word in words))
+    found = indexed_pairs(probes, pool, high, ranks=ranks, across_only=across_only)
     aiming = [p for p in probes if grounds(p) & AIMS]
     aimless = [p for p in probes if not grounds(p) & AIMS]
     if aiming:  # against everything (but the other probes, if `across_only`)
         others = {p: pool[p] for p in aimless} if across_only else {}
-        found |= indexed_pairs(aiming, {k: w for k, w in pool.items() if k not in others}, low,
+        found |= indexed_pairs(aiming, {k: w for k, w in pool.items() if k not in others}, low, ranks=ranks,
                                across_only=across_only)
     probe_set = set(probes)
     targets = {key: words for key, words in pool.items() if key not in probe_set and grounds(key) & AIMS}
     if aimless and targets:  # against the records that aim, the probes that aim being done
         targets.update((p, pool[p]) for p in aimless)
-        found |= indexed_pairs(aimless, targets, low, across_only=True)
+        found |= indexed_pairs(aimless, targets, low, ranks=ranks, across_only=True)
     pinning = [p for p in aimless if grounds(p) & PINS]
     targets = {key: words for key, words in pool.items() if key not in probe_set and grounds(key) & PINS}
     if pinning and (targets or not across_only):  # against the records that pin (the other probes that pin too)
         targets.update((p, pool[p]) for p in pinning)
-        found |= indexed_pairs(pinning, targets, low, across_only=across_only)
+        found |= indexed_pairs(pinning, targets, low, ranks=ranks, across_only=across_only)
     return found
 
 

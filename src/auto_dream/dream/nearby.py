@@ -33,6 +33,8 @@ def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str]
     probes = [p for p in sorted(set(probes)) if p in live]
     stored = snapshot.stored - set(probes)
     fresh = live.outside(stored)
+    live.load(fresh)  # every memory's type and profile asked for below: read together, not one by one
+    profiles.load([*fresh, *probes])
     grounds = {p: profiles[p].grounds for p in probes}
     # A memory this run made from an entry is compared with the newest RECENT_LIMIT of the others
     # that pass (thousands of entries alike in one dream stay near-linear); one that was on disk
@@ -41,10 +43,11 @@ def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str]
     found: set[tuple[str, str]] = set()
     for kind in {live[p].type for p in probes}:
         pool = {p: profiles[p].words for p in fresh if live[p].type == kind}
-        found |= recent_pairs([p for p in probes if p in pool and p in made], pool, lambda p: profiles[p].grounds,
-                              lambda p: (live[p].mtime, p), low, high, RECENT_LIMIT)
-        found |= relatable_pairs([p for p in probes if p in pool and p not in made], pool,
-                                 lambda p: profiles[p].grounds, low, high)
+        if recent := [p for p in probes if p in pool and p in made]:  # none on a full dream: no index to build
+            found |= recent_pairs(recent, pool, lambda p: profiles[p].grounds, lambda p: (live[p].mtime, p), low,
+                                  high, RECENT_LIMIT)
+        if whole := [p for p in probes if p in pool and p not in made]:
+            found |= relatable_pairs(whole, pool, lambda p: profiles[p].grounds, low, high)
     if stored and snapshot.cache is not None:
         matches = _stored_relatable(decisions, snapshot.cache, {p: profiles[p].words for p in probes}, grounds, low,
                                     high)

@@ -30,6 +30,10 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
             return cache.profile(path)
         return Profile.of(memories[path].text(), memories[path])
 
+    def profiles_of(paths: list[str]) -> dict[str, Profile]:
+        """profile() of those `paths` the cache answers for, in a few queries."""
+        return cache.profiles([p for p in paths if p in scan.unchanged and p not in scan.parsed])
+
     if options.full or not cache.found:  # --full, or the first dream: every memory against every other
         changed, stored = frozenset(scan.paths), frozenset[str]()
     else:  # new or changed since the last dream saved the cache, and what a budget deferred
@@ -52,4 +56,5 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
                     cache=cache, unreadable=tuple(scan.unreadable), fingerprints=scan.fingerprints,
                     changed=changed, stored=stored,
                     distilled_ids=frozenset(bookkeeping.read_distilled_ids(context.paths)),
-                    repo=repo, warnings=tuple(warnings), review_queue=queue, review_queue_data=queue_data)
+                    repo=repo, warnings=tuple(warnings), review_queue=queue, review_queue_data=queue_data,
+                    profiles_of=profiles_of)

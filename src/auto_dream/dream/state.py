@@ -1,7 +1,7 @@
 """What the phases share: the Snapshot orient and gather read (frozen), and the Decisions
 consolidate and prune build from it."""
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -22,9 +22,10 @@ class Profiles(dict[str, Profile]):
     """Word profiles by memory path, made the first time one is asked for: a nightly dream
     over 100,000 memories needs a few hundred of them."""
 
-    def __init__(self, make: Callable[[str], Profile]):
+    def __init__(self, make: Callable[[str], Profile],
+                 make_many: Callable[[list[str]], dict[str, Profile]] | None = None):
         super().__init__()
-        self._make = make
+        self._make, self._make_many = make, make_many
         self._rewritten: dict[str, Memory] = {}
         self._words: dict[str, frozenset[str]] = {}  # of rewritten memories, when known
 
@@ -33,6 +34,16 @@ class Profiles(dict[str, Profile]):
         self._words.pop(path, None)
         profile = self[path] = Profile.of(memory.text()) if memory is not None else self._make(path)
         return profile
+
+    def load(self, paths: Iterable[str]) -> None:
+        """Make the profiles of `paths` not made yet, together where `make_many` can (the rest
+        are made one by one when asked for)."""
+        if self._make_many is not None:
+            wanted = [p for p in paths if p not in self and p not in self._rewritten]
+            if wanted:
+                self.update(self._make_many(wanted))
+                for path in wanted:
+                    self._words.pop(path, None)
 
     def words(self, path: str) -> frozenset[str]:
         """The memory's significant words, without a whole profile when they are known."""
@@ -95,6 +106,8 @@ class Snapshot:
     warnings: tuple[str, ...] = ()  # what orient and gather found wrong (Decisions.warnings: the phases after)
     review_queue: ReviewQueue = EMPTY_QUEUE  # the decisions earlier runs left to a reader, and those made
     review_queue_data: bytes | None = None  # its file as read (None: there is none)
+    # the profiles of many memories at once, those `profile` would take from the cache one by one
+    profiles_of: Callable[[list[str]], dict[str, Profile]] | None = None
 
 
 @dataclass
@@ -124,7 +137,7 @@ class Decisions:
     def start(cls, snapshot: Snapshot) -> "Decisions":
         """Nothing decided yet: every memory orient found is live."""
         options = snapshot.options
-        return cls(live=LiveView(snapshot.memories), profiles=Profiles(snapshot.profile),
+        return cls(live=LiveView(snapshot.memories), profiles=Profiles(snapshot.profile, snapshot.profiles_of),
                    mode="propose" if options.propose else "apply", budget=options.budget)
 
     def next_retirement(self) -> str:

@@ -356,6 +356,21 @@ class ParseCache:
         return Profile(frozenset(map(sys.intern, json.loads(words))), _set(signals), _set(replaced), _set(negated),
                        _set(changed), bool(pins), source=_Text(self, path))
 
+    @_damage_is_an_error
+    def profiles(self, paths: list[str]) -> dict[str, Profile]:
+        """profile() of many memories, a few queries for all (a full dream asks of every memory)."""
+        path_of = {self.rows[path][1]: path for path in paths}
+        found = {}
+        for row_id, words, rest in self._select_in("SELECT id, words, profile FROM memory_text WHERE id IN ({})",
+                                                   list(path_of)):
+            signals, replaced, negated, changed, pins = json.loads(rest)
+            path = path_of[row_id]
+            found[path] = Profile(frozenset(map(sys.intern, json.loads(words))), _set(signals), _set(replaced),
+                                  _set(negated), _set(changed), bool(pins), source=_Text(self, path))
+        if len(found) != len(path_of):  # only a save in between could do it, and nothing reads after the save
+            raise LookupError(f"the parse cache lost {len(path_of) - len(found)} rows")
+        return found
+
     def _read(self, sql: str, row_id: int) -> Row:
         row = self._db.execute(sql, (row_id,)).fetchone() if self._db is not None else None
         if row is None:  # only a save in between could do it, and nothing reads after the save
