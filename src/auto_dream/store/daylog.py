@@ -11,6 +11,7 @@ import re
 import stat
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
+from functools import cached_property
 from pathlib import Path
 
 from auto_dream.errors import InputError, StoreError
@@ -53,7 +54,7 @@ class Entry:
     text: str
     type: str | None = None
 
-    @property
+    @cached_property  # asked for a dozen times an entry in a dream
     def id(self) -> str:
         """Stable id from content, not position: whitespace-only edits keep it."""
         return entry_id(self.at, self.text)
