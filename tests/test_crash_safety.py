@@ -419,3 +419,31 @@ def test_a_status_file_that_lags_behind_its_journal_does_not_roll_back_a_finishe
     assert cli("--root", root, "dream").code == 0
     assert files(root) == after  # nothing rolled back, nothing new to do
     assert cli("--root", root, "undo").code == 0 and files(root) == template.before
+
+
+def test_the_folder_of_new_memories_is_synced_once_before_what_counts_on_them(tmp_path, monkeypatch, cli):
+    """A dream that creates many memories syncs their folder once (it synced it once a file:
+    16,000 syncs for 16,000 new memories), and before the distilled record and MEMORY.md
+    that count on the new files are written."""
+    from auto_dream.dream import runs
+    from auto_dream.store import replace
+
+    root = tmp_path / "store"
+    ensure_store(root)
+    for n in range(30):
+        assert cli("--root", root, "append", "--type", "project", f"zq{n:03d}x fact number {n} is unrelated").code == 0
+    events: list[tuple[str, str]] = []
+    real_sync, real_change = replace.fsync_dir, runs.apply_change
+    monkeypatch.setattr(replace, "fsync_dir", lambda folder: events.append(("sync", str(folder))) or
+                        real_sync(folder))
+    monkeypatch.setattr("auto_dream.dream.apply.apply_change", lambda paths, change, *args: events.append(
+        ("write", change.path)) or real_change(paths, change, *args))
+    assert cli("--root", root, "dream", "--no-llm").code == 0
+    folder = str(root / "memories" / "project")
+    created = [i for i, (kind, path) in enumerate(events) if kind == "write" and path.startswith("memories/project/")]
+    assert len(created) == 30
+    syncs = [i for i, event in enumerate(events) if event == ("sync", folder)]
+    assert len(syncs) == 1, f"the folder of 30 new memories was synced {len(syncs)} times"
+    first_other = min(i for i, (kind, path) in enumerate(events)
+                      if kind == "write" and not path.startswith("memories/"))
+    assert created[-1] < syncs[0] < first_other
