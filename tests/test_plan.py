@@ -3,7 +3,8 @@ run writes exactly the files the plan lists, with the bytes the plan holds."""
 
 import hashlib
 import json
-from dataclasses import FrozenInstanceError
+import sys
+from dataclasses import FrozenInstanceError, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -11,16 +12,18 @@ import pytest
 
 from auto_dream.demo import install_example, make_project
 from auto_dream.distill.deterministic import DeterministicDistiller
-from auto_dream.dream.actions import RetireMemory
+from auto_dream.dream.actions import RetireMemory, UpdateMemory
 from auto_dream.dream.gather import gather
 from auto_dream.dream.orient import orient
-from auto_dream.dream.runner import dream, new_run_id, plan_dream
+from auto_dream.dream.plan import read_kept
+from auto_dream.dream.runner import decide_dream, dream, new_run_id, plan_dream
 from auto_dream.dream.runs import digest
 from auto_dream.dream.state import DreamOptions
 from auto_dream.store.context import open_context
 from auto_dream.store.daylog import Entry, append_entry
 from auto_dream.store.paths import StorePaths, ensure_store
 from conftest import make_git_project, tree_hash, write_memory_file
+from fakes import DictRepository
 
 STALE = "memories/project/20260822_old_module_port.md"
 REBASE = "memories/feedback/20261001_rebase.md"
@@ -195,3 +198,55 @@ def test_a_read_only_memory_is_left_by_the_plan_and_the_dry_run_says_so(tmp_path
     assert any(w.startswith(f"{REBASE} is read-only") for w in report["warnings"]), report["warnings"]
     touched = {row["path"] for row in report["actions"] if row["kind"] in ("merge", "supersede", "archive")}
     assert REBASE not in touched and "memories/project/20261101_b.md" not in touched
+
+
+# What a plan must not do: every way to read or write a file, list a folder or run a program
+FILE_EVENTS = frozenset(("open", "os.listdir", "os.scandir", "os.mkdir", "os.rename", "os.remove", "os.rmdir",
+                         "os.chmod", "os.utime", "os.symlink", "os.link", "shutil.copyfile", "subprocess.Popen",
+                         "os.system", "os.exec", "os.posix_spawn", "sqlite3.connect", "glob.glob"))
+_heard: list[tuple[str, object]] | None = None
+
+
+def _audit(event: str, args: tuple) -> None:
+    if _heard is not None and event in FILE_EVENTS:
+        _heard.append((event, args[0] if args else None))
+
+
+sys.addaudithook(_audit)  # a hook stays for the process: this one hears only while _heard is a list
+
+
+@pytest.mark.parametrize("make_store", STORES, ids=[s.__name__ for s in STORES])
+def test_planning_opens_no_file_runs_no_program(make_store, tmp_path):
+    """orient and gather read everything planning needs (MEMORY.md, the template, the distilled
+    record, folder and archive names, what was consulted); the repository is asked through the
+    Snapshot's Repository, here a dict. consolidate, prune and make_plan (decide_dream) then touch
+    no file: an audit hook hears none. read_kept then opens each memory file the plan rewrites or
+    archives, once, and nothing else. The plan still decides (a stale memory archived under a
+    numbered name)."""
+    global _heard
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+    root = make_store(tmp_path / "project", now)
+    context = open_context(root)
+    snapshot = gather(orient(context, now, new_run_id(context.paths, now), DreamOptions(dry_run=True)))
+    repository = DictRepository(files={"src/old/module.py": False}, symbols={"old_handler": False})
+    snapshot = replace(snapshot, repository=repository)
+    _heard = []
+    try:
+        plan = decide_dream(snapshot, DeterministicDistiller())
+        decided, _heard = _heard, []
+        read_kept(plan)  # what its rewrites keep of the files they edit: read once each, and only those
+    finally:
+        kept, _heard = _heard, None
+    assert decided == []
+    # the file an update rewrites, or an archive copy is made from
+    sources = {str(root / (c.archives or c.change.path)) for c in plan.changes if c.kept is not None}
+    rewritten = [a for a in plan.actions if isinstance(a, (RetireMemory, UpdateMemory))]
+    # (an "open" of a number is the descriptor just opened, wrapped in a file object)
+    assert sorted(str(path) for event, path in kept if not isinstance(path, int)) == sorted(sources)
+    assert {event for event, _ in kept} <= {"open"} and plan.actions
+    assert bool(sources) == bool(rewritten), "a store with nothing rewritten or archived tests nothing here"
+    if make_store is archive_holds_the_names:
+        assert repository.asked
+        archives = {a.memory.path: a.archived.path for a in plan.actions
+                    if isinstance(a, RetireMemory) and a.archived is not None}
+        assert archives[STALE] == "archive/project/20260822_old_module_port_3.md"

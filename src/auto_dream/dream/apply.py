@@ -63,8 +63,7 @@ class Applied:
 def _derived(selected: Applied, snapshot: Snapshot) -> list[FileChange]:
     """The race fallback: the distilled record and MEMORY.md as the memory changes that
     happen leave them, when apply left some of the plan's out."""
-    derived = derive(snapshot.context, selected.live, selected.actions, snapshot.unreadable, snapshot.now,
-                     selected.review)
+    derived = derive(snapshot, selected.live, selected.actions, selected.review)
     selected.distilled_entry_ids, selected.index, selected.queue = derived.distilled_entry_ids, derived.index, \
         derived.queue
     selected.actions = [a for a in selected.actions if not isinstance(a, RebuildIndex)]

@@ -21,12 +21,16 @@ LAST_DREAM = "last_dream.json"
 RECHECK = "recheck.txt"  # memories whose checks a budget deferred
 
 
-def distilled_with(paths: StoreLayout, new_ids: tuple[str, ...]) -> bytes:
-    """The distilled record with `new_ids` added."""
+def read_distilled(paths: StoreLayout) -> bytes:
+    """The distilled record as it is (empty when there is none)."""
     try:
-        current = distilled_path(paths).read_bytes()
+        return distilled_path(paths).read_bytes()
     except FileNotFoundError:
-        current = b""
+        return b""
+
+
+def distilled_with(current: bytes, new_ids: tuple[str, ...]) -> bytes:
+    """The distilled record `current` with `new_ids` added."""
     if current and not current.endswith(b"\n"):
         current += b"\n"
     return current + "".join(f"{i}\n" for i in new_ids).encode()

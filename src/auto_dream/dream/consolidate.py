@@ -112,7 +112,7 @@ class _Run:
         """The names taken in the folder a new memory of the type goes to (one folder may hold every type)."""
         folder = self.snapshot.context.paths.memory_dir(memory_type)
         if folder not in self.taken:
-            self.taken[folder] = TakenNames.of_folder(folder)
+            self.taken[folder] = TakenNames(self.snapshot.folder_names.get(folder, ()))
         return self.taken[folder]
 
     def _merge_entries(self, path: str, addition: str, sources, reason: str) -> None:

@@ -9,7 +9,7 @@ from typing import Literal
 
 from auto_dream.dream.actions import RetireMemory, UpdateMemory
 from auto_dream.dream.consolidate import carried_body, union_sources
-from auto_dream.dream.plan import Plan, make_plan
+from auto_dream.dream.plan import Plan, make_plan, read_kept
 from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.errors import InputError, StoreError
 from auto_dream.store.memory import Memory
@@ -41,7 +41,7 @@ def plan_decision(snapshot: Snapshot, decision: Decision) -> Plan:
         why = f"forgotten by {decision.by}" + (f": {decision.reason}" if decision.reason else "")
         decisions.retire(target, "archive", None, why)
         decisions.resolved.extend(item.id for item in snapshot.review_queue.items if target.path in item.memories)
-        return _checked(make_plan(snapshot, decisions), target.path)
+        return _checked(read_kept(make_plan(snapshot, decisions)), target.path)
     item = _current_item(snapshot, decision.item or "")
     a, b = (snapshot.memories[path] for path in item.memories)
     decisions.resolved.append(item.id)
@@ -51,7 +51,7 @@ def plan_decision(snapshot: Snapshot, decision: Decision) -> Plan:
             raise InputError("keep leaves both memories as they are: it takes no --into or --winner")
         decisions.kept.append(KeptPair(item.memories, item.fingerprints, now,
                                        decision.reason or f"kept both, decided by {decision.by}"))
-        return make_plan(snapshot, decisions)
+        return read_kept(make_plan(snapshot, decisions))
     flag = "--into" if decision.action == "merge" else "--winner"
     if not decision.memory:
         raise InputError(f"{decision.action} needs {flag} PATH: the one of the two that stays "
@@ -72,7 +72,7 @@ def plan_decision(snapshot: Snapshot, decision: Decision) -> Plan:
     else:
         decisions.retire(leaving, "supersede", staying.path,
                          f"superseded by {staying.path}, decided by {decision.by}{said}: {item.reason}")
-    return _checked(make_plan(snapshot, decisions), leaving.path)
+    return _checked(read_kept(make_plan(snapshot, decisions)), leaving.path)
 
 
 def find_memory(snapshot: Snapshot, wanted: str) -> Memory:

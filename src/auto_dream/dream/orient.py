@@ -9,9 +9,13 @@ from auto_dream.judge.similarity import Profile
 from auto_dream.store.cache import ParseCache
 from auto_dream.store.claude_home import repo_for_folder
 from auto_dream.store.context import StoreContext
-from auto_dream.store.paths import OVERFLOW_NAME
+from auto_dream.store.memory import archived_names, folder_names
+from auto_dream.store.memory_md import read_index_inputs
+from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME
+from auto_dream.store.repository import open_repository
 from auto_dream.store.review_queue import read_queue
 from auto_dream.store.scan import scan_store
+from auto_dream.store.undistilled import distilled_ids_in
 from auto_dream.store.views import StoreView
 
 READ_ONLY_NAMED = 20
@@ -52,9 +56,14 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
     if repo is None and context.paths.layout == "claude-code":
         warnings.append(f"no repository to check references against ({no_repo}): every file and symbol a "
                         "memory names is unverifiable, and none is archived as stale")
+    distilled = bookkeeping.read_distilled(context.paths)
     return Snapshot(context=context, now=now, run_id=run_id, options=options, memories=memories, profile=profile,
                     cache=cache, unreadable=tuple(scan.unreadable), fingerprints=scan.fingerprints,
                     changed=changed, stored=stored,
-                    distilled_ids=frozenset(bookkeeping.read_distilled_ids(context.paths)),
-                    repo=repo, warnings=tuple(warnings), review_queue=queue, review_queue_data=queue_data,
-                    profiles_of=profiles_of)
+                    distilled_ids=frozenset(distilled_ids_in(distilled)), distilled_data=distilled,
+                    index_inputs=read_index_inputs(context, now),
+                    folder_names={folder: folder_names(folder)
+                                  for folder in {context.paths.memory_dir(t) for t in MEMORY_TYPES}},
+                    archived_names={t: tuple(archived_names(context.paths, t)) for t in MEMORY_TYPES},
+                    repo=repo, repository=open_repository(repo, exclude=context.paths.root),
+                    warnings=tuple(warnings), review_queue=queue, review_queue_data=queue_data, profiles_of=profiles_of)

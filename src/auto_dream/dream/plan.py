@@ -24,20 +24,17 @@ from auto_dream.dream.runs import FileChange
 from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.errors import StoreError
 from auto_dream.store.cache import Fingerprint
-from auto_dream.store.context import StoreContext
 from auto_dream.store.index import NO_ACTIVITY, Activity, IndexResult
 from auto_dream.store.memory import (
     MAX_MEMORY_BYTES,
     Memory,
     TakenNames,
-    Unreadable,
     WrittenText,
-    archived_names,
     read_regular,
     rewrite_memory,
     written_text,
 )
-from auto_dream.store.memory_md import activity_at, index_differs, render_index
+from auto_dream.store.memory_md import read_index_inputs, render_index
 from auto_dream.store.paths import StoreLayout
 from auto_dream.store.review_queue import EMPTY_QUEUE, KeptPair, Raised, ReviewQueue, next_queue, queue_path
 from auto_dream.store.scan import fingerprint
@@ -151,6 +148,7 @@ class PlannedChange:
     archives: str | None = None
     expected: Fingerprint | None = None  # the fingerprint orient saw (a live memory), or None (a new file)
     derived: bool = False  # the distilled record or MEMORY.md: expected as the journal read it
+    kept: "KeptText | None" = None  # what its rewrite keeps of the file it edits or copies
 
 
 @dataclass(frozen=True)
@@ -186,10 +184,10 @@ def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
     list every file change, so that a dry run shows all that apply would do."""
     paths = snapshot.context.paths
     kept, left = select_actions(decisions.actions, snapshot, races=False)
-    actions = archive_copies(kept, paths, snapshot.now, snapshot.run_id)
+    actions = archive_copies(kept, paths, snapshot.now, snapshot.run_id, snapshot.archived_names)
     live = decisions.live if len(kept) == len(decisions.actions) else live_after(actions, snapshot.memories)
     review = ReviewChange.of(snapshot, decisions)
-    derived = derive(snapshot.context, live, actions, snapshot.unreadable, snapshot.now, review)
+    derived = derive(snapshot, live, actions, review)
     index = derived.index
     actions = with_index_lines(actions, index)
     if derived.index_changed:
@@ -202,13 +200,15 @@ def make_plan(snapshot: Snapshot, decisions: Decisions) -> Plan:
                 counts=dict(decisions.counts),
                 usage=decisions.usage, entry_logs=snapshot.entry_logs, entries_gathered=len(snapshot.new_entries),
                 memories_scanned=len(snapshot.memories), changes=tuple(changes), live=live, index=index,
-                distilled_entry_ids=derived.distilled_entry_ids, activity=activity_at(snapshot.context, snapshot.now),
+                distilled_entry_ids=derived.distilled_entry_ids, activity=derived.activity,
                 review_change=review, review_queue=derived.queue)
 
 
-def archive_copies(actions: list[Action], paths: StoreLayout, now: datetime, run_id: str) -> list[Action]:
+def archive_copies(actions: list[Action], paths: StoreLayout, now: datetime, run_id: str,
+                   archived: Mapping[str, tuple[str, ...]]) -> list[Action]:
     """Each retirement carried out, with the copy archive/ will hold: archive/<type>/<file name>
-    (numbered when archive/ holds that name already) and frontmatter that says when, why and by which run."""
+    (numbered when archive/ holds that name already: `archived`, by type) and frontmatter that
+    says when, why and by which run."""
     taken: dict[str, TakenNames] = {}
     named: list[Action] = []
     for action in actions:
@@ -218,7 +218,7 @@ def archive_copies(actions: list[Action], paths: StoreLayout, now: datetime, run
                      "archived_reason": action.reason, "archived_by_run": run_id}
             if action.target:
                 extra["superseded_by"] = action.target
-            path = _archive_path(memory, taken, paths)
+            path = _archive_path(memory, taken, paths, archived)
             action = replace(action, archived=replace(memory, path=path, extra=extra))
         named.append(action)
     return named
@@ -239,29 +239,40 @@ def with_index_lines(actions: list[Action], index: IndexResult) -> list[Action]:
     return kept
 
 
-def _archive_path(memory: Memory, taken: dict[str, TakenNames], paths: StoreLayout) -> str:
+def _archive_path(memory: Memory, taken: dict[str, TakenNames], paths: StoreLayout,
+                  archived: Mapping[str, tuple[str, ...]]) -> str:
     if memory.type not in taken:
-        taken[memory.type] = TakenNames(archived_names(paths, memory.type))
+        taken[memory.type] = TakenNames(archived.get(memory.type, ()))
     names = taken[memory.type]
     name = names.first_free(memory.file_name)
     names.add(name)
     return paths.archive_path(memory.type, name)
 
 
-def _rendered(written: WrittenText | None, before: Memory, after: Memory) -> bytes:
-    return rewrite_memory(written, before, after).encode("utf-8")
+class KeptText:
+    """What a rewrite keeps of the file an update replaces, or an archive copy comes from, read as
+    `memory`: its frontmatter lines and the white space around its body (the body is the
+    memory's); None for a file not there. Read once (read_kept, right after make_plan), then
+    kept, so every rendering of the plan agrees whatever happens to the file later."""
+
+    def __init__(self, source: Path, memory: Memory):
+        self.source, self.memory = source, memory
+        self._read = False
+        self._written: WrittenText | None = None
+
+    def __call__(self) -> WrittenText | None:
+        if not self._read:
+            try:
+                data = read_regular(self.source, MAX_MEMORY_BYTES)
+            except StoreError:
+                data = None
+            self._written = written_text(data, self.memory.body) if data is not None else None
+            self._read = True
+        return self._written
 
 
-def _written(source: Path, memory: Memory) -> WrittenText | None:
-    """What a rewrite keeps of `source` (the file an update replaces, or an archive copy comes
-    from), read as `memory`: its frontmatter lines and the white space around its body (the body
-    is the memory's), read when the plan is made, so every rendering agrees; None for a file not
-    there (a memory this run creates)."""
-    try:
-        data = read_regular(source, MAX_MEMORY_BYTES)
-    except StoreError:
-        return None
-    return written_text(data, memory.body) if data is not None else None
+def _rendered(kept: KeptText | None, before: Memory, after: Memory) -> bytes:
+    return rewrite_memory(kept() if kept is not None else None, before, after).encode("utf-8")
 
 
 def memory_changes(actions: list[Action] | tuple[Action, ...], fingerprints: Mapping[str, Fingerprint],
@@ -276,9 +287,9 @@ def memory_changes(actions: list[Action] | tuple[Action, ...], fingerprints: Map
         match action:
             case UpdateMemory(before=before, after=memory):
                 as_read[before.path] = before
-                written = _written(root / before.path, before)
-                steps[memory.path] = PlannedChange(FileChange(memory.path, partial(_rendered, written, before, memory)),
-                                                   expected=fingerprints.get(memory.path))
+                kept = KeptText(root / before.path, before)
+                steps[memory.path] = PlannedChange(FileChange(memory.path, partial(_rendered, kept, before, memory)),
+                                                   expected=fingerprints.get(memory.path), kept=kept)
             case CreateMemory(memory=memory):
                 steps[memory.path] = PlannedChange(FileChange(memory.path, partial(_rendered, None, memory, memory)),
                                                    expected=fingerprints.get(memory.path))
@@ -287,15 +298,24 @@ def memory_changes(actions: list[Action] | tuple[Action, ...], fingerprints: Map
         if isinstance(action, RetireMemory) and action.archived is not None:
             memory, copy = action.memory, action.archived
             before = as_read.get(memory.path, memory)
-            written = None if memory.path in created else _written(root / memory.path, before)
+            source = None if memory.path in created else KeptText(root / memory.path, before)
             needs = (action.target,) if action.target else ()
-            steps[copy.path] = PlannedChange(FileChange(copy.path, partial(_rendered, written, before, copy)),
-                                             needs,
-                                             archives=memory.path)
+            steps[copy.path] = PlannedChange(FileChange(copy.path, partial(_rendered, source, before, copy)),
+                                             needs, archives=memory.path, kept=source)
             steps.pop(memory.path, None)
             removals.append(PlannedChange(FileChange(memory.path, None), (*needs, copy.path),
                                           expected=fingerprints.get(memory.path)))
     return [*steps.values(), *removals]
+
+
+def read_kept(plan: Plan) -> Plan:
+    """Read now what the plan's rewrites keep of the files they edit (KeptText), each file once.
+    make_plan opens no file; this is the one read planning does, of the memory files the plan
+    rewrites or archives, so that a dry run shows the bytes the real run then writes."""
+    for step in plan.changes:
+        if step.kept is not None:
+            step.kept()
+    return plan
 
 
 def distilled_by(actions: list[Action] | tuple[Action, ...]) -> tuple[str, ...]:
@@ -313,14 +333,16 @@ class Derived:
     index_changed: bool  # MEMORY.md differs from what it should be
     changes: tuple[FileChange, ...]  # those of them that the run writes
     queue: ReviewQueue = EMPTY_QUEUE  # the review queue after the run
+    activity: Activity = NO_ACTIVITY  # what was consulted lately (MEMORY.md's decay)
 
 
-def derive(context: StoreContext, live: LiveView, actions: list[Action] | tuple[Action, ...],
-           unreadable: Sequence[Unreadable] = (), now: datetime | None = None,
+def derive(snapshot: Snapshot, live: LiveView, actions: list[Action] | tuple[Action, ...],
            review: ReviewChange | None = None) -> Derived:
     """The distilled record, the review queue and MEMORY.md as `actions` leave the store with
-    `live` memories (and the `unreadable` files MEMORY.md names)."""
+    `live` memories (and the unreadable files MEMORY.md names), from what orient read."""
+    context, now = snapshot.context, snapshot.now
     paths = context.paths
+    inputs = snapshot.index_inputs if snapshot.index_inputs is not None else read_index_inputs(context, now)
     changes = []
     queue = EMPTY_QUEUE
     if review is not None:
@@ -333,13 +355,13 @@ def derive(context: StoreContext, live: LiveView, actions: list[Action] | tuple[
     distilled = distilled_by(actions)
     if distilled:
         changes.append(FileChange(paths.relative(bookkeeping.distilled_path(paths)),
-                                  bookkeeping.distilled_with(paths, distilled)))
+                                  bookkeeping.distilled_with(snapshot.distilled_data, distilled)))
     retiring = {a.memory.path for a in actions if isinstance(a, RetireMemory) and a.archived is not None}
-    index = render_index(context, live, unreadable, retiring, now)
+    index = render_index(context, live, snapshot.unreadable, retiring, now, inputs)
     data = index.text.encode("utf-8")
-    changed = index_differs(context, data)
+    changed = inputs.differs(data)
     # what moves out of a Claude Code folder's MEMORY.md: written before it, journaled with it
     changes.extend(FileChange(path, text.encode("utf-8")) for path, text in index.files)
     if changed:
         changes.append(FileChange(paths.relative(paths.index), data))
-    return Derived(distilled, index, changed, tuple(changes), queue)
+    return Derived(distilled, index, changed, tuple(changes), queue, inputs.activity)

@@ -11,7 +11,6 @@ from auto_dream.judge.staleness import (
     assess_staleness,
 )
 from auto_dream.store.memory import Memory
-from auto_dream.store.repository import open_repository
 
 # A memory that exists to prevent a regression outlives the code it cites.
 _DIRECTIVE = re.compile(r"\b(?:do not|don't|never|avoid)\b|不要|禁止|切勿|别再|しない|してはいけない|禁止", re.I)
@@ -53,7 +52,7 @@ def prune(snapshot: Snapshot, decisions: Decisions) -> None:
     references = live.references()
     live.load(references)
     cited = [(live[path], references[path]) for path in sorted(references)]
-    repository = open_repository(snapshot.repo, exclude=snapshot.context.paths.root) if cited else None
+    repository = snapshot.repository if cited else None
     staleness = assess_staleness([m for m, _ in cited], repository, {m.path: refs for m, refs in cited})
     counts = {"evergreen": len(live) - len(cited), "partially_stale": 0}
     for memory, _ in cited:

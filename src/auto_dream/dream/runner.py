@@ -17,7 +17,7 @@ from auto_dream.dream.decide import Decision, plan_decision
 from auto_dream.dream.gather import gather
 from auto_dream.dream.lock import dream_lock
 from auto_dream.dream.orient import orient
-from auto_dream.dream.plan import Plan, make_plan
+from auto_dream.dream.plan import Plan, make_plan, read_kept
 from auto_dream.dream.prune import prune
 from auto_dream.dream.report import DreamReport, build_report, render_markdown
 from auto_dream.dream.runs import (
@@ -68,7 +68,15 @@ def new_run_id(paths: StoreLayout, now: datetime) -> str:
 def plan_dream(snapshot: Snapshot, distiller: Distiller, decisions: Decisions | None = None,
                progress: Progress = NO_PROGRESS) -> Plan:
     """orient and gather have read `snapshot`; consolidate → prune decide (into `decisions`, or
-    a new Decisions), then the plan of every change."""
+    a new Decisions), then the plan of every change (decide_dream, which opens no file); what
+    its rewrites keep of the files they edit is read last (read_kept)."""
+    return read_kept(decide_dream(snapshot, distiller, decisions, progress))
+
+
+def decide_dream(snapshot: Snapshot, distiller: Distiller, decisions: Decisions | None = None,
+                 progress: Progress = NO_PROGRESS) -> Plan:
+    """consolidate → prune → make_plan over `snapshot` alone: no file is opened, no folder
+    listed, no program run (the repository is the Snapshot's Repository)."""
     decisions = Decisions.start(snapshot) if decisions is None else decisions
     consolidate(snapshot, decisions, distiller, progress)
     progress.start(PLANNING, None)

@@ -9,11 +9,13 @@ from pathlib import Path
 from auto_dream.distill.base import LlmUsage
 from auto_dream.dream.actions import Action, RetireMemory, ReviewPair
 from auto_dream.judge.similarity import Profile
+from auto_dream.judge.staleness import Repository
 from auto_dream.store.cache import Fingerprint, ParseCache
 from auto_dream.store.config import Config
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, LogProblem
 from auto_dream.store.memory import Memory, Unreadable
+from auto_dream.store.memory_md import IndexInputs
 from auto_dream.store.review_queue import EMPTY_QUEUE, KeptPair, ReviewQueue
 from auto_dream.store.views import LiveView, StoreView
 
@@ -96,6 +98,8 @@ class Snapshot:
     stored: frozenset[str] = frozenset()  # unchanged memories the cache's pair index answers for
     distilled_ids: frozenset[str] = frozenset()
     repo: Path | None = None
+    # what the memories' references are checked against: git in the repository at `repo` (None: none)
+    repository: Repository | None = None
     # gather adds these:
     new_entries: tuple[Entry, ...] = ()
     entry_logs: Mapping[str, str] = field(default_factory=dict)  # entry id -> log path
@@ -106,6 +110,11 @@ class Snapshot:
     warnings: tuple[str, ...] = ()  # what orient and gather found wrong (Decisions.warnings: the phases after)
     review_queue: ReviewQueue = EMPTY_QUEUE  # the decisions earlier runs left to a reader, and those made
     review_queue_data: bytes | None = None  # its file as read (None: there is none)
+    index_inputs: IndexInputs | None = None  # MEMORY.md's own inputs as orient read them (None: read when needed)
+    distilled_data: bytes = b""  # the distilled record as orient read it
+    # the names in each folder new memories go to (by folder), and in the archive (by type, as named live)
+    folder_names: Mapping[Path, tuple[str, ...]] = field(default_factory=dict)
+    archived_names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # the profiles of many memories at once, those `profile` would take from the cache one by one
     profiles_of: Callable[[list[str]], dict[str, Profile]] | None = None
 

@@ -886,9 +886,6 @@ class TakenNames:
         folded = name.casefold()
         return folded in self._bucket(_date_prefix(folded))
 
-    @classmethod
-    def of_folder(cls, folder: Path) -> "TakenNames":
-        return cls(os.listdir(folder) if folder.is_dir() else ())
 
     def first_free(self, file_name: str) -> str:
         """`file_name`, else `<stem>_2.md`, `<stem>_3.md`…: the first one the folder does not hold."""
@@ -910,6 +907,11 @@ class TakenNames:
         if bucket is None:
             bucket = self._folded[prefix] = {n.casefold() for n in self._names if n.startswith(prefix)}
         return bucket
+
+
+def folder_names(folder: Path) -> tuple[str, ...]:
+    """Every name in `folder` (none when it is not there): what a new file's name must not take."""
+    return tuple(os.listdir(folder)) if folder.is_dir() else ()
 
 
 def archived_names(paths: "StoreLayout", memory_type: str) -> list[str]:

@@ -26,20 +26,63 @@ def index_limits(context: StoreContext) -> IndexLimits:
     return IndexLimits(config.index_max_lines, config.index_max_bytes, config.index_line_chars)
 
 
+# What is read of our own MEMORY.md to tell whether it is current: far more than the index we
+# render ever holds (its caps: index_max_bytes), so a longer file differs, as it should.
+INDEX_READ_LIMIT = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class IndexInputs:
+    """What MEMORY.md is made from and compared with besides the memories, read together: a
+    dream's orient reads them, so that planning reads no file.
+
+    Our own layout: the header template and what was consulted lately (decay). A Claude Code
+    folder: MEMORY.md and its overflow as they are (every hand-written line is kept), their
+    fingerprints taken before they were read (a later write shows), and the names the archive
+    holds (their lines are dropped)."""
+
+    current: bytes | None  # MEMORY.md as it is (None: absent); ours, its first INDEX_READ_LIMIT bytes
+    activity: Activity = NO_ACTIVITY
+    header: str = ""
+    overflow: str | None = None
+    read_from: tuple[tuple[str, object], ...] = ()  # (path, fingerprint) of MEMORY.md and its overflow
+    archived: frozenset[str] = frozenset()
+
+    def differs(self, data: bytes) -> bool:
+        """Whether MEMORY.md as read is not exactly `data` (a missing file differs)."""
+        return self.current != data
+
+
+def read_index_inputs(context: StoreContext, now: datetime) -> IndexInputs:
+    """IndexInputs as the store holds them now."""
+    paths = context.paths
+    activity = activity_at(context, now)
+    if paths.layout == "claude-code":
+        read_from = ((paths.relative(paths.index), fingerprint(paths.index)),
+                     (OVERFLOW_NAME, fingerprint(paths.root / OVERFLOW_NAME)))  # before reading: a later change shows
+        existing = _read_text(paths.index)
+        return IndexInputs(None if existing is None else existing.encode("utf-8"), activity,
+                           overflow=_read_text(paths.root / OVERFLOW_NAME), read_from=read_from,
+                           archived=frozenset(_archived_names(paths)))
+    return IndexInputs(read_regular(paths.index, INDEX_READ_LIMIT), activity,
+                       header=load_template("MEMORY_header.md", paths.templates))
+
+
 def render_index(context: StoreContext, memories: list[Memory] | IndexSource,
                  unreadable: Sequence[Unreadable] = (), retiring: Collection[str] = (),
-                 now: datetime | None = None) -> IndexResult:
+                 now: datetime | None = None, inputs: IndexInputs | None = None) -> IndexResult:
     """MEMORY.md for `memories` at `now` (default: the clock): derived from them alone in our own
     layout, the decayed ones left out first when not all fit (activity_at); in a Claude Code
     folder, the file as it is with every hand-written line kept (claude_index), `retiring`
-    (memory paths this run archives) and the files the archive holds dropped from it."""
+    (memory paths this run archives) and the files the archive holds dropped from it. What it
+    is made from besides the memories is `inputs`, read now when not given."""
     now = now or datetime.now(timezone.utc).astimezone(context.tz)  # aware, in the local zone when tz is None
+    inputs = inputs if inputs is not None else read_index_inputs(context, now)
     if context.paths.layout == "claude-code":
         live = list(memories.values()) if isinstance(memories, Mapping) else list(memories)  # type: ignore[arg-type]
-        return _claude_index(context, live, unreadable, retiring, now.date())
-    header = load_template("MEMORY_header.md", context.paths.templates)
-    return build_index(memories, header, index_limits(context), context.tz, [u.path for u in unreadable],
-                       activity_at(context, now))
+        return _claude_index(context, live, unreadable, retiring, now.date(), inputs)
+    return build_index(memories, inputs.header, index_limits(context), context.tz, [u.path for u in unreadable],
+                       inputs.activity)
 
 
 def activity_at(context: StoreContext, now: datetime) -> Activity:
@@ -51,16 +94,12 @@ def activity_at(context: StoreContext, now: datetime) -> Activity:
 
 
 def _claude_index(context: StoreContext, live: list[Memory], unreadable: Sequence[Unreadable],
-                  retiring: Collection[str], today: date) -> IndexResult:
-    paths = context.paths
-    read_from = ((paths.relative(paths.index), fingerprint(paths.index)),
-                 (OVERFLOW_NAME, fingerprint(paths.root / OVERFLOW_NAME)))  # before reading: a later change shows
-    existing = _read_text(paths.index)
-    overflow = _read_text(paths.root / OVERFLOW_NAME)
+                  retiring: Collection[str], today: date, inputs: IndexInputs) -> IndexResult:
+    existing = None if inputs.current is None else inputs.current.decode("utf-8")
     names = {m.path for m in live}
-    retired = (set(retiring) | _archived_names(paths)) - names
-    built = rebuild_claude_index(existing, live, retired, index_limits(context), today, overflow, OVERFLOW_NAME,
-                                 [u.path for u in unreadable])
+    retired = (set(retiring) | inputs.archived) - names
+    built = rebuild_claude_index(existing, live, retired, index_limits(context), today, inputs.overflow,
+                                 OVERFLOW_NAME, [u.path for u in unreadable])
     listed = [m.path for m in live if _links(built.text, m.path)]
     linked = set(listed)
     marked = sum(1 for m in live if m.status is not None and m.path not in linked)  # given no line of ours
@@ -68,7 +107,7 @@ def _claude_index(context: StoreContext, live: list[Memory], unreadable: Sequenc
     files = ((OVERFLOW_NAME, built.overflow_text),) if built.overflow_text is not None else ()
     dropped_lines = tuple((path, tuple(lines)) for path, lines in lines_by_link(built.dropped, retired).items())
     return IndexResult(text=built.text, listed=listed, omitted=len(live) - len(listed), warnings=warnings,
-                       files=files, moved=built.moved, dropped=len(built.dropped), read_from=read_from,
+                       files=files, moved=built.moved, dropped=len(built.dropped), read_from=inputs.read_from,
                        dropped_lines=dropped_lines, marked=marked)
 
 

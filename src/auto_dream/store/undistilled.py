@@ -27,9 +27,14 @@ def distilled_path(paths: StoreLayout) -> Path:
 def read_distilled_ids(paths: StoreLayout) -> set[str]:
     """Ids of every entry a dream has distilled (a torn last line is ignored)."""
     try:
-        text = distilled_path(paths).read_text(encoding="utf-8", errors="replace")
+        return distilled_ids_in(distilled_path(paths).read_bytes())
     except FileNotFoundError:
         return set()
+
+
+def distilled_ids_in(data: bytes) -> set[str]:
+    """The entry ids a distilled record holds (a torn last line is ignored)."""
+    text = data.decode("utf-8", errors="replace")
     return {line.strip() for line in text.split("\n") if len(line.strip()) == 12}
 
 
