@@ -111,8 +111,9 @@ class DeterministicDistiller:
 
         def remember(index: int) -> None:
             group = pending[index]
-            earlier.setdefault(group.type, RecentIndex(ranks, low, max(low, thresholds.duplicate))).put(
-                index, group.profile.words, group.profile.grounds)
+            if group.type not in earlier:  # made once a type (setdefault would make one each call)
+                earlier[group.type] = RecentIndex(ranks, low, max(low, thresholds.duplicate))
+            earlier[group.type].put(index, group.profile.words, group.profile.grounds)
         merges: list[MergeInto] = []
         skips: list[Skip] = []
         profile_of_entry = {entry.id: profile for entry, profile in zip(request.entries, profiles)}
