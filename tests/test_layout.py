@@ -12,7 +12,8 @@ from auto_dream.dream.state import DreamOptions
 from auto_dream.store.config import Config
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, append_entry
-from auto_dream.store.paths import MEMORY_TYPES, StoreLayout, StorePaths, make_dirs
+from auto_dream.store.files import make_dirs
+from auto_dream.store.paths import MEMORY_TYPES, StoreLayout, StorePaths
 from conftest import make_git_project, write_memory_file
 
 NOW = datetime(2026, 11, 21, 9, 30, tzinfo=timezone.utc)

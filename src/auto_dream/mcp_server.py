@@ -59,7 +59,8 @@ from pydantic import Field, ValidationError
 
 from auto_dream.api import Store
 from auto_dream.errors import failure_line
-from auto_dream.store.paths import layout_at, read_regular
+from auto_dream.store.files import read_regular
+from auto_dream.store.paths import layout_at
 from auto_dream.store.recall import run_owed_checks_here
 
 INSTRUCTIONS = """\

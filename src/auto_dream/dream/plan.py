@@ -25,6 +25,7 @@ from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.errors import StoreError
 from auto_dream.store.cache import Fingerprint
 from auto_dream.store.context import StoreContext
+from auto_dream.store.files import read_regular
 from auto_dream.store.index import NO_ACTIVITY, Activity, IndexResult
 from auto_dream.store.memory import (
     MAX_MEMORY_BYTES,
@@ -33,7 +34,6 @@ from auto_dream.store.memory import (
     Unreadable,
     WrittenText,
     archived_names,
-    read_regular,
     rewrite_memory,
     written_text,
 )

@@ -33,7 +33,6 @@ an index built in memory for that one search.
 
 import os
 import sqlite3
-import stat
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -46,7 +45,8 @@ from typing import TYPE_CHECKING, TypeVar
 from auto_dream.errors import StoreError
 from auto_dream.judge.words import SEARCH_SHORTEST, word_sequence
 from auto_dream.store.daylog import aware
-from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs
+from auto_dream.store.files import FILE_MODE, kind_at, make_dirs
+from auto_dream.store.paths import StoreLayout
 from auto_dream.store.text import Unreadable
 from auto_dream.store.undistilled import distilled_path, open_logs, read_distilled_ids, read_undistilled
 from auto_dream.store.walk import (
@@ -634,12 +634,9 @@ def _refuse_links(file: Path) -> None:
     regular file: SQLite would follow a link and write the index (or drop a foreign database's
     tables as an old version's) wherever it leads."""
     for path in (file, file.with_name(file.name + "-wal"), file.with_name(file.name + "-shm")):
-        try:
-            mode = os.lstat(path).st_mode
-        except FileNotFoundError:
-            continue
-        if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
-            raise StoreError(f"{path} is {'a symbolic link' if stat.S_ISLNK(mode) else 'not a regular file'}: "
+        kind = kind_at(path)
+        if kind is not None:
+            raise StoreError(f"{path} is {'a symbolic link' if kind == 'a symbolic link' else 'not a regular file'}: "
                              "the recall index is auto-dream's own file; remove it (it is made again)")
 
 
