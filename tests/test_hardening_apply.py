@@ -23,7 +23,7 @@ from auto_dream.store.context import open_context
 from auto_dream.store.daylog import Entry, append_entry
 from auto_dream.store.paths import StorePaths
 from auto_dream.store.scan import scan_memories
-from conftest import run_installed, tree_hash, write_memory_file
+from conftest import run_installed, run_killed_at, tree_hash, write_memory_file
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 DEPLOYS = "Deploys happen every Tuesday afternoon from the release branch"
@@ -222,7 +222,7 @@ def index_targets(root) -> list[str]:
 def test_undo_of_an_interrupted_run_leaves_a_changed_file_says_so_and_the_index_has_no_dangling_link(root):
     add(root, "The staging cluster lives in eu-west-1.")
     add(root, "Release notes are written in the CHANGELOG.md file.")
-    killed = run_installed("--root", root, "dream", env={"AUTO_DREAM_TEST_KILL_AT_STEP": "5"})
+    killed = run_killed_at(5, "--root", root, "dream")
     assert killed.returncode == -signal.SIGKILL
     created = sorted((root / "memories").rglob("*.md"))
     assert created, "the kill came after the memories were written"

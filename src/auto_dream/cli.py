@@ -62,6 +62,12 @@ if TYPE_CHECKING:
 # to someone at a shell (typer/core.py, TyperArgument.get_help_record).
 typer.core.TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
 
+# What a dream's apply calls at each of its steps (dream/apply.py's StepHook): None in the
+# command as shipped. The crash tests set it in a child process (tests/conftest.py's
+# run_killed_at), to kill a dream at a chosen step; the product reads no setting for it.
+STEP_HOOK: "StepHook | None" = None
+
+
 app = typer.Typer(
     name="auto-dream",
     help="A long-term memory for AI agents: append facts to a daily log, dream them into "
@@ -410,7 +416,7 @@ def dream_command(
     try:
         outcome = dream(context, local_time(), dry_run=dry_run, propose=propose, full=full, budget=budget, llm=llm,
                         if_due=if_due, api_key=os.environ.get("ANTHROPIC_API_KEY"),
-                        base_url=os.environ.get("ANTHROPIC_BASE_URL"), step_hook=_crash_hook(), progress=progress)
+                        base_url=os.environ.get("ANTHROPIC_BASE_URL"), step_hook=STEP_HOOK, progress=progress)
     finally:
         progress.finish()  # the dream finished it already; this is for an error before it began
         if collecting:
@@ -599,20 +605,6 @@ class TerminalProgress:
             if self._bar is not None and not self._shown:
                 self._bar.start()
                 self._shown = True
-
-
-def _crash_hook() -> "StepHook | None":
-    """Test hook: AUTO_DREAM_TEST_KILL_AT_STEP=N kills this process at step N of apply."""
-    step = os.environ.get("AUTO_DREAM_TEST_KILL_AT_STEP")
-    if not step:
-        return None
-    import signal
-
-    def hook(reached: int) -> None:
-        if reached == int(step):
-            os.kill(os.getpid(), signal.SIGKILL)
-
-    return hook
 
 
 @app.command()
