@@ -31,6 +31,7 @@ from auto_dream.store.context import open_context
 from auto_dream.store.daylog import read_all_entries
 from auto_dream.store.paths import StorePaths, ensure_store
 from auto_dream.store.scan import scan_memories
+from builders import memory_text
 from conftest import make_git_project, run_installed, run_killed_at, tree_hash, write_memory_file
 
 NOW = datetime.now().astimezone()
@@ -68,11 +69,6 @@ ENTRIES = [  # (type, text), each becoming one change of the plan
     ("project", "Payments webhook retries follow exponential backoff capped at one hour."),
     ("feedback", "Always write commit messages in the imperative mood."),
 ]
-
-
-def memory_text(name: str, memory_type: str, mtime: datetime | None, body: str) -> str:
-    dated = f"mtime: {mtime.isoformat(timespec='seconds')}\n" if mtime else ""
-    return f"---\nname: {name}\ndescription: {name}\ntype: {memory_type}\n{dated}---\n{body}\n"
 
 
 def build_store(repo: Path) -> Path:

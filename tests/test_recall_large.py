@@ -20,14 +20,13 @@ import auto_dream.store.recall as recall_index
 from auto_dream.commands.recall import recall
 from auto_dream.store.context import open_context
 from auto_dream.store.walk import list_folder, walk_memory_files
-from conftest import write_memory_file
+from builders import write_memory
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 
 
 def put(root: Path, relative: str, name: str, body: str) -> Path:
-    return write_memory_file(root, relative, f"---\nname: {name}\ndescription: {name}\ntype: project\n"
-                                             f"mtime: {NOW.isoformat()}\n---\n{body}\n")
+    return write_memory(root, relative, name, body, "project", NOW)
 
 
 def replace(path: Path, text: str) -> None:

@@ -27,7 +27,8 @@ from auto_dream.store.context import open_context
 from auto_dream.store.daylog import read_all_entries
 from auto_dream.store.paths import StorePaths, ensure_store
 from auto_dream.store.scan import scan_memories
-from conftest import make_git_project, run_killed_at, write_memory_file
+from builders import write_memory
+from conftest import make_git_project, run_killed_at
 
 pytestmark = pytest.mark.slow  # a torture test: `make test` runs it, `make test-fast` leaves it out
 
@@ -70,9 +71,7 @@ def build_store(repo: Path) -> Path:
     root = repo / ".auto-dream"
     ensure_store(root)
     for relative, (name, memory_type, days, body) in HAND_WRITTEN.items():
-        mtime = (NOW - timedelta(days=days)).isoformat(timespec="seconds")
-        write_memory_file(root, relative, f"---\nname: {name}\ndescription: {name}\ntype: {memory_type}\n"
-                                          f"mtime: {mtime}\n---\n{body}\n")
+        write_memory(root, relative, name, body, memory_type, NOW - timedelta(days=days))
     return root
 
 
