@@ -257,18 +257,17 @@ def recall(
     them, marked pending, with their id and day log. Open one whole with `auto-dream show PATH|ID`.
     No match: one line saying so (with --json, []), exit 0."""
     from auto_dream.commands.listing import check_memory_type
-    from auto_dream.commands.recall import check_query, render_hits
-    from auto_dream.commands.recall import recall as recall_memories
+    from auto_dream.commands.recall import check_query, recall_owing, render_hits
 
     text = " ".join(query)
     check_query(text)  # before the store is opened: bad input is named first
     check_memory_type(memory_type)
-    hits = recall_memories(_context(ctx), text, limit, memory_type, archived, local_time(), defer=True)
+    hits, owed = recall_owing(_context(ctx), text, limit, memory_type, archived, local_time())
     if as_json:
         _print_json([hit.as_json() for hit in hits])
     else:
         write_out(render_hits(hits, text))
-    run_owed_checks()
+    run_owed_checks([owed])
 
 
 @app.command()
@@ -285,11 +284,10 @@ def show(
     """Print one memory file whole, as it is on disk: what to open after a recall or a line of
     MEMORY.md; or a log entry not yet dreamed, by its id, as its day log holds it. A name that
     several memories share is an error listing their paths."""
-    from auto_dream.commands.recall import PendingEntry, file_text
-    from auto_dream.commands.recall import show as show_memory
+    from auto_dream.commands.recall import PendingEntry, file_text, show_owing
 
     context = _context(ctx)
-    found = show_memory(context, memory, local_time(), defer=True)
+    found, owed = show_owing(context, memory, local_time())
     if isinstance(found, PendingEntry) and as_json:
         _print_json(found.as_json())
     elif as_json:
@@ -299,7 +297,7 @@ def show(
     else:
         text = file_text(context, found)
         write_out(text if text.endswith("\n") else text + "\n")
-    run_owed_checks()
+    run_owed_checks([owed])
 
 
 @app.command()

@@ -12,7 +12,6 @@ nothing of the store (an import-linter contract).
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from auto_dream.errors import StoreError
@@ -207,6 +206,8 @@ def mode_of(path: Path) -> int:
 def write_temporary(path: Path, content: bytes, mode: int = FILE_MODE) -> str:
     """`content` in a new file beside `path` (`.name.XXXXXXXX.tmp`), on disk, with `mode`
     (owner-only unless given): its path."""
+    import tempfile  # not on `append`'s path, which writes nothing atomically
+
     make_dirs(path.parent)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -13,8 +13,8 @@ command line checks the folders instead before it answers (with_recall_index's `
 folder's mtime and inode, kept in the `folder` table, change when a name in it is added,
 removed or renamed, and the inode of each name comes with its listing, so a file added,
 removed or replaced is seen at once. A file written in place changes neither: the full walk
-runs after the answer, in a process of its own (shell.run_owed_checks), and its words are found from
-the recall after that.
+(the FullCheck with_recall_index returns with its answer) runs after the answer, in a process of
+its own (shell.run_owed_checks), and its words are found from the recall after that.
 
 The words are the judge's (judge.words.word_sequence: English Snowball stems, CJK runs as
 overlapping bigrams, so a two-character Chinese or Japanese word is a whole term) and the
@@ -201,15 +201,16 @@ def words_of(text: str) -> str:
 
 
 def with_recall_index(paths: StoreLayout, tz: tzinfo | None, question: Callable[[RecallIndex], _T],
-                      defer: bool = False) -> _T:
-    """`question` asked of the store's recall index, made current first. A damaged file is
-    removed and built again; a file that cannot be used at all gives way to an index in memory.
+                      defer: bool = False) -> tuple[_T, "FullCheck | None"]:
+    """`question`'s answer from the store's recall index, made current first, and the check it
+    leaves owing (None: none). A damaged file is removed and built again; a file that cannot be
+    used at all gives way to an index in memory.
 
     `defer` (what the command line asks): in a store of more than FULL_CHECK_FILES memory files
     only the folders are checked first, which tells every file added, removed or replaced (each
     write of auto-dream's, and of editors that save by renaming); the check of every file's
-    fingerprint, which also tells a file written in place, is then owed, and run_owed_checks
-    runs it after the answer."""
+    fingerprint, which also tells a file written in place, is then owed: it comes back with the
+    answer, for the caller to run once the answer is given (FullCheck.run, shell.run_owed_checks)."""
     file = paths.state / FILE_NAME
     for attempt in range(2):
         try:
@@ -229,12 +230,11 @@ def with_recall_index(paths: StoreLayout, tz: tzinfo | None, question: Callable[
 
 
 def _ask(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None, question: Callable[[RecallIndex], _T],
-         defer: bool) -> _T:
+         defer: bool) -> tuple[_T, "FullCheck | None"]:
     try:
-        if _update(db, paths, tz, defer):
-            _owed.append((paths, tz))
+        owed = FullCheck(paths, tz) if _update(db, paths, tz, defer) else None
         _update_entries(db, paths, tz)
-        return question(RecallIndex(db))
+        return question(RecallIndex(db)), owed
     finally:
         db.close()
 
@@ -250,24 +250,17 @@ FULL_CHECK_FILES = 5_000
 # "racy" index entries, the same problem).
 RACY_NS = 2_000_000_000
 
-_owed: list[tuple[StoreLayout, tzinfo | None]] = []
+@dataclass(frozen=True)
+class FullCheck:
+    """The check of every file a recall of a large store left owing (with_recall_index's
+    `defer`): the caller runs it once its answer is given, here (`run`, in a thread of a
+    long-lived caller) or in a process of its own (shell.run_owed_checks)."""
 
+    paths: StoreLayout
+    tz: tzinfo | None
 
-def owed_checks() -> list[tuple[StoreLayout, tzinfo | None]]:
-    """The full checks the recalls of this process left owing (with_recall_index's `defer`),
-    each once, taken off the list: the command line runs them once its answer is out
-    (shell.run_owed_checks)."""
-    owed = list(dict.fromkeys(_owed))
-    _owed.clear()
-    return owed
-
-
-def run_owed_checks_here() -> None:
-    """The full checks this process's recalls left owing, run now, in this process (a
-    long-lived caller runs this in a thread of its own; the command line forks instead:
-    shell.run_owed_checks)."""
-    for paths, tz in owed_checks():
-        full_check(paths, tz)
+    def run(self) -> None:
+        full_check(self.paths, self.tz)
 
 
 def full_check(paths: StoreLayout, tz: tzinfo | None) -> None:
