@@ -177,6 +177,23 @@ def test_read_file_with_the_shared_lock_waits_for_a_writer_that_holds_the_lock(r
     assert read == [regular.read_bytes()] and read[0].endswith(b"append\n")
 
 
+def test_a_file_that_grows_while_it_is_read_is_read_to_its_end_or_its_limit(regular, monkeypatch):
+    """The first read is sized by the file's size when it was opened; what was appended since
+    comes in further reads, up to the limit."""
+    real_fstat = os.fstat
+    grown = b"- appended while it was read\n" * 10_000  # past one block of the reads that follow
+
+    def fstat_then_grow(fd):
+        status = real_fstat(fd)
+        with open(regular, "ab") as handle:
+            handle.write(grown)
+        return status
+    monkeypatch.setattr(files.os, "fstat", fstat_then_grow)
+    before = regular.read_bytes()
+    assert read_file(regular)[0] == before + grown
+    assert read_regular(regular, len(before) + 100) == (before + grown + grown)[:len(before) + 100]
+
+
 def test_read_file_raises_the_system_error_for_nothing_there(tmp_path):
     with pytest.raises(FileNotFoundError):
         read_file(tmp_path / "absent.md")

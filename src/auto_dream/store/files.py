@@ -127,8 +127,7 @@ def read_file(path: Path, max_bytes: int | None = None, follow: bool = False,
             import fcntl  # the day's log, whose appends take flock's lock, alone asks for it
 
             fcntl.flock(fd, fcntl.LOCK_SH)
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(-1 if max_bytes is None else max_bytes + 1)
+        data = _read_up_to(fd, status.st_size, -1 if max_bytes is None else max_bytes + 1)
     finally:
         os.close(fd)
     if max_bytes is not None and len(data) > max_bytes:  # it grew since its size was looked at
@@ -159,10 +158,25 @@ def read_regular_status(path: Path, limit: int = -1, kind: str = "a regular file
     except OSError as error:
         raise StoreError(f"cannot read {path}: {error.strerror}") from None
     try:
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(limit), status
+        return _read_up_to(fd, status.st_size, limit), status
     finally:
         os.close(fd)
+
+
+def _read_up_to(fd: int, size: int, limit: int) -> bytes:
+    """The bytes of `fd` to its end, or its first `limit` (-1: all). `size`, the file's size when
+    it was opened, sizes the first read: a buffer of the limit's size is never made for a small
+    file (a memory of 300 bytes read under a limit of a million)."""
+    chunks: list[bytes] = []
+    total, want = 0, size + 1
+    while limit < 0 or total < limit:
+        chunk = os.read(fd, want if limit < 0 else min(want, limit - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        want = 1 << 16  # it grew since: the rest in blocks
+    return b"".join(chunks)
 
 
 # ---------------------------------------------------------------- writing
