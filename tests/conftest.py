@@ -28,8 +28,8 @@ def examples(wanted: int) -> int:
 
 BIN = Path(sys.executable).parent
 # What starts a process: the modules, and this file's helpers and fixtures that run one.
-PROCESS_NAMES = frozenset({"subprocess", "multiprocessing", "fork", "run_installed", "installed_command",
-                           "auto_dream_exe", "sleeper"})
+PROCESS_NAMES = frozenset({"subprocess", "multiprocessing", "fork", "run_installed", "run_killed_at",
+                           "installed_command", "auto_dream_exe", "sleeper"})
 
 
 @functools.cache
@@ -137,6 +137,23 @@ def auto_dream_exe() -> str:
 def run_installed(*argv: str, env: dict | None = None, stdin: str | None = None,
                   **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([installed_command(), *map(str, argv)], input=stdin, capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, timeout=60, **kwargs)
+
+
+# The installed command's entry point, with cli.STEP_HOOK set to kill the process (SIGKILL) when
+# apply reaches step N: `python -c KILL_AT_STEP N ARGS...`. The product reads nothing to do this.
+KILL_AT_STEP = """
+import os, signal, sys
+from auto_dream import __main__, cli
+step = int(sys.argv.pop(1))
+cli.STEP_HOOK = lambda reached: reached == step and os.kill(os.getpid(), signal.SIGKILL)
+__main__.main()
+"""
+
+
+def run_killed_at(step: int, *argv: str, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
+    """The installed command's run of `argv` (a dream, an undo), killed at apply's step `step`."""
+    return subprocess.run([sys.executable, "-c", KILL_AT_STEP, str(step), *map(str, argv)], capture_output=True,
                           text=True, env={**os.environ, **(env or {})}, timeout=60, **kwargs)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import auto_dream
+import builders
 from auto_dream.__main__ import quick_append_arguments
 from conftest import installed_command, run_installed, tree_hash, write_memory_file
 
@@ -41,8 +42,7 @@ def log_text(root: Path, day: str) -> str:
 
 
 def memory_text(name: str, memory_type: str, mtime: datetime, description: str | None = None) -> str:
-    return (f"---\nname: {name}\ndescription: {description or 'About ' + name}\n"
-            f"type: {memory_type}\nmtime: {mtime.isoformat(timespec='seconds')}\n---\nBody of {name}.\n")
+    return builders.memory_text(name, memory_type, mtime, f"Body of {name}.", description or f"About {name}")
 
 
 def days_ago(days: int) -> datetime:

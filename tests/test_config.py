@@ -10,6 +10,7 @@ import pytest
 
 from auto_dream.errors import StoreError
 from auto_dream.store.config import Config, load_config
+from builders import memory_text
 from conftest import tree_hash, write_memory_file
 
 DOCUMENTED_KEYS = ("timezone", "mode", "llm", "model", "max_llm_calls", "budget", "index_max_lines",
@@ -201,8 +202,8 @@ def test_timezone_decides_today_for_an_entry_without_at(cli, root, zone):
 
 
 def memory(name: str, days_old: int) -> str:
-    mtime = (datetime.now().astimezone() - timedelta(days=days_old, hours=1)).isoformat(timespec="seconds")
-    return f"---\nname: {name}\ndescription: About {name}\ntype: project\nmtime: {mtime}\n---\nBody.\n"
+    mtime = datetime.now().astimezone() - timedelta(days=days_old, hours=1)
+    return memory_text(name, "project", mtime, "Body.", f"About {name}")
 
 
 def test_index_max_lines_from_config_is_honoured_by_build_index(cli, root):

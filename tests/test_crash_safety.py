@@ -2,8 +2,9 @@
 loses nothing; the next dream completes it and `undo` reverses it; undo restores byte for byte;
 dry runs write nothing; a memory changed after orient is not overwritten.
 
-The kill points come from the installed command's test hook: AUTO_DREAM_TEST_KILL_AT_STEP=N
-SIGKILLs `auto-dream dream` at step N of apply (1: journal, then one step per file, then done).
+The kill points come from conftest.run_killed_at(N, ...): the installed command's entry point with
+cli.STEP_HOOK set to SIGKILL `auto-dream dream` at step N of apply (1: journal, then one step per
+file, then done).
 """
 
 import hashlib
@@ -30,7 +31,8 @@ from auto_dream.store.context import open_context
 from auto_dream.store.daylog import read_all_entries
 from auto_dream.store.paths import StorePaths, ensure_store
 from auto_dream.store.scan import scan_memories
-from conftest import make_git_project, run_installed, tree_hash, write_memory_file
+from builders import memory_text
+from conftest import make_git_project, run_installed, run_killed_at, tree_hash, write_memory_file
 
 NOW = datetime.now().astimezone()
 USER_FACING = ("logs", "memories", "archive", "MEMORY.md")  # what undo must restore; .state/ is dream's own
@@ -67,11 +69,6 @@ ENTRIES = [  # (type, text), each becoming one change of the plan
     ("project", "Payments webhook retries follow exponential backoff capped at one hour."),
     ("feedback", "Always write commit messages in the imperative mood."),
 ]
-
-
-def memory_text(name: str, memory_type: str, mtime: datetime | None, body: str) -> str:
-    dated = f"mtime: {mtime.isoformat(timespec='seconds')}\n" if mtime else ""
-    return f"---\nname: {name}\ndescription: {name}\ntype: {memory_type}\n{dated}---\n{body}\n"
 
 
 def build_store(repo: Path) -> Path:
@@ -182,9 +179,19 @@ def kill_step(kill: int, template: Template) -> int:
 
 
 def kill_dream(root: Path, step: int):
-    killed = run_installed("--root", root, "dream", env={"AUTO_DREAM_TEST_KILL_AT_STEP": str(step)})
+    killed = run_killed_at(step, "--root", root, "dream")
     assert killed.returncode == -signal.SIGKILL, (killed.returncode, killed.stderr)
     return killed
+
+
+def test_the_shipped_command_reads_no_kill_switch_from_the_environment(template, tmp_path):
+    """The kill points are a test's hook (cli.STEP_HOOK, set in a child process), not a variable
+    the product reads: a dream whose environment names one runs to the end."""
+    root = copy_repo(template.repo, tmp_path / "repo")
+    done = run_installed("--root", root, "dream", env={"AUTO_DREAM_TEST_KILL_AT_STEP": "1"})
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    (run,) = (root / ".state" / "runs").iterdir()
+    assert (run / "status").read_text() == "done" and not (root / STALE).exists()  # archived, to the end
 
 
 @pytest.mark.parametrize("kill", KILL_POINTS, ids=kill_id)

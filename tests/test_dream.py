@@ -11,9 +11,10 @@ from auto_dream.dream.runner import dream
 from auto_dream.dream.state import DreamOptions
 from auto_dream.judge.kinds import guess_type
 from auto_dream.store.context import open_context
-from auto_dream.store.daylog import Entry, append_entry
 from auto_dream.store.paths import StorePaths
 from auto_dream.store.scan import scan_memories
+from builders import add_entry, write_memory
+from builders import live_memories as live
 from conftest import tree_hash, write_memory_file
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -28,18 +29,11 @@ def run(root, now=NOW, **options) -> dict:
 
 
 def add(root, text, kind=None, days_ago=1, hour=10):
-    at = (NOW - timedelta(days=days_ago)).replace(hour=hour, tzinfo=None)
-    append_entry(StorePaths(root), Entry(at, text, kind))
+    add_entry(root, text, kind, (NOW - timedelta(days=days_ago)).replace(hour=hour))
 
 
 def memory(root, relative, name, body, kind, days_ago=30, extra=""):
-    mtime = (NOW - timedelta(days=days_ago)).isoformat()
-    return write_memory_file(root, relative, f"---\nname: {name}\ndescription: {name}\ntype: {kind}\n"
-                                             f"mtime: {mtime}\n{extra}---\n{body}\n")
-
-
-def live(root):
-    return {m.path: m for m in scan_memories(StorePaths(root), None).memories}
+    return write_memory(root, relative, name, body, kind, NOW - timedelta(days=days_ago), extra=extra)
 
 
 def archived(root):

@@ -20,10 +20,9 @@ from auto_dream.dream.runner import dream
 from auto_dream.dream.state import DreamOptions
 from auto_dream.errors import StoreError
 from auto_dream.store.context import open_context
-from auto_dream.store.daylog import Entry, append_entry
-from auto_dream.store.paths import StorePaths
-from auto_dream.store.scan import scan_memories
-from conftest import run_installed, tree_hash, write_memory_file
+from builders import add_entry, write_memory
+from builders import live_memories as live
+from conftest import run_installed, run_killed_at, tree_hash, write_memory_file
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 DEPLOYS = "Deploys happen every Tuesday afternoon from the release branch"
@@ -35,18 +34,11 @@ def run(root, now=NOW, step_hook=None, **options):
 
 
 def add(root, text, kind="project", at=None):
-    at = at or (NOW - timedelta(days=1)).replace(tzinfo=None)
-    append_entry(StorePaths(root), Entry(at, text, kind))
+    add_entry(root, text, kind, at or NOW - timedelta(days=1))
 
 
 def memory(root, relative, name, body, kind="project", days_ago=30, extra=""):
-    mtime = (NOW - timedelta(days=days_ago)).isoformat()
-    return write_memory_file(root, relative, f"---\nname: {name}\ndescription: {name}\ntype: {kind}\n"
-                                             f"mtime: {mtime}\n{extra}---\n{body}\n")
-
-
-def live(root):
-    return {m.path: m for m in scan_memories(StorePaths(root), None).memories}
+    return write_memory(root, relative, name, body, kind, NOW - timedelta(days=days_ago), extra=extra)
 
 
 def two_duplicates(root):
@@ -222,7 +214,7 @@ def index_targets(root) -> list[str]:
 def test_undo_of_an_interrupted_run_leaves_a_changed_file_says_so_and_the_index_has_no_dangling_link(root):
     add(root, "The staging cluster lives in eu-west-1.")
     add(root, "Release notes are written in the CHANGELOG.md file.")
-    killed = run_installed("--root", root, "dream", env={"AUTO_DREAM_TEST_KILL_AT_STEP": "5"})
+    killed = run_killed_at(5, "--root", root, "dream")
     assert killed.returncode == -signal.SIGKILL
     created = sorted((root / "memories").rglob("*.md"))
     assert created, "the kill came after the memories were written"

@@ -405,7 +405,7 @@ def test_a_killed_dream_rolled_back_puts_claude_codes_lock_back_too(tmp_path, cl
     """A dream SIGKILLed while applying left .consolidate-lock naming its dead PID with a fresh
     mtime: Claude Code then skipped its own consolidation for 24 hours. The next dream or undo,
     rolling the run back, puts the lock back as Claude Code left it."""
-    from conftest import run_installed
+    from conftest import run_killed_at
 
     folder = claude_folder(tmp_path)
     lock = folder / ".consolidate-lock"
@@ -414,7 +414,7 @@ def test_a_killed_dream_rolled_back_puts_claude_codes_lock_back_too(tmp_path, cl
     before = lock.read_bytes(), lock.stat().st_mtime_ns
     assert cli("--root", folder, "append", "--type", "project", "Reviews of the parser crate need a second reviewer",
                ).code == 0
-    killed = run_installed("--root", folder, "dream", "--no-llm", env={"AUTO_DREAM_TEST_KILL_AT_STEP": "3"})
+    killed = run_killed_at(3, "--root", folder, "dream", "--no-llm")
     assert killed.returncode == -9, killed
     assert (lock.read_bytes(), lock.stat().st_mtime_ns) != before  # what the kill left: its pid, stamped now
     result = cli("--root", folder, *after)

@@ -12,7 +12,9 @@ from auto_dream.dream.state import DreamOptions
 from auto_dream.store.config import Config
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, append_entry
-from auto_dream.store.paths import MEMORY_TYPES, StoreLayout, StorePaths, make_dirs
+from auto_dream.store.files import make_dirs
+from auto_dream.store.paths import MEMORY_TYPES, StoreLayout, StorePaths
+from builders import memory_text
 from conftest import make_git_project, write_memory_file
 
 NOW = datetime(2026, 11, 21, 9, 30, tzinfo=timezone.utc)
@@ -50,10 +52,6 @@ class NotesLayout(StorePaths):
 
     def memory_folders(self) -> list[Path]:
         return [*(self.memory_dir(t) for t in MEMORY_TYPES), *(self.archive_dir(t) for t in MEMORY_TYPES)]
-
-
-def memory_text(name: str, kind: str, mtime: datetime, body: str) -> str:
-    return f"---\nname: {name}\ndescription: {name}\ntype: {kind}\nmtime: {mtime.isoformat()}\n---\n{body}\n"
 
 
 def notes_store(project: Path) -> StoreContext:

@@ -1,7 +1,5 @@
-"""Memory files: every layout read, one layout written, atomically; broken files left alone."""
+"""Memory files: every layout read, one layout written; broken files left alone."""
 
-import os
-import stat
 from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -22,7 +20,6 @@ from auto_dream.store.memory import (
     render_memory,
     rewrite_memory,
     slugify,
-    write_atomic,
     written_text,
 )
 from auto_dream.store.scan import scan_memories
@@ -278,29 +275,6 @@ def test_cjk_is_written_as_is_not_escaped():
     memory = Memory(path="memories/project/20260312_x.md", name="用户想通过内容平台分享知识",
                     description="内容平台", type="project", mtime=datetime(2026, 3, 12, tzinfo=PLUS_8))
     assert "name: 用户想通过内容平台分享知识\n" in render_memory(memory)
-
-
-# ---------------------------------------------------------------- write_atomic
-
-
-def test_write_atomic_writes_owner_only_and_leaves_no_temporary_files(tmp_path):
-    target = tmp_path / "store" / "memories" / "project" / "20260312_x.md"
-    write_atomic(target, "---\nname: x\n---\n内容\n".encode())
-    assert target.read_bytes() == "---\nname: x\n---\n内容\n".encode()
-    assert stat.S_IMODE(target.stat().st_mode) == 0o600
-    assert os.listdir(target.parent) == ["20260312_x.md"]
-
-
-def test_write_atomic_replaces_an_existing_file(tmp_path):
-    folder = tmp_path / "memories"
-    folder.mkdir()
-    target = folder / "m.md"
-    target.write_bytes(b"old content that is longer than the new one")
-    target.chmod(0o644)
-    write_atomic(target, b"new")
-    assert target.read_bytes() == b"new"
-    assert stat.S_IMODE(target.stat().st_mode) == 0o644  # a person's file keeps its mode
-    assert os.listdir(folder) == ["m.md"]
 
 
 # ---------------------------------------------------------------- naming

@@ -20,21 +20,14 @@ from auto_dream.dream.runner import decide_dream, dream, new_run_id, plan_dream
 from auto_dream.dream.runs import digest
 from auto_dream.dream.state import DreamOptions
 from auto_dream.store.context import open_context
-from auto_dream.store.daylog import Entry, append_entry
-from auto_dream.store.paths import StorePaths, ensure_store
+from auto_dream.store.paths import ensure_store
+from builders import add_entry as add
+from builders import memory_text
 from conftest import make_git_project, tree_hash, write_memory_file
 from fakes import DictRepository
 
 STALE = "memories/project/20260822_old_module_port.md"
 REBASE = "memories/feedback/20261001_rebase.md"
-
-
-def memory_text(name: str, kind: str, mtime: datetime, body: str) -> str:
-    return f"---\nname: {name}\ndescription: {name}\ntype: {kind}\nmtime: {mtime.isoformat()}\n---\n{body}\n"
-
-
-def add(root: Path, text: str, kind: str, at: datetime) -> None:
-    append_entry(StorePaths(root), Entry(at.replace(tzinfo=None), text, kind))
 
 
 def example(project: Path, now: datetime) -> Path:

@@ -30,7 +30,8 @@ from auto_dream.progress import CHECKING, DISTILLING, PLANNING, READING, RECORDI
 from auto_dream.store.context import open_context
 from auto_dream.store.daylog import Entry, append_entry
 from auto_dream.store.paths import StorePaths, ensure_store
-from conftest import installed_command, write_memory_file
+from builders import write_memory
+from conftest import installed_command
 from fake_anthropic import FakeAnthropic, answer, error, one_memory_per_entry
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -76,10 +77,9 @@ def add_entries(root: Path, entries=ENTRIES) -> None:
 def two_duplicates(root: Path) -> None:
     """Two memories saying the same thing: one candidate pair for the judge."""
     for day, name in ((20, "older"), (25, "newer")):
-        mtime = (NOW - timedelta(days=30 - day)).isoformat()
-        write_memory_file(root, f"memories/project/202611{day}_{name}.md",
-                          f"---\nname: Billing moves to Kafka\ndescription: billing on Kafka\ntype: project\n"
-                          f"mtime: {mtime}\n---\nThe billing service moves to Kafka in December\n")
+        write_memory(root, f"memories/project/202611{day}_{name}.md", "Billing moves to Kafka",
+                     "The billing service moves to Kafka in December", "project", NOW - timedelta(days=30 - day),
+                     "billing on Kafka")
 
 
 def run_dream(root: Path, progress, **options):

@@ -14,10 +14,12 @@ import pytest
 
 import auto_dream
 import auto_dream.store.recall as recall_index
+import builders
 from auto_dream.commands.recall import recall
 from auto_dream.judge.words import SEARCH_SHORTEST, word_sequence, word_spans
 from auto_dream.store.context import open_context
 from auto_dream.store.recall import FILE_NAME, words_of
+from builders import write_memory
 from conftest import tree_hash, write_memory_file
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -25,12 +27,12 @@ NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 
 def memory_text(name: str, body: str, description: str | None = None, kind: str = "project",
                 mtime: datetime = NOW) -> str:
-    return (f"---\nname: {name}\ndescription: {description or name}\ntype: {kind}\n"
-            f"mtime: {mtime.isoformat()}\n---\n{body}\n")
+    return builders.memory_text(name, kind, mtime, body, description or name)
 
 
-def put(root: Path, relative: str, name: str, body: str, **fields) -> Path:
-    return write_memory_file(root, relative, memory_text(name, body, **fields))
+def put(root: Path, relative: str, name: str, body: str, description: str | None = None, kind: str = "project",
+        mtime: datetime = NOW) -> Path:
+    return write_memory(root, relative, name, body, kind, mtime, description or name)
 
 
 def recall_json(cli, root: Path, *argv: str) -> list[dict]:

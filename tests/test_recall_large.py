@@ -3,7 +3,7 @@ answer, every file's fingerprint after it (store.recall.with_recall_index's `def
 
 FULL_CHECK_FILES is lowered so that a handful of files is "large"; the command-line recall is
 run in a subprocess (shell.run_owed_checks forks the full check off), the rest in-process through
-commands.recall.recall(defer=True), which only notes the check as owed."""
+commands.recall.recall_owing, which returns the check it leaves owing with its answer."""
 
 import fcntl
 import json
@@ -16,18 +16,18 @@ from pathlib import Path
 
 import pytest
 
+import auto_dream
 import auto_dream.store.recall as recall_index
-from auto_dream.commands.recall import recall
+from auto_dream.commands.recall import recall_owing
 from auto_dream.store.context import open_context
 from auto_dream.store.walk import list_folder, walk_memory_files
-from conftest import write_memory_file
+from builders import write_memory
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 
 
 def put(root: Path, relative: str, name: str, body: str) -> Path:
-    return write_memory_file(root, relative, f"---\nname: {name}\ndescription: {name}\ntype: project\n"
-                                             f"mtime: {NOW.isoformat()}\n---\n{body}\n")
+    return write_memory(root, relative, name, body, "project", NOW)
 
 
 def replace(path: Path, text: str) -> None:
@@ -52,24 +52,40 @@ def large(root, monkeypatch) -> Path:
     for number in range(6):
         put(root, f"memories/project/note{number}.md", f"Note {number}", f"Ordinary text number {number}.")
     age_folders(root)
-    assert len(paths_of(root, "ordinary")) == 6  # built: the full check, before the answer
-    recall_index._owed.clear()
-    yield root
-    recall_index._owed.clear()
+    assert recalled(root, "ordinary")[1] is None  # built: the full check, before the answer
+    return root
+
+
+def recalled(root: Path, query: str, defer: bool = True) -> tuple[list[str], recall_index.FullCheck | None]:
+    """The paths a recall finds, and the full check it leaves owing."""
+    hits, owed = recall_owing(open_context(root), query, limit=50, now=NOW, defer=defer)
+    return [hit.path for hit in hits], owed
 
 
 def paths_of(root: Path, query: str, defer: bool = True) -> list[str]:
-    return [hit.path for hit in recall(open_context(root), query, limit=50, now=NOW, defer=defer)]
+    return recalled(root, query, defer)[0]
 
 
 def test_a_file_written_in_place_is_found_after_the_full_check_the_recall_leaves_owing(large):
     target = large / "memories/project/note2.md"
     with target.open("a", encoding="utf-8") as file:  # in place: its folder and inode unchanged
         file.write("Now about a platypus.\n")
-    assert paths_of(large, "platypus") == []  # answered from the folders' check
-    assert [paths for paths, _ in recall_index._owed] and recall_index._owed[0][0].root == large
-    recall_index.full_check(*recall_index._owed.pop())
+    found, owed = recalled(large, "platypus")
+    assert found == [] and owed is not None and owed.paths.root == large  # answered from the folders' check
+    owed.run()
     assert paths_of(large, "platypus") == ["memories/project/note2.md"]
+
+
+def test_a_store_runs_the_checks_its_deferring_recalls_left_owing(large):
+    """The library's Store keeps what its recalls with `defer` leave owing until its caller
+    (the MCP server, in a thread) runs them."""
+    store = auto_dream.open_store(large)
+    with (large / "memories/project/note2.md").open("a", encoding="utf-8") as file:
+        file.write("Now about a platypus.\n")
+    assert store.recall("platypus", defer=True) == [] and store.show("Note 3", defer=True).name == "Note 3"
+    store.run_owed_checks()
+    assert [hit.path for hit in store.recall("platypus", defer=True)] == ["memories/project/note2.md"]
+    assert [hit.path for hit in store.recall("platypus")] == ["memories/project/note2.md"]
 
 
 def test_a_file_replaced_added_or_removed_is_seen_by_the_next_recall(large):
@@ -113,15 +129,13 @@ def test_a_store_within_the_limit_checks_every_file_before_it_answers(root, monk
     assert paths_of(root, "ordinary") == ["memories/project/only.md"]
     with (root / "memories/project/only.md").open("a", encoding="utf-8") as file:
         file.write("Now about a platypus.\n")
-    assert paths_of(root, "platypus") == ["memories/project/only.md"]
-    assert recall_index._owed == []
+    assert recalled(root, "platypus") == (["memories/project/only.md"], None)
 
 
 def test_the_library_never_defers(large):
     with (large / "memories/project/note4.md").open("a", encoding="utf-8") as file:
         file.write("Now about a platypus.\n")
-    assert paths_of(large, "platypus", defer=False) == ["memories/project/note4.md"]
-    assert recall_index._owed == []
+    assert recalled(large, "platypus", defer=False) == (["memories/project/note4.md"], None)
 
 
 def test_the_command_line_answers_then_checks_every_file_in_a_process_of_its_own(large):

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import builders
 from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.dream.runner import dream
 from auto_dream.dream.state import DreamOptions
@@ -59,8 +60,8 @@ def repo(root) -> Path:
 
 
 def memory_text(name: str, memory_type: str, age_days: float, body: str, extra: str = "") -> str:
-    mtime = (NOW - timedelta(days=age_days)).isoformat(timespec="seconds")
-    return f"---\nname: {name}\ntype: {memory_type}\nmtime: {mtime}\n{extra}---\n{body}\n"
+    """No description: the name is all a reader is told."""
+    return builders.memory_text(name, memory_type, NOW - timedelta(days=age_days), body, "", extra)
 
 
 def add_memory(root: Path, file_name: str, name: str, memory_type: str, age_days: float, body: str,

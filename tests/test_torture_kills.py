@@ -1,7 +1,7 @@
 """Torture: one store, fifty dreams SIGKILLed at random steps of apply (random.Random(1234)).
 
 Each round appends a few entries — some contradict or repeat a memory, some are new — and
-kills the installed `auto-dream dream` at a random step (AUTO_DREAM_TEST_KILL_AT_STEP). After
+kills the installed `auto-dream dream` at a random step (conftest.run_killed_at). After
 every kill the store parses and no memory text is gone; then `dream` or `undo` (the same rng
 picks) completes, and every log entry is either distilled into a memory (or skipped in a saved
 report) or still waiting — never lost, never distilled twice (docs/dream.md, "Safety").
@@ -27,7 +27,8 @@ from auto_dream.store.context import open_context
 from auto_dream.store.daylog import read_all_entries
 from auto_dream.store.paths import StorePaths, ensure_store
 from auto_dream.store.scan import scan_memories
-from conftest import make_git_project, run_installed, write_memory_file
+from builders import write_memory
+from conftest import make_git_project, run_killed_at
 
 pytestmark = pytest.mark.slow  # a torture test: `make test` runs it, `make test-fast` leaves it out
 
@@ -70,9 +71,7 @@ def build_store(repo: Path) -> Path:
     root = repo / ".auto-dream"
     ensure_store(root)
     for relative, (name, memory_type, days, body) in HAND_WRITTEN.items():
-        mtime = (NOW - timedelta(days=days)).isoformat(timespec="seconds")
-        write_memory_file(root, relative, f"---\nname: {name}\ndescription: {name}\ntype: {memory_type}\n"
-                                          f"mtime: {mtime}\n---\n{body}\n")
+        write_memory(root, relative, name, body, memory_type, NOW - timedelta(days=days))
     return root
 
 
@@ -157,7 +156,7 @@ def test_fifty_dreams_killed_at_random_steps_lose_nothing_and_always_recover(tmp
         logs_before = logs(root)
         step = rng.randint(1, steps_of_next_dream(root))
 
-        killed = run_installed("--root", root, "dream", env={"AUTO_DREAM_TEST_KILL_AT_STEP": str(step)})
+        killed = run_killed_at(step, "--root", root, "dream")
         assert killed.returncode == -signal.SIGKILL, (round_number, step, killed.returncode, killed.stderr)
 
         # Right after the kill: everything parses, no half-written file, no memory text gone.

@@ -116,7 +116,7 @@ def quick_recall_arguments(argv: list[str]) -> dict | None:
 def run_quick_recall(found: dict) -> int:
     import json
 
-    from auto_dream.commands.recall import check_query, recall, render_hits
+    from auto_dream.commands.recall import check_query, recall_owing, render_hits
     from auto_dream.console import OutputLost, tell, tell_failure, write_out
     from auto_dream.errors import InputError
     from auto_dream.shell import claude_config_dir, home_folder, local_time, run_owed_checks, store_root
@@ -129,12 +129,12 @@ def run_quick_recall(found: dict) -> int:
         if found["type"] is not None and found["type"] not in MEMORY_TYPES:
             raise InputError(f"unknown type {found['type']!r}: use one of {', '.join(MEMORY_TYPES)}")
         context = open_context(store_root(found["root"]), home=home_folder(), claude_config_dir=claude_config_dir())
-        hits = recall(context, text, int(found["limit"]), found["type"], found["archived"], local_time(), defer=True)
+        hits, owed = recall_owing(context, text, int(found["limit"]), found["type"], found["archived"], local_time())
         if found["json"]:
             write_out(json.dumps([hit.as_json() for hit in hits], ensure_ascii=False, indent=2) + "\n")
         else:
             write_out(render_hits(hits, text))
-        run_owed_checks()
+        run_owed_checks([owed])
     except OutputLost as lost:  # as cli.run says it of a command that only reads
         if lost.reader_gone:
             return 0

@@ -18,9 +18,7 @@ from auto_dream.commands.build_index import build_index
 from auto_dream.commands.check import CheckResult, check_store
 from auto_dream.commands.init import init_store
 from auto_dream.commands.listing import ListResult, list_memories
-from auto_dream.commands.recall import DEFAULT_LIMIT, Hit, PendingEntry
-from auto_dream.commands.recall import recall as recall_memories
-from auto_dream.commands.recall import show as show_memory
+from auto_dream.commands.recall import DEFAULT_LIMIT, Hit, PendingEntry, recall_owing, show_owing
 from auto_dream.errors import InputError, StoreError, failure_line
 from auto_dream.shell import claude_config_dir, home_folder, local_time, local_zone_usable
 from auto_dream.store.context import StoreContext, open_context
@@ -29,6 +27,7 @@ from auto_dream.store.memory import Memory
 from auto_dream.store.memory_md import IndexBuild
 from auto_dream.store.paths import StoreLayout, layout_at
 from auto_dream.store.paths import open_store as open_store_paths
+from auto_dream.store.recall import FullCheck
 from auto_dream.store.scan import ReadMemo
 
 if TYPE_CHECKING:  # commands.dream brings the whole dream pipeline: imported when a dream or undo runs
@@ -84,6 +83,8 @@ class Store:
     # the memory files this Store has read, kept while they are unchanged (StoreContext.read_memo):
     # an agent's list, check and build-index calls through the MCP server do not read every file again
     _read_memo: ReadMemo = field(default_factory=ReadMemo, compare=False, repr=False)
+    # the full checks its deferring recalls and shows left owing, until run_owed_checks runs them
+    _owed: list[FullCheck] = field(default_factory=list, compare=False, repr=False)
 
     @property
     @_store_errors
@@ -161,16 +162,35 @@ class Store:
         its day log). Every memory file is
         checked for changes first, unless `defer`: then a store of more than 5,000 files has
         only its folders checked, and the check of every file is left to the caller, who runs
-        `auto_dream.store.recall.run_owed_checks_here()` once the answer is given (as
-        `auto-dream recall` and the MCP server do)."""
-        return recall_memories(self._context(), query, limit, type, archived, local_time(), defer=defer)
+        `run_owed_checks()` once the answer is given (as `auto-dream recall` and the MCP server
+        do)."""
+        hits, owed = recall_owing(self._context(), query, limit, type, archived, local_time(), defer=defer)
+        self._owe(owed)
+        return hits
 
     @_store_errors
     def show(self, path_or_name: str, defer: bool = False) -> Memory | PendingEntry:
         """One memory, whole: by its path relative to the root, else by its name; or a log entry
         no dream has distilled yet, by its id as recall gives it (a PendingEntry: `path` its day
         log, `body` its text). `defer` as for recall."""
-        return show_memory(self._context(), path_or_name, local_time(), defer=defer)
+        found, owed = show_owing(self._context(), path_or_name, local_time(), defer=defer)
+        self._owe(owed)
+        return found
+
+    def _owe(self, owed: FullCheck | None) -> None:
+        if owed is not None and owed not in self._owed:
+            self._owed.append(owed)
+
+    def run_owed_checks(self) -> None:
+        """Run, here and now, the checks of every file that this Store's recalls and shows with
+        `defer` left owing (a long-lived caller runs this in a thread of its own once it has
+        answered, as the MCP server does); each is run once."""
+        while True:
+            try:
+                owed = self._owed.pop(0)  # two threads may run them at once: each check runs once
+            except IndexError:
+                return
+            owed.run()
 
     @_store_errors
     def review(self) -> "ReviewList":

@@ -62,6 +62,12 @@ if TYPE_CHECKING:
 # to someone at a shell (typer/core.py, TyperArgument.get_help_record).
 typer.core.TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
 
+# What a dream's apply calls at each of its steps (dream/apply.py's StepHook): None in the
+# command as shipped. The crash tests set it in a child process (tests/conftest.py's
+# run_killed_at), to kill a dream at a chosen step; the product reads no setting for it.
+STEP_HOOK: "StepHook | None" = None
+
+
 app = typer.Typer(
     name="auto-dream",
     help="A long-term memory for AI agents: append facts to a daily log, dream them into "
@@ -251,18 +257,17 @@ def recall(
     them, marked pending, with their id and day log. Open one whole with `auto-dream show PATH|ID`.
     No match: one line saying so (with --json, []), exit 0."""
     from auto_dream.commands.listing import check_memory_type
-    from auto_dream.commands.recall import check_query, render_hits
-    from auto_dream.commands.recall import recall as recall_memories
+    from auto_dream.commands.recall import check_query, recall_owing, render_hits
 
     text = " ".join(query)
     check_query(text)  # before the store is opened: bad input is named first
     check_memory_type(memory_type)
-    hits = recall_memories(_context(ctx), text, limit, memory_type, archived, local_time(), defer=True)
+    hits, owed = recall_owing(_context(ctx), text, limit, memory_type, archived, local_time())
     if as_json:
         _print_json([hit.as_json() for hit in hits])
     else:
         write_out(render_hits(hits, text))
-    run_owed_checks()
+    run_owed_checks([owed])
 
 
 @app.command()
@@ -279,11 +284,10 @@ def show(
     """Print one memory file whole, as it is on disk: what to open after a recall or a line of
     MEMORY.md; or a log entry not yet dreamed, by its id, as its day log holds it. A name that
     several memories share is an error listing their paths."""
-    from auto_dream.commands.recall import PendingEntry, file_text
-    from auto_dream.commands.recall import show as show_memory
+    from auto_dream.commands.recall import PendingEntry, file_text, show_owing
 
     context = _context(ctx)
-    found = show_memory(context, memory, local_time(), defer=True)
+    found, owed = show_owing(context, memory, local_time())
     if isinstance(found, PendingEntry) and as_json:
         _print_json(found.as_json())
     elif as_json:
@@ -293,7 +297,7 @@ def show(
     else:
         text = file_text(context, found)
         write_out(text if text.endswith("\n") else text + "\n")
-    run_owed_checks()
+    run_owed_checks([owed])
 
 
 @app.command()
@@ -410,7 +414,7 @@ def dream_command(
     try:
         outcome = dream(context, local_time(), dry_run=dry_run, propose=propose, full=full, budget=budget, llm=llm,
                         if_due=if_due, api_key=os.environ.get("ANTHROPIC_API_KEY"),
-                        base_url=os.environ.get("ANTHROPIC_BASE_URL"), step_hook=_crash_hook(), progress=progress)
+                        base_url=os.environ.get("ANTHROPIC_BASE_URL"), step_hook=STEP_HOOK, progress=progress)
     finally:
         progress.finish()  # the dream finished it already; this is for an error before it began
         if collecting:
@@ -599,20 +603,6 @@ class TerminalProgress:
             if self._bar is not None and not self._shown:
                 self._bar.start()
                 self._shown = True
-
-
-def _crash_hook() -> "StepHook | None":
-    """Test hook: AUTO_DREAM_TEST_KILL_AT_STEP=N kills this process at step N of apply."""
-    step = os.environ.get("AUTO_DREAM_TEST_KILL_AT_STEP")
-    if not step:
-        return None
-    import signal
-
-    def hook(reached: int) -> None:
-        if reached == int(step):
-            os.kill(os.getpid(), signal.SIGKILL)
-
-    return hook
 
 
 @app.command()

@@ -59,8 +59,8 @@ from pydantic import Field, ValidationError
 
 from auto_dream.api import Store
 from auto_dream.errors import failure_line
-from auto_dream.store.paths import layout_at, read_regular
-from auto_dream.store.recall import run_owed_checks_here
+from auto_dream.store.files import read_regular
+from auto_dream.store.paths import layout_at
 
 INSTRUCTIONS = """\
 auto-dream is your long-term memory, kept as Markdown files in a store. Read the resource \
@@ -169,7 +169,7 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
         `offset`. Open one whole with `show`. Writes: the lookup is appended to the store's
         consult log (.state/consult.jsonl), so a memory looked up is kept from being retired as stale."""
         hits = _call(store.recall, query, offset + limit + 1, type, archived, defer=True)
-        _check_after()
+        _check_after(store)
         rows = [hit.as_json() for hit in hits]
         return _paged({}, "memories", rows, offset, limit, total=None)
 
@@ -186,7 +186,7 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
         when not null, where the next part starts). Writes: the lookup is appended to the store's
         consult log (.state/consult.jsonl), so the memory is kept from being retired as stale."""
         found = _call(store.show, memory, defer=True)
-        _check_after()
+        _check_after(store)
         body = found.body
         part = body[offset:offset + BODY_CHARS]
         end = offset + len(part)
@@ -472,11 +472,11 @@ def _call(method: Any, *args: Any, **kwargs: Any) -> Any:
         raise ToolError(mcp_wording(failure[0])) from None
 
 
-def _check_after() -> None:
+def _check_after(store: Store) -> None:
     """A large store's check of every file (store.recall.with_recall_index's `defer`), run in a
     thread once this call has its answer: the agent is not kept waiting, and the next recall
     sees a file written in place."""
-    threading.Thread(target=run_owed_checks_here, name="auto-dream full check", daemon=True).start()
+    threading.Thread(target=store.run_owed_checks, name="auto-dream full check", daemon=True).start()
 
 
 def serve(root: Path) -> None:

@@ -8,7 +8,7 @@ Nothing heavy is imported here: `append` uses it.
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +18,7 @@ from auto_dream.store.paths import resolve_root
 
 if TYPE_CHECKING:
     from auto_dream.commands.schedule import Surroundings, ToolResult
+    from auto_dream.store.recall import FullCheck
 
 # sd_booted(3): "checks whether the directory /run/systemd/system/ exists" — systemd runs here.
 # Module-level, so that a test can point it at a folder of its own.
@@ -161,19 +162,21 @@ def read_stdin() -> str:
     return sys.stdin.read()
 
 
-def run_owed_checks() -> None:
-    """The full checks of every memory file that this process's recalls left owing (a large
-    store's, store.recall.with_recall_index), run once the answer is out: where the system can
+def run_owed_checks(owed: "Iterable[FullCheck | None]") -> None:
+    """The full checks of every memory file that a recall left owing (a large store's,
+    store.recall.with_recall_index; None: none), run once the answer is out: where the system can
     fork, in a process of its own that outlives this one, so that the caller is not kept
     waiting; else here and now. One check at a time per store: a store whose check another
     process holds is left to that one. The check's lock is taken here, before the fork, and
     the child keeps it until its check is done: whoever waits for the lock waits for the check."""
-    from auto_dream.store.recall import check_every_file, check_lock, owed_checks, run_owed_checks_here
+    from auto_dream.store.recall import check_every_file, check_lock
 
+    checks = list(dict.fromkeys(check for check in owed if check is not None))
     if not hasattr(os, "fork"):
-        run_owed_checks_here()
+        for check in checks:
+            check.run()
         return
-    held = [(paths, tz, lock) for paths, tz in owed_checks() if (lock := check_lock(paths)) is not None]
+    held = [(check.paths, check.tz, lock) for check in checks if (lock := check_lock(check.paths)) is not None]
     if not held:
         return
     for stream in (sys.stdout, sys.stderr):  # nothing of this process's output twice

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from auto_dream.store.daylog import Entry
-from auto_dream.store.paths import open_store, read_regular
+from auto_dream.store.files import read_regular
+from auto_dream.store.paths import open_store
 from auto_dream.store.review_queue import pending_count
 from auto_dream.store.text import shown as printable
 from auto_dream.store.undistilled import open_logs, read_distilled_ids, read_undistilled

@@ -12,15 +12,14 @@ day's entries at that time and adds only the items no entry of the same heading 
 keep its order.
 """
 
-import errno
 import os
-import stat
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
 
 from auto_dream.errors import InputError
 from auto_dream.store.daylog import FIRST_YEAR, LAST_YEAR, MAX_LOG_BYTES, Entry, append_entry, make_entry, read_log
+from auto_dream.store.files import NotRegular, TooLarge, read_file
 from auto_dream.store.openclaw import SESSION_NOTE, NotePlan, note_day, plan_note
 from auto_dream.store.paths import StoreLayout, ensure_store, layout_at
 from auto_dream.store.text import shown
@@ -138,21 +137,16 @@ def _read_note(path: Path, skipped: list[SkippedNote]) -> str | None:
     one is not read: what it leads to would become memories, and go to Claude with --llm), a FIFO,
     a device, a huge file, not UTF-8."""
     try:
-        if stat.S_ISLNK(os.lstat(path).st_mode):
-            skipped.append(SkippedNote(path, LINKED))
-            return None
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW)
-        with open(fd, "rb") as handle:
-            status = os.fstat(fd)
-            if not stat.S_ISREG(status.st_mode):
-                skipped.append(SkippedNote(path, "not a regular file: not read"))
-                return None
-            raw = handle.read(MAX_LOG_BYTES + 1)
-    except OSError as error:  # ELOOP: it became a link since the lstat
-        skipped.append(SkippedNote(path, LINKED if error.errno == errno.ELOOP else f"cannot read: {error.strerror}"))
+        raw, _ = read_file(path, MAX_LOG_BYTES)
+    except NotRegular as refused:
+        linked = refused.kind == "a symbolic link"
+        skipped.append(SkippedNote(path, LINKED if linked else "not a regular file: not read"))
         return None
-    if len(raw) > MAX_LOG_BYTES:
+    except TooLarge:
         skipped.append(SkippedNote(path, f"larger than {MAX_LOG_BYTES:,} bytes: not read"))
+        return None
+    except OSError as error:
+        skipped.append(SkippedNote(path, f"cannot read: {error.strerror}"))
         return None
     try:
         return raw.decode("utf-8")

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from auto_dream.store.context import open_context
-from auto_dream.store.memory import write_atomic
+from auto_dream.store.files import write_atomic
 from auto_dream.store.memory_md import rebuild_index
 from auto_dream.store.paths import STORE_DIR_NAME, ensure_store, layout_at
 from auto_dream.store.templates import load_template

@@ -19,7 +19,7 @@ from auto_dream.store.consult import append_consult
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, format_entry
 from auto_dream.store.paths import MEMORY_TYPES
-from auto_dream.store.recall import Found, RecallIndex, with_recall_index
+from auto_dream.store.recall import Found, FullCheck, RecallIndex, with_recall_index
 from auto_dream.store.text import Unreadable, shown
 
 if TYPE_CHECKING:
@@ -112,15 +112,22 @@ def _check_unicode(given: str, what: str) -> None:
 
 
 def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory_type: str | None = None,
-           archived: bool = False, now: datetime | None = None, defer: bool = False) -> list[Hit]:
+           archived: bool = False, now: datetime | None = None) -> list[Hit]:
     """The memories that best answer `query`, best first: BM25 over name, description and body
     with the judge's words (English stems, CJK bigrams), name and description weighing more;
     ties go to the newer memory. The log entries no dream has distilled yet are ranked in the
     same search, their text as a body (Hit.pending). `archived`: the archive is searched too. No match: [].
-    The lookup is recorded in the consult log at `now` (store.consult). `defer`: a large
-    store's full check may wait until after the answer (store.recall.with_recall_index; the
-    caller runs it once it has given the answer: shell.run_owed_checks forks it off,
-    store.recall.run_owed_checks_here runs it in the caller's thread)."""
+    The lookup is recorded in the consult log at `now` (store.consult). Every file is checked
+    for changes first."""
+    return recall_owing(context, query, limit, memory_type, archived, now, defer=False)[0]
+
+
+def recall_owing(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory_type: str | None = None,
+                 archived: bool = False, now: datetime | None = None,
+                 defer: bool = True) -> tuple[list[Hit], FullCheck | None]:
+    """recall's hits, and the full check a large store leaves owing when `defer` lets it wait
+    until after the answer (store.recall.with_recall_index): the caller runs it once it has given
+    the answer (shell.run_owed_checks forks it off; FullCheck.run runs it where it is called)."""
     check_query(query)
     if memory_type is not None and memory_type not in MEMORY_TYPES:  # as commands.listing says it
         raise InputError(f"unknown type {memory_type!r}: use one of {', '.join(MEMORY_TYPES)}")
@@ -129,12 +136,13 @@ def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory
     limit = min(limit, 1_000_000)  # more than any store holds; SQLite's LIMIT takes no bigger number
     words = word_sequence(query, SEARCH_SHORTEST)
     hits: list[Hit] = []
+    owed = None
     if words:  # a query of stop words and one-letter words alone has nothing to find
-        found = with_recall_index(context.paths, context.tz,
-                                  lambda index: index.search(words, limit, memory_type, archived), defer)
+        found, owed = with_recall_index(context.paths, context.tz,
+                                        lambda index: index.search(words, limit, memory_type, archived), defer)
         hits = [Hit.of(each, frozenset(words)) for each in found]
     _consulted(context, now, query, [(hit.name, hit.path) for hit in hits])
-    return hits
+    return hits, owed
 
 
 def render_hits(hits: list[Hit], query: str) -> str:
@@ -156,28 +164,33 @@ def _pending_block(hit: Hit) -> str:
             + f"\n  score: {hit.score:.3f}\n  snippet: {shown(hit.snippet)}")
 
 
-def show(context: StoreContext, path_or_name: str, now: datetime | None = None,
-         defer: bool = False) -> "Memory | PendingEntry":
+def show(context: StoreContext, path_or_name: str, now: datetime | None = None) -> "Memory | PendingEntry":
     """One memory, whole: by its path relative to the store's root (an absolute path inside it
     too), else by its exact name, else by its name in any case; or a log entry no dream has
     distilled yet, by its id (as recall gives it). A live memory comes before an archived one of
-    the same name. InputError when none is found, or several are. `defer` as for recall."""
+    the same name. InputError when none is found, or several are."""
+    return show_owing(context, path_or_name, now, defer=False)[0]
+
+
+def show_owing(context: StoreContext, path_or_name: str, now: datetime | None = None,
+               defer: bool = True) -> "tuple[Memory | PendingEntry, FullCheck | None]":
+    """show's memory, and the full check it leaves owing, as recall_owing."""
     wanted = path_or_name.strip()
     if not wanted:
         raise InputError("give a memory's path (as recall and MEMORY.md show it) or its name")
     _check_unicode(wanted, "the memory's path or name")  # a file so named is never read as a memory
-    path = with_recall_index(context.paths, context.tz, lambda index: _find(index, context, wanted), defer)
+    path, owed = with_recall_index(context.paths, context.tz, lambda index: _find(index, context, wanted), defer)
     if isinstance(path, Found):
         entry = PendingEntry(path.path, path.name, path.type, path.mtime, path.body)
         _consulted(context, now, path_or_name, [(entry.name, entry.path)])
-        return entry
+        return entry, owed
     from auto_dream.store.memory import read_memory  # the YAML parser: only `show` needs it
 
     memory = read_memory(context.paths.root / path, context.paths.root, context.tz, context.paths.untyped)
     if isinstance(memory, Unreadable):
         raise StoreError(f"{memory.path} cannot be read as a memory: {memory.reason}")
     _consulted(context, now, path_or_name, [(memory.name, memory.path)])
-    return memory
+    return memory, owed
 
 
 def _consulted(context: StoreContext, now: datetime | None, query: str, found: list[tuple[str, str]]) -> None:

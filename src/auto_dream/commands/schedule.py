@@ -37,8 +37,8 @@ from importlib.resources import files
 from pathlib import Path
 
 from auto_dream.errors import AutoDreamError, InputError, StoreError
-from auto_dream.store.memory import write_atomic
-from auto_dream.store.paths import make_dirs, open_store
+from auto_dream.store.files import make_dirs, write_atomic
+from auto_dream.store.paths import open_store
 
 SCHEDULERS = ("cron", "systemd", "launchd")
 FREQUENCIES = ("weekly", "hourly")

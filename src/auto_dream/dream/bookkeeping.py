@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from auto_dream.errors import StoreError
 from auto_dream.judge.similarity import significant_words
 from auto_dream.store.consult import CONSULT_LOG, consult_records
-from auto_dream.store.memory import write_atomic
+from auto_dream.store.files import write_atomic
 from auto_dream.store.paths import StoreLayout
 from auto_dream.store.undistilled import (  # re-exported: the distilled record is read where recall reads it too
     DISTILLED as DISTILLED,

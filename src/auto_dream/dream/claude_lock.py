@@ -34,8 +34,7 @@ from pathlib import Path
 
 from auto_dream.dream.lock import _alive
 from auto_dream.errors import LockHeldError, StoreError
-from auto_dream.store.memory import write_atomic
-from auto_dream.store.paths import read_regular_status
+from auto_dream.store.files import read_regular_status, write_atomic
 
 LOCK_FILE = ".consolidate-lock"
 RECORD = "claude_lock.json"  # in a run's state folder: the lock as it was before the run took it
@@ -54,7 +53,7 @@ def holder_pid(body: bytes) -> int | None:
 
 def read_lock(path: Path) -> Lock | None:
     """The lock's bytes and status, or None when there is none. Never through a symlink, never
-    from a FIFO (paths.read_regular_status, as store.memory_md.read_index)."""
+    from a FIFO (files.read_regular_status, as store.memory_md.read_index)."""
     kind = "a Claude Code lock file (not a small regular file)"
     found = read_regular_status(path, MAX_LOCK_BYTES, kind)
     if found is not None and found[1].st_size > MAX_LOCK_BYTES:

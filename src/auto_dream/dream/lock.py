@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
 from auto_dream.errors import LockHeldError
-from auto_dream.store.memory import write_atomic
+from auto_dream.store.files import write_atomic
 from auto_dream.store.paths import StoreLayout
 
 LOCK_FILE = "dream.lock"

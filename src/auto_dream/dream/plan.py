@@ -24,13 +24,13 @@ from auto_dream.dream.runs import FileChange
 from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.errors import StoreError
 from auto_dream.store.cache import Fingerprint
+from auto_dream.store.files import read_regular
 from auto_dream.store.index import NO_ACTIVITY, Activity, IndexResult
 from auto_dream.store.memory import (
     MAX_MEMORY_BYTES,
     Memory,
     TakenNames,
     WrittenText,
-    read_regular,
     rewrite_memory,
     written_text,
 )

@@ -18,8 +18,8 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from auto_dream.errors import InputError, StoreError
-from auto_dream.store.memory import write_atomic
-from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs, read_regular
+from auto_dream.store.files import FILE_MODE, NotRegular, make_dirs, open_regular, read_regular, write_atomic
+from auto_dream.store.paths import StoreLayout
 from auto_dream.store.replace import (
     Expected,
     Replaced,
@@ -47,7 +47,7 @@ def digest(data: bytes | None) -> str | None:
 
 def read_if_present(path: Path) -> bytes | None:
     """A regular file's bytes, None when there is none. A link is not followed and a FIFO not
-    waited on (a planted one would block undo): either is a StoreError (paths.read_regular)."""
+    waited on (a planted one would block undo): either is a StoreError (files.read_regular)."""
     try:
         return read_regular(path)
     except StoreError as error:
@@ -104,13 +104,12 @@ def _read_seen(path: Path) -> tuple[bytes | None, Fingerprint | None]:
     """The file's bytes and its fingerprint (store.fingerprint's), or (None, None) when absent.
     The fingerprint is None when the file changed while it was read."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd, before = open_regular(path)
     except FileNotFoundError:
         return None, None
+    except NotRegular:
+        raise StoreError(f"{path}: not a regular file; dream writes only regular files") from None
     with os.fdopen(fd, "rb") as handle:
-        before = os.fstat(fd)
-        if not stat_module.S_ISREG(before.st_mode):
-            raise StoreError(f"{path}: not a regular file; dream writes only regular files")
         data = handle.read()
         after = os.fstat(fd)
     seen = fingerprint_of(after)

@@ -24,8 +24,8 @@ from auto_dream.dream.bookkeeping import DISTILLED, LAST_DREAM, LOGS_DONE, RECHE
 from auto_dream.dream.report import DreamReport
 from auto_dream.dream.state import DreamOptions
 from auto_dream.errors import InputError, StoreError
-from auto_dream.store.memory import write_atomic
-from auto_dream.store.paths import StoreLayout, make_dirs
+from auto_dream.store.files import make_dirs, write_atomic
+from auto_dream.store.paths import StoreLayout
 from auto_dream.store.review_queue import QUEUE_FILE
 
 PLANS = "plans"  # under .state/

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from auto_dream.errors import StoreError
-from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs, read_regular
+from auto_dream.store.files import FILE_MODE, make_dirs, read_regular
+from auto_dream.store.paths import StoreLayout
 
 CONSULT_LOG = "consult.jsonl"  # {"ts": ISO 8601, "query": "...", "names": [...], "paths": [...]} per lookup
 

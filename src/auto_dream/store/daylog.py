@@ -8,14 +8,14 @@ import hashlib
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 from functools import cached_property
 from pathlib import Path
 
 from auto_dream.errors import InputError, StoreError
-from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, StoreLayout, make_dirs
+from auto_dream.store.files import FILE_MODE, NotRegular, TooLarge, kind_of, make_dirs, read_file
+from auto_dream.store.paths import MEMORY_TYPES, StoreLayout
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
 ENTRY_LINE = re.compile(r"- \[(\d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d)?)\](.*)")
@@ -323,24 +323,9 @@ def _refuse_unless_regular(log_path: Path, mode: int | None = None) -> None:
             mode = os.stat(log_path).st_mode
         except FileNotFoundError:
             return
-    kind = _not_regular(mode)
+    kind = kind_of(mode)
     if kind is not None and kind != "a folder":  # a folder fails to open, with its own message
         raise StoreError(f"cannot write to {log_path}: it is not a regular file ({kind})")
-
-
-def _not_regular(mode: int) -> str | None:
-    """What a file that is not a regular file is ("a FIFO", "a device"…), or None for a regular one."""
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISLNK(mode):  # it may lead anywhere, a secret included: never read into memories
-        return "a symbolic link"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a socket" if stat.S_ISSOCK(mode) else "not a file"
 
 
 def read_log(log_path: Path) -> tuple[list[Entry], list[LogProblem]]:
@@ -349,37 +334,18 @@ def read_log(log_path: Path) -> tuple[list[Entry], list[LogProblem]]:
     Only a regular file of at most MAX_LOG_BYTES is read: a FIFO or a device named like a
     day's log would block or never end, and a symbolic link may lead to anything."""
     try:
-        raw = _read_day_file(log_path)
-    except _NotRead as why:
-        return [], [LogProblem(log_path, 0, str(why))]
+        raw, _ = read_file(log_path, MAX_LOG_BYTES, shared_lock=True)  # a device is not even opened
+    except NotRegular as refused:
+        why = ("a folder named like a day's log: nothing in it is read" if refused.kind == "a folder"
+               else f"not a regular file ({refused.kind}): not read")
+        return [], [LogProblem(log_path, 0, why)]
+    except TooLarge:
+        return [], [LogProblem(log_path, 0, f"larger than {MAX_LOG_BYTES:,} bytes: not read")]
     except OSError as error:
         return [], [LogProblem(log_path, 0, f"cannot read: {error.strerror}")]
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     return parse_log(raw.decode("utf-8", "surrogateescape"), log_path, (FIRST_YEAR, LAST_YEAR))
-
-
-class _NotRead(Exception):
-    """Why a file named like a day's log is not read."""
-
-
-def _read_day_file(log_path: Path) -> bytes:
-    kind = _not_regular(os.lstat(log_path).st_mode)  # a device is not even opened
-    if kind is None:
-        fd = os.open(log_path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW)
-        with open(fd, "rb") as handle:
-            status = os.fstat(fd)
-            kind = _not_regular(status.st_mode)  # something else took its place since the stat
-            if kind is None and status.st_size <= MAX_LOG_BYTES:
-                fcntl.flock(fd, fcntl.LOCK_SH)
-                raw = handle.read(MAX_LOG_BYTES + 1)
-                if len(raw) <= MAX_LOG_BYTES:
-                    return raw
-    if kind == "a folder":
-        raise _NotRead("a folder named like a day's log: nothing in it is read")
-    if kind is not None:
-        raise _NotRead(f"not a regular file ({kind}): not read")
-    raise _NotRead(f"larger than {MAX_LOG_BYTES:,} bytes: not read")
 
 
 def log_files(paths: StoreLayout) -> list[Path]:

@@ -1,26 +1,27 @@
-"""Memory files: read every layout found in the wild, write one, atomically.
+"""Memory files: read every layout found in the wild, and render one (written atomically through store/files.py).
 
 All Markdown and frontmatter I/O of memory files lives here (STYLE rule 7).
 """
 
 import os
 import re
-import tempfile
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, timezone, tzinfo
 from functools import cached_property
 from pathlib import Path
-from stat import S_IMODE, S_ISREG
 
 import frontmatter
 import yaml
 
 from auto_dream.errors import StoreError
 from auto_dream.judge.status import Status, written_status
-from auto_dream.store.paths import FILE_MODE, MEMORY_TYPES, OVERFLOW_NAME, StoreLayout, make_dirs
-from auto_dream.store.paths import read_regular as read_regular  # re-exported: memory files' safe reader
+from auto_dream.store.files import NotRegular, TooLarge, read_file
+from auto_dream.store.files import fsync_dir as fsync_dir  # re-exported: commands/install*.py take these three
+from auto_dream.store.files import remove_temporary as remove_temporary  # from here until they import
+from auto_dream.store.files import write_temporary as write_temporary  # store.files
+from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME, StoreLayout
 from auto_dream.store.text import Unreadable
 from auto_dream.store.text import shown as shown  # re-exported: callers have always taken it from here
 
@@ -84,15 +85,11 @@ def read_memory(path: Path, root: Path, tz: tzinfo | None, untyped: str | None =
             return Unreadable(relative, "a symlink to outside the store")
         notes.append("a symlink")
     try:
-        stat = path.stat()
-    except OSError as error:
-        return Unreadable(relative, f"cannot read: {error.strerror}")
-    if not S_ISREG(stat.st_mode):
+        raw, stat = read_file(path, MAX_MEMORY_BYTES, follow=True)  # a link inside the store is read
+    except NotRegular:
         return Unreadable(relative, "not a regular file")
-    if stat.st_size > MAX_MEMORY_BYTES:
-        return Unreadable(relative, f"too large ({stat.st_size:,} bytes; the limit is {MAX_MEMORY_BYTES:,})")
-    try:
-        raw = path.read_bytes()
+    except TooLarge as large:
+        return Unreadable(relative, f"too large ({large.size:,} bytes; the limit is {MAX_MEMORY_BYTES:,})")
     except OSError as error:
         return Unreadable(relative, f"cannot read: {error.strerror}")
     file_mtime = file_time(stat.st_mtime, tz)
@@ -775,59 +772,6 @@ def _yaml_line(key: str, value: str) -> str:
     if _PLAIN.fullmatch(value) and value.lower() not in _YAML_WORDS:
         return f"{key}: {value}"
     return yaml.safe_dump({key: value}, allow_unicode=True, width=10**9).rstrip("\n")
-
-
-def write_atomic(path: Path, content: bytes) -> None:
-    """Write to a temporary file beside `path`, flush it to disk, then rename it into place. A file
-    already there keeps its mode (a person's 0644 stays 0644); a new one is owner-only."""
-    temporary = write_temporary(path, content, mode_of(path))
-    try:
-        os.replace(temporary, path)
-    except BaseException:
-        remove_temporary(temporary)
-        raise
-    fsync_dir(path.parent)
-
-
-def mode_of(path: Path) -> int:
-    """The permission bits of the regular file at `path`, FILE_MODE when there is none."""
-    try:
-        stat = os.lstat(path)
-    except OSError:
-        return FILE_MODE
-    return S_IMODE(stat.st_mode) if S_ISREG(stat.st_mode) else FILE_MODE
-
-
-def write_temporary(path: Path, content: bytes, mode: int = FILE_MODE) -> str:
-    """`content` in a new file beside `path` (`.name.XXXXXXXX.tmp`), on disk, with `mode`
-    (owner-only unless given): its path."""
-    make_dirs(path.parent)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-    except BaseException:
-        remove_temporary(temporary)
-        raise
-    return temporary
-
-
-def remove_temporary(temporary: str) -> None:
-    try:
-        os.unlink(temporary)
-    except FileNotFoundError:
-        pass
-
-
-def fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 # ---------------------------------------------------------------- naming

@@ -13,8 +13,9 @@ from auto_dream.store.cache import ParseCache
 from auto_dream.store.claude_index import lines_by_link, rebuild_claude_index, statuses_in_index
 from auto_dream.store.consult import last_consulted
 from auto_dream.store.context import StoreContext
+from auto_dream.store.files import read_regular, write_atomic
 from auto_dream.store.index import NO_ACTIVITY, Activity, IndexLimits, IndexResult, IndexSource, build_index
-from auto_dream.store.memory import Memory, Unreadable, archived_names, read_regular, write_atomic
+from auto_dream.store.memory import Memory, Unreadable, archived_names
 from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME, StoreLayout
 from auto_dream.store.replace import Expected, create_if_absent, replace_if_unchanged, sha256, side_names
 from auto_dream.store.scan import MemoryScan, fingerprint, scan_memories
@@ -225,7 +226,7 @@ def index_differs(context: StoreContext, data: bytes) -> bool:
 def read_index(context: StoreContext, limit: int) -> bytes | None:
     """MEMORY.md's first `limit` bytes (enough to compare it with what it should be), or None
     when it is not there. Never through a link, never from a FIFO (paths.check_layout refuses
-    both when the store is opened; memory.read_regular holds if one appears since)."""
+    both when the store is opened; files.read_regular holds if one appears since)."""
     return read_regular(context.paths.index, limit)
 
 

@@ -1,20 +1,19 @@
 """Where everything in a store lives; every path the code uses comes from here."""
 
-import errno
 import os
 from datetime import date
 from pathlib import Path
-from stat import S_ISDIR, S_ISLNK, S_ISREG
+from stat import S_ISDIR, S_ISREG
 from typing import Protocol
 
 from auto_dream.errors import InputError, StoreError
+from auto_dream.store.files import FILE_MODE as FILE_MODE  # re-exported: store/cache.py takes it from here
+from auto_dream.store.files import make_dirs, refuse_link
 
 MEMORY_TYPES = ("user", "feedback", "project", "reference")  # the folders under memories/ and archive/
 STORE_DIR_NAME = ".auto-dream"
 # Where the OpenClaw skill keeps its store, under the home folder (docs/store.md).
 OPENCLAW_STORE = Path(".openclaw", "workspace", STORE_DIR_NAME)
-DIR_MODE = 0o700
-FILE_MODE = 0o600
 
 
 class StoreLayout(Protocol):
@@ -260,8 +259,8 @@ def day_log_file(paths: StoreLayout, day: date) -> Path:
     of the store."""
     path = paths.logs / f"{day:%Y}" / f"{day:%m}" / f"{day:%Y-%m-%d}.md"
     for part in (paths.logs, path.parent.parent, path.parent):
-        refuse_link(paths, part, folder=True)
-    refuse_link(paths, path, folder=False)
+        _refuse_link(paths, part, folder=True)
+    _refuse_link(paths, path, folder=False)
     return path
 
 
@@ -282,75 +281,17 @@ def resolve_root(flag: str | None, env: str | None, cwd: Path, home: Path) -> Pa
     return home / STORE_DIR_NAME
 
 
-def make_dirs(path: Path) -> None:
-    """Create `path` and its missing parents, owner-only."""
-    missing = []
-    while not path.exists() and path != path.parent:
-        missing.append(path)
-        path = path.parent
-    for folder in reversed(missing):
-        try:
-            folder.mkdir(mode=DIR_MODE)
-        except FileExistsError:
-            if not folder.is_dir():
-                raise
-
-
-def refuse_link(paths: StoreLayout, path: Path, folder: bool | None = None) -> None:
-    """StoreError when `path` is a symlink, or (`folder` True/False) not a folder/regular file.
-    Nothing is written through a link out of the store, nor read from a FIFO named like its files."""
-    try:
-        mode = os.lstat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        return
-    except OSError as error:
-        raise StoreError(f"cannot look at {path}: {error.strerror}") from None
-    where = f"{paths.relative(path)} in the store at {paths.root}"
-    if S_ISLNK(mode):
-        raise StoreError(f"{where} is a symlink (to {os.readlink(path)!r}): auto-dream writes only inside its "
-                         "store; put the real " + ("folder" if folder is not False else "file") + " there")
-    if folder is True and not S_ISDIR(mode):
-        raise StoreError(f"{where} should be a folder, and is not")
-    if folder is False and not S_ISREG(mode):
-        raise StoreError(f"{where} is not a regular file (a folder, a FIFO or a device): move it away")
-
-
-def read_regular(path: Path, limit: int = -1) -> bytes | None:
-    """A regular file's bytes (its first `limit`), None when there is none. Never through a
-    symbolic link, never waiting on a FIFO (O_NOFOLLOW, O_NONBLOCK): either, or a file that
-    cannot be read, is a StoreError of one line."""
-    found = read_regular_status(path, limit)
-    return None if found is None else found[0]
-
-
-def read_regular_status(path: Path, limit: int = -1, kind: str = "a regular file",
-                        ) -> tuple[bytes, os.stat_result] | None:
-    """read_regular, with the file's status as it was read (its mtime, its size); a file that is
-    not regular is refused as not being `kind`."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise StoreError(f"{path} is a symbolic link: auto-dream does not follow it") from None
-        raise StoreError(f"cannot read {path}: {error.strerror}") from None
-    try:
-        status = os.fstat(fd)
-        if not S_ISREG(status.st_mode):
-            raise StoreError(f"{path} is not {kind}")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(limit), status
-    finally:
-        os.close(fd)
+def _refuse_link(paths: StoreLayout, path: Path, folder: bool | None = None) -> None:
+    """files.refuse_link, naming `path` by its place in the store."""
+    refuse_link(path, f"{paths.relative(path)} in the store at {paths.root}", folder)
 
 
 def check_layout(paths: StoreLayout) -> None:
     """Refuse a store whose own folders or MEMORY.md are symlinks, or not what they should be
     (a store root that is itself a link is fine: everything is written inside it)."""
     for folder in paths.folders():
-        refuse_link(paths, folder, folder=True)
-    refuse_link(paths, paths.index, folder=False)
+        _refuse_link(paths, folder, folder=True)
+    _refuse_link(paths, paths.index, folder=False)
 
 
 # The entries only auto-dream's own layout has (docs/store.md): a folder holding one of them

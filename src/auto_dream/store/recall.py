@@ -13,8 +13,8 @@ command line checks the folders instead before it answers (with_recall_index's `
 folder's mtime and inode, kept in the `folder` table, change when a name in it is added,
 removed or renamed, and the inode of each name comes with its listing, so a file added,
 removed or replaced is seen at once. A file written in place changes neither: the full walk
-runs after the answer, in a process of its own (shell.run_owed_checks), and its words are found from
-the recall after that.
+(the FullCheck with_recall_index returns with its answer) runs after the answer, in a process of
+its own (shell.run_owed_checks), and its words are found from the recall after that.
 
 The words are the judge's (judge.words.word_sequence: English Snowball stems, CJK runs as
 overlapping bigrams, so a two-character Chinese or Japanese word is a whole term) and the
@@ -33,7 +33,6 @@ an index built in memory for that one search.
 
 import os
 import sqlite3
-import stat
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -46,7 +45,8 @@ from typing import TYPE_CHECKING, TypeVar
 from auto_dream.errors import StoreError
 from auto_dream.judge.words import SEARCH_SHORTEST, word_sequence
 from auto_dream.store.daylog import aware
-from auto_dream.store.paths import FILE_MODE, StoreLayout, make_dirs
+from auto_dream.store.files import FILE_MODE, kind_at, make_dirs
+from auto_dream.store.paths import StoreLayout
 from auto_dream.store.text import Unreadable
 from auto_dream.store.undistilled import distilled_path, open_logs, read_distilled_ids, read_undistilled
 from auto_dream.store.walk import (
@@ -201,15 +201,16 @@ def words_of(text: str) -> str:
 
 
 def with_recall_index(paths: StoreLayout, tz: tzinfo | None, question: Callable[[RecallIndex], _T],
-                      defer: bool = False) -> _T:
-    """`question` asked of the store's recall index, made current first. A damaged file is
-    removed and built again; a file that cannot be used at all gives way to an index in memory.
+                      defer: bool = False) -> tuple[_T, "FullCheck | None"]:
+    """`question`'s answer from the store's recall index, made current first, and the check it
+    leaves owing (None: none). A damaged file is removed and built again; a file that cannot be
+    used at all gives way to an index in memory.
 
     `defer` (what the command line asks): in a store of more than FULL_CHECK_FILES memory files
     only the folders are checked first, which tells every file added, removed or replaced (each
     write of auto-dream's, and of editors that save by renaming); the check of every file's
-    fingerprint, which also tells a file written in place, is then owed, and run_owed_checks
-    runs it after the answer."""
+    fingerprint, which also tells a file written in place, is then owed: it comes back with the
+    answer, for the caller to run once the answer is given (FullCheck.run, shell.run_owed_checks)."""
     file = paths.state / FILE_NAME
     for attempt in range(2):
         try:
@@ -229,12 +230,11 @@ def with_recall_index(paths: StoreLayout, tz: tzinfo | None, question: Callable[
 
 
 def _ask(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None, question: Callable[[RecallIndex], _T],
-         defer: bool) -> _T:
+         defer: bool) -> tuple[_T, "FullCheck | None"]:
     try:
-        if _update(db, paths, tz, defer):
-            _owed.append((paths, tz))
+        owed = FullCheck(paths, tz) if _update(db, paths, tz, defer) else None
         _update_entries(db, paths, tz)
-        return question(RecallIndex(db))
+        return question(RecallIndex(db)), owed
     finally:
         db.close()
 
@@ -250,24 +250,17 @@ FULL_CHECK_FILES = 5_000
 # "racy" index entries, the same problem).
 RACY_NS = 2_000_000_000
 
-_owed: list[tuple[StoreLayout, tzinfo | None]] = []
+@dataclass(frozen=True)
+class FullCheck:
+    """The check of every file a recall of a large store left owing (with_recall_index's
+    `defer`): the caller runs it once its answer is given, here (`run`, in a thread of a
+    long-lived caller) or in a process of its own (shell.run_owed_checks)."""
 
+    paths: StoreLayout
+    tz: tzinfo | None
 
-def owed_checks() -> list[tuple[StoreLayout, tzinfo | None]]:
-    """The full checks the recalls of this process left owing (with_recall_index's `defer`),
-    each once, taken off the list: the command line runs them once its answer is out
-    (shell.run_owed_checks)."""
-    owed = list(dict.fromkeys(_owed))
-    _owed.clear()
-    return owed
-
-
-def run_owed_checks_here() -> None:
-    """The full checks this process's recalls left owing, run now, in this process (a
-    long-lived caller runs this in a thread of its own; the command line forks instead:
-    shell.run_owed_checks)."""
-    for paths, tz in owed_checks():
-        full_check(paths, tz)
+    def run(self) -> None:
+        full_check(self.paths, self.tz)
 
 
 def full_check(paths: StoreLayout, tz: tzinfo | None) -> None:
@@ -634,12 +627,9 @@ def _refuse_links(file: Path) -> None:
     regular file: SQLite would follow a link and write the index (or drop a foreign database's
     tables as an old version's) wherever it leads."""
     for path in (file, file.with_name(file.name + "-wal"), file.with_name(file.name + "-shm")):
-        try:
-            mode = os.lstat(path).st_mode
-        except FileNotFoundError:
-            continue
-        if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
-            raise StoreError(f"{path} is {'a symbolic link' if stat.S_ISLNK(mode) else 'not a regular file'}: "
+        kind = kind_at(path)
+        if kind is not None:
+            raise StoreError(f"{path} is {'a symbolic link' if kind == 'a symbolic link' else 'not a regular file'}: "
                              "the recall index is auto-dream's own file; remove it (it is made again)")
 
 

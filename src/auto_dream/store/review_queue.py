@@ -19,8 +19,9 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from auto_dream.errors import StoreError
+from auto_dream.store.files import read_regular
 from auto_dream.store.memory import Memory, read_memory
-from auto_dream.store.paths import StoreLayout, read_regular
+from auto_dream.store.paths import StoreLayout
 
 QUEUE_FILE = "review.json"
 MAX_QUEUE_BYTES = 64 * 1024 * 1024

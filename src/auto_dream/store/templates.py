@@ -3,9 +3,9 @@
 import os
 from importlib.resources import files
 from pathlib import Path
-from stat import S_ISREG
 
 from auto_dream.errors import StoreError
+from auto_dream.store.files import NotRegular, TooLarge, read_file
 
 MAX_TEMPLATE_BYTES = 1_000_000  # a prompt or a header; anything larger is not one
 
@@ -32,22 +32,14 @@ def _read_override(override: Path, store_root: Path) -> str | None:
     if not Path(real).is_relative_to(os.path.realpath(store_root)):
         raise StoreError(f"the template {override} is a symlink to outside the store ({real}): refused")
     try:
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens without waiting for a writer
-    except FileNotFoundError:
+        data, _ = read_file(Path(real), MAX_TEMPLATE_BYTES, follow=True)
+    except (FileNotFoundError, NotRegular):
         return None
+    except TooLarge as large:
+        raise StoreError(f"the template {override} is {large.size:,} bytes: "
+                         f"more than a template holds ({MAX_TEMPLATE_BYTES:,})") from None
     except OSError as error:
         raise StoreError(f"cannot read the template {override}: {error.strerror}") from None
-    try:
-        stat = os.fstat(fd)
-        if not S_ISREG(stat.st_mode):
-            return None
-        if stat.st_size > MAX_TEMPLATE_BYTES:
-            raise StoreError(f"the template {override} is {stat.st_size:,} bytes: "
-                             f"more than a template holds ({MAX_TEMPLATE_BYTES:,})")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(MAX_TEMPLATE_BYTES + 1)
-    finally:
-        os.close(fd)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
