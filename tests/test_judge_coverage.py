@@ -37,6 +37,12 @@ CASES = [
     # ... what they deny differs: nothing to say
     ("The user prefers terse commit messages with no emoji.",
      "User likes short, plain commit messages without any ticket numbers.", "none", "", ""),
+    # one short phrase said otherwise in a clause too small to tell, the rest of the statement the same
+    ("Never deploy straight to production; go through staging even for urgent hotfixes.",
+     "Don't ship directly to production — even an urgent hotfix goes through staging.",
+     "review", "duplicate", "reworded_in_one_clause"),
+    # ... without the rest, one word for another in a rule is two rules
+    ("Never commit directly to main.", "Never force-push to main.", "none", "", ""),
     # other words that name a thing each side only: two things, not one in other words
     ("Lee owns the Grafana dashboards for the billing service.",
      "Lee owns the Sentry alerts for the billing service.", "none", "", ""),

@@ -250,6 +250,9 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
     if close and swapped_words(found) and rest_is_same(found[0]):
         return Verdict("review", "duplicate", f"the same statement in other words ({named}): {pair}", both,
                        "swapped_words")
+    if close and reworded_in_one_clause(found, a_words, b_words):
+        return Verdict("review", "duplicate", f"the same statement in other words ({named}), the rest of it "
+                       f"the same: {pair}", both, "reworded_in_one_clause")
     if close and (denied := same_denial(a.core, b.core, found)):
         return Verdict("review", "duplicate", f"the same statement in other words ({named}), both denying "
                        f"{_quote(denied)}: {pair}", both, "same_denial")
@@ -899,6 +902,32 @@ def swapped_words(found: list[Swap]) -> bool:
         return False
     (rest_a, rest_b), (held_a, held_b) = found[0].rest, found[0].held
     return (len(held_a) <= REWORDED_SHARE * len(held_a | rest_a)
+            and len(held_b) <= REWORDED_SHARE * len(held_b | rest_b))
+
+
+# What two statements say outside the one place they differ, when it is the same, holds this many words.
+SAME_STATEMENT_REST = 4
+
+
+def reworded_in_one_clause(found: list[Swap], a_words: frozenset[str], b_words: frozenset[str]) -> bool:
+    """The one place two statements differ holds other words (no value or name), at most
+    REWORDED_SHARE of what each statement says, and the rest of the two statements is the same
+    (SAME_REST of each one's words, SAME_STATEMENT_REST at least), though the clause it sits in
+    has too few words of its own to tell (rest_is_same): the same rule said otherwise, a
+    possible duplicate.
+
+    Case: "Never commit directly to main; open a PR even for one-line fixes." / "Don't push
+    straight to main — even a one-line fix goes through a PR.": the clause that differs says
+    only "main" besides; the clause that follows is the same."""
+    if len(found) != 1 or found[0].kind != "wording" or found[0].named or rest_is_same(found[0]):
+        return False
+    held_a, held_b = found[0].held
+    rest_a = frozenset(w for w in a_words - held_a if w not in GENERIC and w not in _NEGATING)
+    rest_b = frozenset(w for w in b_words - held_b if w not in GENERIC and w not in _NEGATING)
+    shared = rest_a & rest_b
+    return (len(shared) >= SAME_STATEMENT_REST and len(shared) >= SAME_REST * len(rest_a)
+            and len(shared) >= SAME_REST * len(rest_b)
+            and len(held_a) <= REWORDED_SHARE * len(held_a | rest_a)
             and len(held_b) <= REWORDED_SHARE * len(held_b | rest_b))
 
 
