@@ -84,3 +84,33 @@ def test_a_review_quotes_what_both_deny_and_what_was_dropped():
 ])
 def test_an_identifier_with_a_part_added(a, b, found):
     assert extended_identifier(a, b) == found
+
+
+def _document(*paragraphs: str) -> str:
+    return "\n\n".join(paragraphs)
+
+
+PLAN = _document("The search cluster runs Elasticsearch 7 on our own VMs (`es-1`, `es-2`, `es-3`). Agreed with "
+                 "the user:", "## Approach",
+                 "Rotate the nodes in place with `rolling_restart --upgrade` on the existing VMs. We are not moving "
+                 "to a hosted service as part of this work.",
+                 "## Schedule", "- Staging: 2026-05-04\n- Production: 2026-05-18")
+
+
+def _status(closing: str) -> str:
+    return _document("## Staging result",
+                     "Staging was upgraded in 40 minutes. The analyze step took longer than the restart itself.",
+                     "## Production path",
+                     closing + " After the staging run the user decided to move production to a hosted cluster.",
+                     "## Open", "- Cost sign-off for the hosted cluster.")
+
+
+def test_a_short_sentence_that_says_the_plan_is_off_is_a_conflict_between_documents():
+    # two words shared ("in place", the command): enough for a sentence that says something stopped,
+    # and a command run with options (`rolling_restart --upgrade`) names the command
+    found = verdict(PLAN, _status("The in-place `rolling_restart` on `es-1` is off."))
+    assert (found.outcome, found.kind, found.rule) == ("review", "conflict", "conflict_evidence"), found.evidence
+    assert found.quotes == ("Rotate the nodes in place with `rolling_restart --upgrade` on the existing VMs.",
+                            "The in-place `rolling_restart` on `es-1` is off.")
+    # the same two words in a sentence that stops nothing are no conflict
+    assert verdict(PLAN, _status("The in-place `rolling_restart` on `es-1` went fine.")).outcome == "none"

@@ -490,6 +490,8 @@ def _units(text: str) -> frozenset[str]:
     """The significant words of `text`, a code span counting as one (`--print-to-pdf-no-header`
     and `--no-pdf-header-footer` share no word: they are two flags)."""
     spans = frozenset(" ".join(m.group(1).lower().split()) for m in _CODE_SPAN.finditer(text))
+    # a command run with options names the command too: `pg_upgrade --link` is pg_upgrade
+    spans |= frozenset(span.split()[0] for span in spans if " " in span and not span.startswith("-"))
     return frozenset(w for w in significant_words(_CODE_SPAN.sub(" ", text)) if w not in GENERIC) | spans
 
 
@@ -1253,7 +1255,10 @@ def conflict_evidence(a: Side, b: Side, values: bool = True) -> tuple[str, tuple
     Case: "Skipped tests are an anti-pattern" was archived as contradicted by "Run Python
     inside nix-shell": two documents that share vocabulary and differ in negation words. A
     conflict between documents is a claim about two sentences, so it names them. Without
-    `values`, a value changed between two sentences is not one."""
+    `values`, a value changed between two sentences is not one. Two shared words are enough
+    when one of the sentences says something stopped: "The in-place `pg_upgrade` on
+    `db-prod-1` is off." against "Upgrade in place with `pg_upgrade --link` on the existing
+    VMs." (a status memo and the plan it reverses)."""
     held_a, held_b = " ".join(a.text.split()), " ".join(b.text.split())
     mine = [(s, Profile.of(s)) for s in claims(a.text) if " ".join(s.split()) not in held_b]
     theirs = [(s, Profile.of(s)) for s in claims(b.text) if " ".join(s.split()) not in held_a]
@@ -1268,7 +1273,8 @@ def conflict_evidence(a: Side, b: Side, values: bool = True) -> tuple[str, tuple
                 shared[index] = shared.get(index, 0) + 1
         for index, count in sorted(shared.items()):
             other, other_profile = theirs[index]
-            if count >= 3 and (found := sentences_conflict(Side(sentence, profile), Side(other, other_profile),
+            if (count >= 3 or (count == 2 and (retracts(sentence) or retracts(other)))) and (
+                    found := sentences_conflict(Side(sentence, profile), Side(other, other_profile),
                                                            values)):
                 return f"possible conflict: {found.evidence}", (_flat(sentence), _flat(other))
     return None
