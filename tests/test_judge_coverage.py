@@ -43,6 +43,9 @@ CASES = [
      "review", "duplicate", "reworded_in_one_clause"),
     # ... without the rest, one word for another in a rule is two rules
     ("Never commit directly to main.", "Never force-push to main.", "none", "", ""),
+    # ... and a clause with words enough of its own that differ is another fact (LoCoMo)
+    ("Evan appreciates Sam's support during his job loss and personal challenges.",
+     "Evan appreciates Sam's support and finds it invaluable.", "none", "", ""),
     # other words that name a thing each side only: two things, not one in other words
     ("Lee owns the Grafana dashboards for the billing service.",
      "Lee owns the Sentry alerts for the billing service.", "none", "", ""),

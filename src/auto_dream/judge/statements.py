@@ -921,8 +921,8 @@ def reworded_in_one_clause(found: list[Swap], a_words: frozenset[str], b_words: 
     Case: "Never commit directly to main; open a PR even for one-line fixes." / "Don't push
     straight to main — even a one-line fix goes through a PR.": the clause that differs says
     only "main" besides; the clause that follows is the same."""
-    if len(found) != 1 or found[0].kind != "wording" or found[0].named or rest_is_same(found[0]):
-        return False
+    if len(found) != 1 or found[0].kind != "wording" or found[0].named or min(map(len, found[0].rest)) >= 2:
+        return False  # (a clause with words enough of its own is for rest_is_same to tell)
     held_a, held_b = found[0].held
     rest_a = frozenset(w for w in a_words - held_a if w not in GENERIC and w not in _NEGATING)
     rest_b = frozenset(w for w in b_words - held_b if w not in GENERIC and w not in _NEGATING)
