@@ -29,6 +29,7 @@ from typing import NamedTuple, Protocol, cast
 
 from auto_dream.judge.partners import mentions, name_keys, names_partner
 from auto_dream.judge.similarity import (
+    _AUXILIARY_NAMES,
     _CHANGE,
     _CJK_RUN,
     _EXISTENTIAL,
@@ -212,13 +213,19 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
         return NOTHING
     lined_up = iter_swaps(a_core, b_core, a_words, b_words)
     first = next(lined_up, None)
-    if first is not None and another_subject([first]) and not (anchors(a_core) and anchors(b_core)):
-        return NOTHING  # what follows can change nothing: same_anchors needs anchors on both sides
+    if first is not None and another_subject([first]) and not (anchors(a_core) and anchors(b_core)) and (
+            retracts(a.core) == retracts(b.core)):
+        return NOTHING  # what follows can change nothing: same_anchors needs anchors, `retracted` a retraction
     found = [first, *lined_up] if first is not None else []
-    if another_subject(found) or two_facts(found):
+    if another_subject(found) or two_facts(found) or (found and extended_identifier(a_core, b_core)):
         # unless what made it another subject is a value lined up with one the other holds elsewhere
         if (held := same_anchors(a_core, b_core, found)) and not _subject_or_facts(found, a_core, b_core):
             return _anchored(a, b, a_core, b_core, held, both)
+        if (changed := change_of_subject(a, b)) and retracts(changed[0]):
+            # a retraction names what stopped in words of its own: "We dropped iOS 15 support" is
+            # about what "The mobile app supports iOS 15 and later" says, whatever each opens with
+            return Verdict("review", "conflict", f"{_quote(changed[0])} takes back what {_quote(changed[1])} "
+                           "says", changed[2], "retracted")
         return NOTHING
     close = overlap(a_words, b_words) >= duplicate
     named = _swap_evidence(found)
@@ -243,6 +250,12 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
     if close and swapped_words(found) and rest_is_same(found[0]):
         return Verdict("review", "duplicate", f"the same statement in other words ({named}): {pair}", both,
                        "swapped_words")
+    if close and reworded_in_one_clause(found, a_words, b_words):
+        return Verdict("review", "duplicate", f"the same statement in other words ({named}), the rest of it "
+                       f"the same: {pair}", both, "reworded_in_one_clause")
+    if close and (denied := same_denial(a.core, b.core, found)):
+        return Verdict("review", "duplicate", f"the same statement in other words ({named}), both denying "
+                       f"{_quote(denied)}: {pair}", both, "same_denial")
     if not close or found or not is_duplicate(a.profile, b.profile, duplicate):
         # other words in more places, or too many of them: not certainly one statement
         if pinned := same_specifics(a_core, b_core, a.profile, b.profile, found):
@@ -407,6 +420,7 @@ def alike_both_ways(a: frozenset[str], b: frozenset[str]) -> bool:
 # Words that say something stopped being so: a retraction, not a plain "not". "stop" only before
 # what stops ("stop squash-merging"): "not let anything stop him" retracts nothing (LoCoMo).
 _RETRACTION = re.compile(r"\b(?:no longer|any ?more|stop(?:ped)?(?=\s+[\w-]+ing\b)|(?<!-)stopped\b|retired|"
+                         r"dropped(?=(?:\s+[\w.-]+){0,3}\s+support\b)|dropped support|"
                          r"deprecated|decommissioned|discontinued|removed|reversed|postponed|cancell?ed|abandoned|"
                          r"(?:turned|switched) off|is off)\b"
                          r"|不再|(?:不用|不需要|无需|無需)再|下线|下線|废弃|弃用|停用|取消|廃止|延期|中止|もう",
@@ -476,6 +490,8 @@ def _units(text: str) -> frozenset[str]:
     """The significant words of `text`, a code span counting as one (`--print-to-pdf-no-header`
     and `--no-pdf-header-footer` share no word: they are two flags)."""
     spans = frozenset(" ".join(m.group(1).lower().split()) for m in _CODE_SPAN.finditer(text))
+    # a command run with options names the command too: `pg_upgrade --link` is pg_upgrade
+    spans |= frozenset(span.split()[0] for span in spans if " " in span and not span.startswith("-"))
     return frozenset(w for w in significant_words(_CODE_SPAN.sub(" ", text)) if w not in GENERIC) | spans
 
 
@@ -612,6 +628,8 @@ class Swap(NamedTuple):
     # the words of each side's clause outside it, and in it: what the clauses say besides, and what differs
     rest: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     held: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    # other words, among which each side has a name of its own ("Terraform modules" / "Helm charts")
+    named: bool = False
 
 
 CROWDED = 3
@@ -643,7 +661,8 @@ def iter_swaps(a: str, b: str, a_words: frozenset[str], b_words: frozenset[str])
             elif left and right and not _typo(left, right):
                 kinds = {name_kind(left, a), name_kind(right, b)}
                 kind = "name" if kinds == {"name"} else "word" if kinds <= {"name", "word"} else "wording"
-                yield Swap(left, right, kind, opens_clause(slot, kind, b_words), crowded, *_around(slot))
+                yield Swap(left, right, kind, opens_clause(slot, kind, b_words), crowded, *_around(slot),
+                           named=kind == "wording" and _names_one(left, a) and _names_one(right, b))
 
 
 def _leading_value(keys: list[str], written: list[str]) -> list[str]:
@@ -772,6 +791,13 @@ def name_kind(content: str, text: str) -> str:
     return "name" if _KANJI.fullmatch(joined) and len(joined) <= 4 and not _FUNCTION_HAN.search(joined) else "wording"
 
 
+def _names_one(content: str, text: str) -> bool:
+    """Whether other words (`content`, of `text`, in English) hold a name: a capitalized word or
+    an identifier that does not only open its sentence ("Terraform modules")."""
+    return not _CJK_RUN.search(content) and any(
+        _PROPER.fullmatch(w) and not _first_word(w, text) for w in content.split())
+
+
 def _first_word(word: str, text: str) -> bool:
     """Whether `word` is capitalized only because it opens its sentence."""
     if not word[:1].isupper() or word[1:].lower() != word[1:]:
@@ -871,12 +897,92 @@ def swapped_words(found: list[Swap]) -> bool:
     Real case (LoCoMo, one dream of 1,000 observations): 220 pairs of one person's observations
     that share a topic were listed as the same statement in other words, "Nate tried to stay
     positive despite the setback in the video game tournament" / "Nate practices for video
-    game tournaments" among them; another fact about the same thing is no duplicate."""
-    if len(found) != 1 or found[0].kind != "wording":
+    game tournaments" among them; another fact about the same thing is no duplicate. Nor are other
+    words that name a thing on each side: "Dana maintains the Terraform modules for the data
+    platform" / "… the Helm charts …" are two of her charges."""
+    if len(found) != 1 or found[0].kind != "wording" or found[0].named:
         return False
     (rest_a, rest_b), (held_a, held_b) = found[0].rest, found[0].held
     return (len(held_a) <= REWORDED_SHARE * len(held_a | rest_a)
             and len(held_b) <= REWORDED_SHARE * len(held_b | rest_b))
+
+
+# What two statements say outside the one place they differ, when it is the same, holds this many words.
+SAME_STATEMENT_REST = 4
+
+
+def reworded_in_one_clause(found: list[Swap], a_words: frozenset[str], b_words: frozenset[str]) -> bool:
+    """The one place two statements differ holds other words (no value or name), at most
+    REWORDED_SHARE of what each statement says, and the rest of the two statements is the same
+    (SAME_REST of each one's words, SAME_STATEMENT_REST at least), though the clause it sits in
+    has too few words of its own to tell (rest_is_same): the same rule said otherwise, a
+    possible duplicate.
+
+    Case: "Never commit directly to main; open a PR even for one-line fixes." / "Don't push
+    straight to main — even a one-line fix goes through a PR.": the clause that differs says
+    only "main" besides; the clause that follows is the same."""
+    if len(found) != 1 or found[0].kind != "wording" or found[0].named or min(map(len, found[0].rest)) >= 2:
+        return False  # (a clause with words enough of its own is for rest_is_same to tell)
+    held_a, held_b = found[0].held
+    rest_a = frozenset(w for w in a_words - held_a if w not in GENERIC and w not in _NEGATING)
+    rest_b = frozenset(w for w in b_words - held_b if w not in GENERIC and w not in _NEGATING)
+    shared = rest_a & rest_b
+    return (len(shared) >= SAME_STATEMENT_REST and len(shared) >= SAME_REST * len(rest_a)
+            and len(shared) >= SAME_REST * len(rest_b)
+            and len(held_a) <= REWORDED_SHARE * len(held_a | rest_a)
+            and len(held_b) <= REWORDED_SHARE * len(held_b | rest_b))
+
+
+# Other words may be half of what each clause says when both statements deny the same thing.
+REWORDED_DENIED_SHARE = 1 / 2
+
+
+def same_denial(a: str, b: str, found: list[Swap]) -> str:
+    """The word both statements deny, when both deny it outside the one place they differ, which
+    holds other words (no value or name), at most REWORDED_DENIED_SHARE of what each clause says,
+    the rest of it the same (rest_is_same); else "". Two sentences that deny one thing and
+    differ in a short phrase of what they say of one subject are one statement in other words,
+    a possible duplicate.
+
+    Case: "The user prefers terse answers with no preamble." / "User likes short, direct answers
+    without any preamble.": "prefers terse" / "likes short direct" is two words of five, too
+    many for swapped_words; both deny a preamble."""
+    if len(found) != 1 or found[0].kind != "wording" or found[0].named or not rest_is_same(found[0]):
+        return ""
+    (rest_a, rest_b), (held_a, held_b) = found[0].rest, found[0].held
+    if len(held_a) > REWORDED_DENIED_SHARE * len(held_a | rest_a) or len(held_b) > REWORDED_DENIED_SHARE * len(
+            held_b | rest_b):
+        return ""
+    shared = (_denied(a) & _denied(b) & rest_a & rest_b) - held_a - held_b
+    return ", ".join(sorted(shared))
+
+
+def _denied(text: str) -> frozenset[str]:
+    """The stems of the words within reach of a negation in `text`, whole scope or not ("no preamble")."""
+    return frozenset(stem(token) for scope, _, _, _ in _negations(unnegatable(text).lower()) for token in scope
+                     if token not in _AUXILIARY_NAMES)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[-_./][A-Za-z0-9]+)*")
+
+
+def extended_identifier(a: str, b: str) -> str:
+    """An identifier of one statement that is one of the other's with a part added ("DATA" /
+    "DATA-REQ", "api" / "api-v2"), quoted as the two, when each is on its side only; else "".
+    Lining up word by word sees only the part added, which names nothing the other lacks.
+
+    Case: "数据管道的缺陷登记在Jira的DATA项目。" / "数据管道的需求登记在Jira的DATA-REQ项目。" differ
+    in what is logged and in the project: two facts, not one name for another."""
+    mine, theirs = set(_IDENTIFIER.findall(a)), set(_IDENTIFIER.findall(b))
+    for x in mine - theirs:
+        for y in theirs - mine:
+            short, long = (x, y) if len(x) < len(y) else (y, x)
+            joint = long[len(short):len(short) + 1]
+            # a word and its hyphenated compound ("hand" / "hand-review") are words, not identifiers
+            if long.startswith(short) and joint and joint in "-_./" and (
+                    joint != "-" or not (short.islower() and long.islower())):
+                return f"{_quote(x)} / {_quote(y)}"
+    return ""
 
 
 def two_facts(found: list[Swap]) -> bool:
@@ -1149,7 +1255,10 @@ def conflict_evidence(a: Side, b: Side, values: bool = True) -> tuple[str, tuple
     Case: "Skipped tests are an anti-pattern" was archived as contradicted by "Run Python
     inside nix-shell": two documents that share vocabulary and differ in negation words. A
     conflict between documents is a claim about two sentences, so it names them. Without
-    `values`, a value changed between two sentences is not one."""
+    `values`, a value changed between two sentences is not one. Two shared words are enough
+    when one of the sentences says something stopped: "The in-place `pg_upgrade` on
+    `db-prod-1` is off." against "Upgrade in place with `pg_upgrade --link` on the existing
+    VMs." (a status memo and the plan it reverses)."""
     held_a, held_b = " ".join(a.text.split()), " ".join(b.text.split())
     mine = [(s, Profile.of(s)) for s in claims(a.text) if " ".join(s.split()) not in held_b]
     theirs = [(s, Profile.of(s)) for s in claims(b.text) if " ".join(s.split()) not in held_a]
@@ -1164,7 +1273,8 @@ def conflict_evidence(a: Side, b: Side, values: bool = True) -> tuple[str, tuple
                 shared[index] = shared.get(index, 0) + 1
         for index, count in sorted(shared.items()):
             other, other_profile = theirs[index]
-            if count >= 3 and (found := sentences_conflict(Side(sentence, profile), Side(other, other_profile),
+            if (count >= 3 or (count == 2 and (retracts(sentence) or retracts(other)))) and (
+                    found := sentences_conflict(Side(sentence, profile), Side(other, other_profile),
                                                            values)):
                 return f"possible conflict: {found.evidence}", (_flat(sentence), _flat(other))
     return None

@@ -1,0 +1,119 @@
+"""The judge's rules for pairs a careful reader sees and word overlap missed, or listed for nothing
+(docs/dream.md, "The judge"): a verdict from two texts, no store on disk."""
+
+from datetime import datetime, timezone
+
+import pytest
+
+from auto_dream.judge.similarity import Profile
+from auto_dream.judge.statements import Side, extended_identifier, judge
+
+DUPLICATE, CONTRADICTION = 0.6, 0.4
+OLDER = datetime(2026, 1, 1, tzinfo=timezone.utc)
+NEWER = datetime(2026, 2, 1, tzinfo=timezone.utc)
+
+
+def verdict(older: str, newer: str):
+    return judge(Side(older, Profile.of(older), OLDER), Side(newer, Profile.of(newer), NEWER), DUPLICATE,
+                 CONTRADICTION)
+
+
+# (older, newer, outcome, kind, rule)
+CASES = [
+    # support dropped takes back what the other says is supported, whatever each sentence opens with
+    ("The desktop client supports Windows 10 and later.",
+     "We dropped Windows 10 support; the client now requires Windows 11.", "review", "conflict", "retracted"),
+    ("The Android app supports API level 24 and up.",
+     "We dropped support for API level 24 in the Android app; it now starts at 26.",
+     "review", "conflict", "change_of_subject"),
+    # "dropped" that stops nothing is no retraction
+    ("Jon takes his daughter to the school near the studio.", "Jon dropped his daughter at school this morning.",
+     "none", "", ""),
+    # both deny the same thing, and differ in a short phrase of what they say of one subject
+    ("The user prefers terse commit messages with no emoji.",
+     "User likes short, plain commit messages without any emoji.", "review", "duplicate", "same_denial"),
+    ("The team wants quiet alerts with no paging at night.",
+     "Team asks for calm, grouped alerts without any paging at night.", "review", "duplicate", "same_denial"),
+    # ... what they deny differs: nothing to say
+    ("The user prefers terse commit messages with no emoji.",
+     "User likes short, plain commit messages without any ticket numbers.", "none", "", ""),
+    # one short phrase said otherwise in a clause too small to tell, the rest of the statement the same
+    ("Never deploy straight to production; go through staging even for urgent hotfixes.",
+     "Don't ship directly to production — even an urgent hotfix goes through staging.",
+     "review", "duplicate", "reworded_in_one_clause"),
+    # ... without the rest, one word for another in a rule is two rules
+    ("Never commit directly to main.", "Never force-push to main.", "none", "", ""),
+    # ... and a clause with words enough of its own that differ is another fact (LoCoMo)
+    ("Evan appreciates Sam's support during his job loss and personal challenges.",
+     "Evan appreciates Sam's support and finds it invaluable.", "none", "", ""),
+    # other words that name a thing each side only: two things, not one in other words
+    ("Lee owns the Grafana dashboards for the billing service.",
+     "Lee owns the Sentry alerts for the billing service.", "none", "", ""),
+    ("Priya maintains the Terraform modules for the search cluster.",
+     "Priya maintains the Ansible playbooks for the search cluster.", "none", "", ""),
+    # ... other words without a name are still the same statement in other words
+    ("Generate migrations with `alembic revision --autogenerate` and review the generated file by hand before "
+     "committing.", "When a schema change needs a migration, autogenerate it with alembic and hand-review the file "
+     "before it's committed.", "review", "duplicate", "swapped_words"),
+    # an identifier with a part added is another identifier: with one word swapped besides, two facts
+    ("支付服务的缺陷登记在Jira的PAY项目。", "支付服务的需求登记在Jira的PAY-REQ项目。", "none", "", ""),
+    ("決済サービスの不具合はJiraのPAYプロジェクトで管理する。",
+     "決済サービスの要望はJiraのPAY-REQプロジェクトで管理する。", "none", "", ""),
+    # ... the same identifier: one word for another is still listed
+    ("支付服务的缺陷登记在Jira的PAY项目。", "支付服务的需求登记在Jira的PAY项目。",
+     "review", "conflict", "name_swapped"),
+]
+
+
+@pytest.mark.parametrize("older, newer, outcome, kind, rule", CASES, ids=[case[1][:40] for case in CASES])
+def test_a_pair_a_careful_reader_sees(older, newer, outcome, kind, rule):
+    found = verdict(older, newer)
+    assert (found.outcome, found.kind, found.rule) == (outcome, kind, rule), found.evidence
+    if outcome != "none":
+        assert found.quotes[0] and found.quotes[1]
+
+
+def test_a_review_quotes_what_both_deny_and_what_was_dropped():
+    assert '"emoji"' in verdict(*CASES[3][:2]).evidence
+    assert '"We dropped Windows 10 support"' in verdict(*CASES[0][:2]).evidence
+
+
+@pytest.mark.parametrize("a, b, found", [
+    ("Jira project DATA", "Jira project DATA-REQ", '"DATA" / "DATA-REQ"'),
+    ("calls api", "calls api.v2", '"api" / "api.v2"'),
+    ("Jira project DATA", "Jira project DATASET", ""),  # another word, not one extended
+    ("review it by hand", "hand-review it", ""),  # a word and its compound
+    ("DATA and DATA-REQ", "DATA-REQ and DATA", ""),  # both on both sides
+])
+def test_an_identifier_with_a_part_added(a, b, found):
+    assert extended_identifier(a, b) == found
+
+
+def _document(*paragraphs: str) -> str:
+    return "\n\n".join(paragraphs)
+
+
+PLAN = _document("The search cluster runs Elasticsearch 7 on our own VMs (`es-1`, `es-2`, `es-3`). Agreed with "
+                 "the user:", "## Approach",
+                 "Rotate the nodes in place with `rolling_restart --upgrade` on the existing VMs. We are not moving "
+                 "to a hosted service as part of this work.",
+                 "## Schedule", "- Staging: 2026-05-04\n- Production: 2026-05-18")
+
+
+def _status(closing: str) -> str:
+    return _document("## Staging result",
+                     "Staging was upgraded in 40 minutes. The analyze step took longer than the restart itself.",
+                     "## Production path",
+                     closing + " After the staging run the user decided to move production to a hosted cluster.",
+                     "## Open", "- Cost sign-off for the hosted cluster.")
+
+
+def test_a_short_sentence_that_says_the_plan_is_off_is_a_conflict_between_documents():
+    # two words shared ("in place", the command): enough for a sentence that says something stopped,
+    # and a command run with options (`rolling_restart --upgrade`) names the command
+    found = verdict(PLAN, _status("The in-place `rolling_restart` on `es-1` is off."))
+    assert (found.outcome, found.kind, found.rule) == ("review", "conflict", "conflict_evidence"), found.evidence
+    assert found.quotes == ("Rotate the nodes in place with `rolling_restart --upgrade` on the existing VMs.",
+                            "The in-place `rolling_restart` on `es-1` is off.")
+    # the same two words in a sentence that stops nothing are no conflict
+    assert verdict(PLAN, _status("The in-place `rolling_restart` on `es-1` went fine.")).outcome == "none"
