@@ -98,3 +98,110 @@ def test_what_is_not_a_json_object_is_named(text, message):
 def test_a_path_through_something_else_than_an_object_is_an_error():
     with pytest.raises(JsonTextError, match="'hooks' is not an object"):
         set_member('{"hooks": []}', ("hooks",), "SessionStart", [])
+
+
+# ---------------------------------------------------------------- comments (JSONC)
+
+COMMENTS = st.sampled_from(["/* c */", "/* a, b: {} */", "// c\n", "// \"x\", [ ] }\n", "/*\n  two lines\n*/",
+                            "// http://example.com/a//b\n"])
+
+
+def with_comments(text: str, data, trailing_commas: bool) -> str:
+    """`text` (JSON) with comments drawn into the places between its tokens, and (when asked) a
+    trailing comma after the last child of some non-empty objects and arrays."""
+    places, in_string, escaped = [], False, False
+    for at, char in enumerate(text):
+        if in_string:
+            in_string, escaped = (in_string if escaped or char != '"' else False), (char == "\\" and not escaped)
+            continue
+        if char == '"':
+            in_string = True
+        elif char in "{[,:":
+            places.append(("after", at + 1))
+        elif char in "}]":
+            places.append(("close", at))
+    out, last = [], 0
+    for kind, at in places:
+        out.append(text[last:at])
+        last = at
+        if kind == "close" and trailing_commas and text[:at].rstrip()[-1:] not in "{[," and data.draw(st.booleans()):
+            out.append(",")
+        if data.draw(st.integers(0, 3)) == 0:
+            out.append(" " + data.draw(COMMENTS) + " ")
+    out.append(text[last:])
+    return "".join(out)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(DOCUMENTS, LAYOUTS, st.booleans(), st.booleans(), VALUES, st.data())
+def test_with_comments_and_trailing_commas_a_member_added_and_removed_gives_back_the_same_bytes(
+        document, indent, crlf, trailing_commas, value, data):
+    text = with_comments(layout({**document, "mcpServers": document}, indent, True), data, trailing_commas)
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    assert load(text, "jsonc") == {**document, "mcpServers": document}
+    for path in ((), ("mcpServers",)):
+        key = "auto-dream" if "auto-dream" not in document else "auto-dream-2"
+        added = set_member(text, path, key, value)
+        expected = {**document, "mcpServers": document}
+        if path:
+            expected["mcpServers"] = {**document, key: value}
+        else:
+            expected[key] = value
+        assert load(added, "jsonc") == expected
+        if not trailing_commas:
+            assert load(added, "comments") == expected  # no trailing comma of ours where the file had none
+        assert remove_member(added, path, key) == text
+        assert _comments(added) == _comments(text)  # every comment kept, in its order
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(VALUES, max_size=4), LAYOUTS, st.booleans(), VALUES, st.data())
+def test_with_comments_an_item_appended_and_removed_gives_back_the_same_bytes(items, indent, trailing_commas, value,
+                                                                               data):
+    text = with_comments(layout({"hooks": {"SessionStart": items}}, indent, True), data, trailing_commas)
+    added = append_item(text, ("hooks", "SessionStart"), value)
+    assert load(added, "jsonc") == {"hooks": {"SessionStart": [*items, value]}}
+    assert remove_item(added, ("hooks", "SessionStart"), len(items)) == text
+    assert _comments(added) == _comments(text)
+
+
+def _comments(text: str) -> list[str]:
+    """The comments of a JSONC text, in order (a string's `//` is not one)."""
+    return [found for found in re.findall(r'"(?:[^"\\\n]|\\.)*"|//[^\r\n]*|/\*.*?\*/', text, re.DOTALL)
+            if not found.startswith('"')]
+
+
+def test_a_member_goes_after_the_line_comment_of_the_last_one_and_a_file_with_trailing_commas_keeps_them():
+    text = '{\n  "mcpServers": {\n    "git": {"command": "uvx"} // the git one\n  }\n}\n'
+    assert set_member(text, ("mcpServers",), "auto-dream", {"command": "ad"}) == (
+        '{\n  "mcpServers": {\n    "git": {"command": "uvx"}, // the git one\n'
+        '    "auto-dream": {\n      "command": "ad"\n    }\n  }\n}\n')
+    text = '{\n  "mcp": {\n    "git": {"enabled": true}, // mine\n  },\n}\n'
+    assert set_member(text, ("mcp",), "auto-dream", {"enabled": True}) == (
+        '{\n  "mcp": {\n    "git": {"enabled": true}, // mine\n'
+        '    "auto-dream": {\n      "enabled": true\n    },\n  },\n}\n')
+
+
+def test_an_empty_object_holding_a_comment_keeps_it_and_gets_the_member_after_it():
+    text = '{\n  "mcpServers": {\n    // "old": {"command": "x"}\n  }\n}'
+    added = set_member(text, ("mcpServers",), "auto-dream", {"command": "ad"})
+    assert added == ('{\n  "mcpServers": {\n    // "old": {"command": "x"}\n'
+                     '    "auto-dream": {\n      "command": "ad"\n    }\n  }\n}')
+    assert remove_member(added, ("mcpServers",), "auto-dream") == text
+
+
+def test_a_member_removed_from_between_comments_leaves_every_comment():
+    text = '{\n  "a": 1, // one\n  /* mine */ "auto-dream": 2, // two\n  // three\n  "b": 3\n}'
+    assert remove_member(text, (), "auto-dream") == '{\n  "a": 1, // one\n  /* mine */ // two\n  // three\n  "b": 3\n}'
+
+
+@pytest.mark.parametrize("text, dialect, message", [
+    ('{"a": 1 // c\n}', "json", "not valid JSON (line 1, column 9"),
+    ('{"a": [1, 2,]}', "comments", "not valid JSON (line 1, column 13"),  # Gemini CLI: comments, no trailing commas
+    ('{"a": 1 /* never closed\n}', "jsonc", "not valid JSON (line 1, column 9: a /* comment that never ends)"),
+    ('{a: 1}', "jsonc", "not valid JSON (line 1, column 2"),  # JSON5's bare keys are not JSONC
+])
+def test_what_a_dialect_does_not_allow_is_named_where_it_is(text, dialect, message):
+    with pytest.raises(JsonTextError, match=re.escape(message)):
+        load(text, dialect)

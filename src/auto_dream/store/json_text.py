@@ -11,9 +11,20 @@ byte for byte.
 Values are located by a shallow scan: the members of each object on the way (their keys with
 the C scanner's `scanstring`), and each value skipped with the C decoder's `raw_decode`, so a
 `~/.claude.json` of megabytes of project history costs what one `json.loads` costs.
+
+Some agents read their files as JSON with comments (JSONC: `//` and `/* */` comments, and for some
+trailing commas). `load` is told which of those the file's agent accepts (DIALECTS); the edits
+tolerate both. They scan a copy of the text with every comment (and trailing comma) blanked out,
+character for character, so every position in it is a position in the file, and splice the file's
+own text: a comment is never moved into or out of a string, and never removed. A member is added
+after the last one (after its line's `//` comment, a comma put right after its value; after the
+trailing comma when the file ends its lists with one, keeping it so), or after the last comment of
+an empty object; removing it takes out exactly what was added.
 """
 
+import functools
 import json
+import re
 import sys
 from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]  # the C scanner json.loads uses; typeshed omits it
@@ -24,6 +35,13 @@ DEFAULT_INDENT = "  "  # Claude Code writes its JSON with JSON.stringify(value, 
 _decoder = json.JSONDecoder()
 
 Step = str | int  # a key of an object or an index into an array
+
+# What each kind of file may hold besides JSON: (comments, trailing commas).
+DIALECTS = {
+    "json": (False, False),
+    "comments": (True, False),  # JSON.parse after strip-json-comments (Gemini CLI's settings.json)
+    "jsonc": (True, True),  # comments and trailing commas (VS Code's JSONC; JSON5 allows both too)
+}
 
 
 class JsonTextError(ValueError):
@@ -53,10 +71,15 @@ class Container:
         return [m.key_start for m in self.members] if self.kind == "{" else [start for start, _ in self.items]
 
 
-def load(text: str) -> Any:
-    """The value of a JSON document whose root is an object; JsonTextError (with the line and
-    column) for anything else."""
+def load(text: str, dialect: str = "json") -> Any:
+    """The value of a JSON document whose root is an object, its comments (and trailing commas)
+    allowed as `dialect` allows them (DIALECTS); JsonTextError (with the line and column) for
+    anything else."""
+    comments, commas = DIALECTS[dialect]
     try:
+        if comments or commas:
+            blanked, blanked_all = _views(text)
+            text = blanked_all if commas else blanked
         value = json.loads(text)
     except (ValueError, RecursionError) as error:
         raise _unreadable(error) from None
@@ -84,11 +107,10 @@ def set_member(text: str, path: tuple[Step, ...], key: str, value: Any) -> str:
     if not found.members:
         return _fill_empty(text, found, style, lambda indent: f"{encoded_key}: {style.dump(value, indent)}")
     last = found.members[-1]
-    before_last = found.members[-2].value_end if len(found.members) > 1 else found.start + 1
-    separator = _separator(text, before_last, last.key_start, found)
-    colon = text[last.key_end:last.value_start]  # `: ` as the file spells it
-    addition = "," + separator + encoded_key + colon + style.dump(value, _indent_after(separator))
-    return text[:last.value_end] + addition + text[last.value_end:]
+    colon = text[last.key_end:last.value_start]  # `: ` as the file spells it (without a comment in it)
+    if _views(text)[0][last.key_end:last.value_start] != colon:
+        colon = ": "
+    return _add_last(text, found, style, lambda indent: encoded_key + colon + style.dump(value, indent))
 
 
 def remove_member(text: str, path: tuple[Step, ...], key: str) -> str:
@@ -108,10 +130,7 @@ def append_item(text: str, path: tuple[Step, ...], value: Any) -> str:
     style = _Style.of(text, found)
     if not found.items:
         return _fill_empty(text, found, style, lambda indent: style.dump(value, indent))
-    last_start, last_end = found.items[-1]
-    before_last = found.items[-2][1] if len(found.items) > 1 else found.start + 1
-    separator = _separator(text, before_last, last_start, found)
-    return text[:last_end] + "," + separator + style.dump(value, _indent_after(separator)) + text[last_end:]
+    return _add_last(text, found, style, lambda indent: style.dump(value, indent))
 
 
 def remove_item(text: str, path: tuple[Step, ...], index: int) -> str:
@@ -122,21 +141,97 @@ def remove_item(text: str, path: tuple[Step, ...], index: int) -> str:
 
 def blank_inside(text: str, path: tuple[Step, ...]) -> str | None:
     """The whitespace between the brackets of the object or array at `path` when it is empty
-    (`{\n  }`); None when it has children or is not there. Filling an empty container lays it out
-    afresh, and emptying it again gives `{}`: this is what to put back."""
+    (`{\n  }`); None when it has children, holds a comment (which filling it keeps, and emptying it
+    gives back) or is not there. Filling an empty container lays it out afresh, and emptying it
+    again gives `{}`: this is what to put back."""
     try:
         found = _container(text, path, None)
     except JsonTextError:
         return None
-    return None if found.child_starts() else text[found.start + 1:found.end - 1]
+    inside = text[found.start + 1:found.end - 1]
+    return None if found.child_starts() or inside.strip(WHITESPACE) else inside
 
 
 def set_blank_inside(text: str, path: tuple[Step, ...], blank: str) -> str:
     """`text` with `blank` (whitespace) between the brackets of the empty container at `path`."""
     found = _container(text, path, None)
-    if found.child_starts() or blank.strip(WHITESPACE):
+    if found.child_starts() or blank.strip(WHITESPACE) or text[found.start + 1:found.end - 1].strip(WHITESPACE):
         raise JsonTextError("only whitespace goes inside an empty object or array")
     return text[:found.start + 1] + blank + text[found.end - 1:]
+
+
+# ---------------------------------------------------------------- comments
+
+# A string (its escapes included), a `//` comment (to the end of its line, the line break not in it),
+# a `/* */` comment, or the start of one that never ends.
+_COMMENTS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\r\n]*|/\*.*?\*/|/\*', re.DOTALL)
+# A string, or a comma with nothing but whitespace before the bracket that closes its list.
+_TRAILING_COMMAS = re.compile(r'"(?:[^"\\\n]|\\.)*"|,(?=[ \t\r\n]*[}\]])')
+
+
+@functools.lru_cache(maxsize=8)
+def _views(text: str) -> tuple[str, str]:
+    """`text` with each comment blanked out (its characters spaces, its line breaks kept), and that
+    with each trailing comma blanked out too: the same length, every position the file's. Plain JSON
+    (tried first, at C speed: a `~/.claude.json` of megabytes) is its own view."""
+    try:
+        json.loads(text)
+        return text, text
+    except (ValueError, RecursionError):
+        pass
+
+    def blank(match: re.Match) -> str:
+        found = match.group()
+        if found.startswith('"'):
+            return found
+        if found == "/*":
+            raise json.JSONDecodeError("a /* comment that never ends", text, match.start())
+        return re.sub(r"[^\r\n]", " ", found)
+
+    without_comments = _COMMENTS.sub(blank, text)
+    without_commas = _TRAILING_COMMAS.sub(lambda match: " " if match.group() == "," else match.group(),
+                                          without_comments)
+    return without_comments, without_commas
+
+
+def _scan_text(text: str) -> str:
+    """What the scan reads: `text` without its comments and trailing commas."""
+    return _views(text)[1]
+
+
+def _trailing_comma(text: str, after: int, before: int) -> int | None:
+    """Where the trailing comma between `after` (the last child's end) and `before` (the closing
+    bracket) is, or None."""
+    without_comments, scanned = _views(text)
+    at = without_comments.find(",", after, before)
+    return at if at >= 0 and scanned[at] != "," else None
+
+
+def _past_line_comment(text: str, at: int) -> int:
+    """Where the line of `at` breaks, when what follows `at` on it is only comments (and spaces)
+    and ends with a `//` comment: a child added there goes after it, on a line of its own.
+    Otherwise `at` itself."""
+    without_comments = _views(text)[0]
+    end = at
+    while end < len(text) and without_comments[end] in " \t" and text[end] not in "\r\n":
+        end += 1
+    if (end == len(text) or text[end] in "\r\n") and "//" in text[at:end]:
+        return end
+    return at
+
+
+def _lead_start(text: str, child: int, floor: int) -> int:
+    """Where the whitespace before a child starts that goes with it: from its first line break
+    when it has one (the spaces before that break belong to the line above), else all of it."""
+    start = child
+    while start > floor and text[start - 1] in WHITESPACE:
+        start -= 1
+    lead = text[start:child]
+    if "\n" in lead:
+        start += lead.index("\n")
+        if start > floor and text[start - 1] == "\r":
+            start -= 1
+    return start
 
 
 # ---------------------------------------------------------------- the scan
@@ -194,7 +289,9 @@ def scan_container(text: str, start: int) -> Container:
 
 
 def _container(text: str, path: tuple[Step, ...], kind: str | None) -> Container:
-    """The container at `path` from the root object (already checked by `load`), of `kind` unless None."""
+    """The container at `path` from the root object (already checked by `load`), of `kind` unless None;
+    its positions are the file's, its comments and trailing commas passed over."""
+    text = _scan_text(text)
     found = scan_container(text, _skip(text, 0))
     where = "the top level"
     for step in path:
@@ -234,12 +331,13 @@ class _Style:
         starts = container.child_starts()
         if starts and "\n" not in text[container.start + 1:starts[0]]:
             return cls(None, newline)
-        root = scan_container(text, _skip(text, 0))
+        scanned = _scan_text(text)
+        root = scan_container(scanned, _skip(scanned, 0))
         starts = root.child_starts()
         if not starts:
             return cls(DEFAULT_INDENT if "\n" in text else None, newline)
         gap = text[root.start + 1:starts[0]]
-        return cls(_indent_after(gap) if "\n" in gap else None, newline)
+        return cls(_line_indent(text, starts[0]) if "\n" in gap else None, newline)
 
     def dump(self, value: Any, indent: str) -> str:
         """`value` as JSON for a place whose line is indented by `indent`."""
@@ -248,13 +346,40 @@ class _Style:
         return json.dumps(value, ensure_ascii=False, indent=self.unit).replace("\n", self.newline + indent)
 
 
+def _spans(found: Container) -> list[tuple[int, int]]:
+    return [(m.key_start, m.value_end) for m in found.members] if found.kind == "{" else list(found.items)
+
+
 def _separator(text: str, before: int, child: int, found: Container) -> str:
     """The whitespace the file puts before a child (after the comma): as before the last child;
-    for the second child of a one-line container, a space when the file writes `": "`."""
-    separator = text[before:child].split(",")[-1]
+    for the second child of a one-line container, a space when the file writes `": "`. Where
+    comments stand between them, a line break and the child's indentation (or a space)."""
+    between = text[before:child]
+    if _views(text)[0][before:child] != between:  # a comment in it
+        return (("\r\n" if "\r\n" in text else "\n") + _line_indent(text, child)) if "\n" in between else " "
+    separator = between.split(",")[-1]
     if len(found.child_starts()) == 1 and "\n" not in separator and '": ' in text:
         return " "
     return separator
+
+
+def _add_last(text: str, found: Container, style: _Style, child) -> str:
+    """`found` (which has children) with `child(indent)` added after the last one, laid out as the
+    file lays out the others. The comma goes right after the last value, the child after that
+    value's line comment when it has one; in a file that ends its lists with a trailing comma, the
+    child goes after that comma, with one of its own. `_remove_child` takes out just this."""
+    spans = _spans(found)
+    last_start, last_end = spans[-1]
+    separator = _separator(text, spans[-2][1] if len(spans) > 1 else found.start + 1, last_start, found)
+    trailing = _trailing_comma(text, last_end, found.end - 1)
+    base = last_end if trailing is None else trailing + 1
+    at = _past_line_comment(text, base)
+    if at != base and "\n" not in separator:  # after a `//` comment: on a line of its own
+        separator = style.newline + _line_indent(text, last_start)
+    added = separator + child(_indent_after(separator))
+    if trailing is not None:
+        return text[:at] + added + "," + text[at:]
+    return text[:last_end] + "," + text[last_end:at] + added + text[at:]
 
 
 def _indent_after(whitespace: str) -> str:
@@ -271,20 +396,49 @@ def _line_indent(text: str, at: int) -> str:
 
 
 def _fill_empty(text: str, found: Container, style: _Style, child) -> str:
-    """An empty object or array given its one child, laid out as the file lays out the others."""
+    """An empty object or array given its one child, laid out as the file lays out the others.
+    Comments inside it stay, the child after the last of them."""
+    inside = text[found.start + 1:found.end - 1]
+    outer = _line_indent(text, found.start)
+    if inside.strip(WHITESPACE):  # comments: kept, and what follows the last one
+        head = inside.rstrip(WHITESPACE)
+        tail = inside[len(head):]
+        if style.unit is None and "\n" not in tail:
+            separator = " "
+        else:
+            separator = style.newline + outer + (style.unit or "")
+        added = head + separator + child(_indent_after(separator)) + tail
+        return text[:found.start + 1] + added + text[found.end - 1:]
     if style.unit is None:
         inner = child("")
     else:
-        outer = _line_indent(text, found.start)
         inner = style.newline + outer + style.unit + child(outer + style.unit) + style.newline + outer
     return text[:found.start + 1] + inner + text[found.end - 1:]
 
 
 def _remove_child(text: str, found: Container, spans: list[tuple[int, int]], index: int) -> str:
     """Remove child `index` with its comma: the text before the first child and after the last
-    stays, so removing the child that was added last gives back the text before it was added."""
+    stays, so removing the child that was added last gives back the text before it was added
+    (`_add_last`, `_fill_empty`). No comment is removed."""
+    start, end = spans[index]
+    scanned = _scan_text(text)
+    inside_start, inside_end = found.start + 1, found.end - 1
+    trailing = _trailing_comma(text, end, inside_end) if index == len(spans) - 1 else None
     if len(spans) == 1:
-        return text[:found.start + 1] + text[found.end - 1:]
-    if index < len(spans) - 1:
-        return text[:spans[index][0]] + text[spans[index + 1][0]:]
-    return text[:spans[index - 1][1]] + text[spans[index][1]:]
+        rest = text[inside_start:start] + text[end:trailing if trailing is not None else end] + \
+            text[(trailing + 1) if trailing is not None else end:inside_end]
+        if not rest.strip(WHITESPACE):
+            return text[:inside_start] + text[inside_end:]
+        lead = _lead_start(text, start, inside_start)
+    elif index < len(spans) - 1:
+        comma = scanned.index(",", end)
+        after = _skip(text, comma + 1)
+        return text[:start] + text[end:comma] + text[after:]
+    else:
+        lead = _lead_start(text, start, spans[index - 1][1])
+        if trailing is None:
+            comma = scanned.index(",", spans[index - 1][1])
+            return text[:comma] + text[comma + 1:lead] + text[end:]
+    if trailing is None:
+        return text[:lead] + text[end:]
+    return text[:lead] + text[end:trailing] + text[trailing + 1:]
