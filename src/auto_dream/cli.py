@@ -1041,9 +1041,9 @@ def install_openclaw(
 ) -> None:
     """Install the skill where OpenClaw loads skills for every local agent:
     ~/.openclaw/skills/auto-dream/ ($OPENCLAW_STATE_DIR/skills/ when set), and register the MCP server in
-    `mcp.servers` of ~/.openclaw/openclaw.json (left as it is, with a warning, when it is JSON5 with
-    comments). Its commands name the store (--root; default ~/.openclaw/workspace/.auto-dream) and this
-    auto-dream by its absolute path."""
+    `mcp.servers` of ~/.openclaw/openclaw.json (its comments and trailing commas kept; left as it is,
+    with a warning, when it is JSON5 with unquoted keys or single quotes). Its commands name the store
+    (--root; default ~/.openclaw/workspace/.auto-dream) and this auto-dream by its absolute path."""
     from auto_dream.commands.install import openclaw_places
 
     _install(ctx, openclaw_places(home_folder(), openclaw_state_dir()), Path.cwd(), dry_run, force)
@@ -1169,7 +1169,8 @@ def install_cursor(ctx: typer.Context, scope: AgentScopeOption = "project", proj
                    dry_run: DryRunOption = False, force: AgentForceOption = False) -> None:
     """Register auto-dream's MCP server in Cursor's mcp.json (<project>/.cursor/mcp.json, or
     ~/.cursor/mcp.json at --scope user) and, for a project, add the rule .cursor/rules/auto-dream.mdc
-    saying when to recall and remember (Cursor keeps user rules in its settings, not in a file)."""
+    saying when to recall and remember (Cursor keeps user rules in its settings, not in a file).
+    Comments in mcp.json are kept."""
     _install_agent(ctx, "cursor", scope, project, dry_run, force)
 
 
@@ -1177,15 +1178,17 @@ def install_cursor(ctx: typer.Context, scope: AgentScopeOption = "project", proj
 def install_opencode(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
                      dry_run: DryRunOption = False, force: AgentForceOption = False) -> None:
     """Register auto-dream's MCP server in OpenCode's opencode.json (`mcp` of the project's, or of
-    ~/.config/opencode/opencode.json at --scope user) and add a marked block to AGENTS.md (the project's,
-    or ~/.config/opencode/AGENTS.md) saying when to recall and remember."""
+    ~/.config/opencode/opencode.json at --scope user; opencode.jsonc when that is there instead) and add
+    a marked block to AGENTS.md (the project's, or ~/.config/opencode/AGENTS.md) saying when to recall and
+    remember. Comments and trailing commas in the config are kept."""
     _install_agent(ctx, "opencode", scope, project, dry_run, force)
 
 
 @uninstall_app.command("gemini-cli")
 def uninstall_gemini_cli(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
                          dry_run: DryRunOption = False) -> None:
-    """Remove the MCP server and the GEMINI.md block `install gemini-cli` added; the rest is kept byte for byte."""
+    """Remove the MCP server, the hooks and the GEMINI.md block `install gemini-cli` added; the rest is kept
+    byte for byte."""
     _uninstall_agent(ctx, "gemini-cli", scope, project, dry_run)
 
 
