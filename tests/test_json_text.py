@@ -205,3 +205,69 @@ def test_a_member_removed_from_between_comments_leaves_every_comment():
 def test_what_a_dialect_does_not_allow_is_named_where_it_is(text, dialect, message):
     with pytest.raises(JsonTextError, match=re.escape(message)):
         load(text, dialect)
+
+
+# ---------------------------------------------------------------- JSON5 (OpenClaw's openclaw.json)
+
+
+def json5_text(value, data, indent: str = "  ", depth: int = 0) -> str:
+    """`value` written as people write JSON5: unquoted keys where they can be, strings in single or
+    double quotes, hexadecimal integers, comments and trailing commas here and there."""
+    def comment() -> str:
+        return data.draw(st.sampled_from(["", "", " /* c */", " // c, 'x' {\n" + indent * (depth + 1)]))
+
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int):
+        return hex(value) if value >= 0 and data.draw(st.booleans()) else json.dumps(value)
+    if isinstance(value, str):
+        if data.draw(st.booleans()):
+            return json.dumps(value, ensure_ascii=False)
+        return "'" + json.dumps(value, ensure_ascii=False)[1:-1].replace('\\"', '"').replace("'", "\\'") + "'"
+    inner = indent * (depth + 1)
+    if isinstance(value, list):
+        parts = [json5_text(item, data, indent, depth + 1) for item in value]
+        opening, closing = "[", "]"
+    else:
+        parts = [(key if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", key) and data.draw(st.booleans())
+                  else json.dumps(key, ensure_ascii=False)) + ":" + comment() + " "
+                 + json5_text(item, data, indent, depth + 1) for key, item in value.items()]
+        opening, closing = "{", "}"
+    if not parts:
+        return opening + comment() + closing
+    trailing = "," if data.draw(st.booleans()) else ""
+    body = ("," + comment() + "\n").join(inner + part for part in parts)
+    return opening + "\n" + body + trailing + comment() + "\n" + indent * depth + closing
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(DOCUMENTS, VALUES, st.data())
+def test_json5_with_unquoted_keys_single_quotes_comments_and_trailing_commas_is_edited_byte_for_byte(
+        document, value, data):
+    document = {**document, "mcp": {"servers": document}}
+    text = "// OpenClaw\n" + json5_text(document, data) + "\n"
+    assert load(text, "json5") == document
+    with pytest.raises(JsonTextError):
+        load(text.replace("// OpenClaw\n", "{unquoted: 1}\n"), "json5")
+    for path in ((), ("mcp",), ("mcp", "servers")):
+        added = set_member(text, path, "auto-dream", value)
+        expected = load(text, "json5")
+        holder = expected
+        for key in path:
+            holder = holder[key]
+        holder["auto-dream"] = value
+        assert load(added, "json5") == expected
+        assert remove_member(added, path, "auto-dream") == text
+        assert _comments(added) == _comments(text)
+
+
+@pytest.mark.parametrize("text, value", [
+    ("{a: 0x1F, b: .5, c: +1, d: 5., e: -Infinity, f: 'it\\'s', g: \"a\\\nb\", h: '\\x41\\u0042'}",
+     {"a": 31, "b": 0.5, "c": 1, "d": 5.0, "e": float("-inf"), "f": "it's", "g": "ab", "h": "AB"}),
+    ("{$key_1: [1, 2,], 'quoted key': null, /* c */ nested: {deep: true,},}",
+     {"$key_1": [1, 2], "quoted key": None, "nested": {"deep": True}}),
+])
+def test_json5_values_are_read_as_json5_reads_them(text, value):
+    assert load(text, "json5") == value
+    with pytest.raises(JsonTextError):
+        load(text, "jsonc")  # not JSONC

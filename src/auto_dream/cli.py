@@ -1041,8 +1041,8 @@ def install_openclaw(
 ) -> None:
     """Install the skill where OpenClaw loads skills for every local agent:
     ~/.openclaw/skills/auto-dream/ ($OPENCLAW_STATE_DIR/skills/ when set), and register the MCP server in
-    `mcp.servers` of ~/.openclaw/openclaw.json (its comments and trailing commas kept; left as it is,
-    with a warning, when it is JSON5 with unquoted keys or single quotes). Its commands name the store
+    `mcp.servers` of ~/.openclaw/openclaw.json (JSON5: its comments, unquoted keys and the rest kept
+    as they are). Its commands name the store
     (--root; default ~/.openclaw/workspace/.auto-dream) and this auto-dream by its absolute path."""
     from auto_dream.commands.install import openclaw_places
 

@@ -14,7 +14,8 @@ reads, and where (the sources are cited in docs/agents.md):
   `.claude.json` with them (store.claude_home).
 - OpenClaw (docs/tools/skills.md of openclaw/openclaw, "Loading order"): managed skills in
   `<state-dir>/skills/<name>/SKILL.md`, the state dir being `$OPENCLAW_STATE_DIR` or `~/.openclaw`;
-  MCP servers in `mcp.servers` of `<state-dir>/openclaw.json` (https://docs.openclaw.ai/cli/mcp).
+  MCP servers in `mcp.servers` of `<state-dir>/openclaw.json` (https://docs.openclaw.ai/cli/mcp), a
+  JSON5 file (https://docs.openclaw.ai/gateway/configuration-reference).
 - Gemini CLI (https://geminicli.com/docs/tools/mcp-server, https://geminicli.com/docs/cli/gemini-md,
   https://geminicli.com/docs/hooks): `mcpServers` and `hooks` (SessionStart, SessionEnd) of
   `.gemini/settings.json` or `~/.gemini/settings.json`; GEMINI.md, given a marked block.
@@ -125,7 +126,7 @@ class Places:
     instructions: Path | None = None  # a Markdown file auto-dream adds a marked block to (GEMINI.md, AGENTS.md)
     own_folder: bool = True  # skill_dir is named for auto-dream (.../skills/auto-dream), not the agent's own
     # What the agent's JSON files may hold besides JSON (store.json_text.DIALECTS): "json" (Claude Code),
-    # "comments" (Gemini CLI, Cursor), "jsonc" (comments and trailing commas: OpenCode, OpenClaw's JSON5).
+    # "comments" (Gemini CLI, Cursor), "jsonc" (comments and trailing commas: OpenCode), "json5" (OpenClaw).
     json_dialect: str = "json"
 
     @property
@@ -215,7 +216,7 @@ def openclaw_places(home: Path | None, state_dir: Path | None) -> Places:
             raise InputError("no home folder for ~/.openclaw (HOME is not set): set OPENCLAW_STATE_DIR")
         state_dir = home / ".openclaw"
     return Places("openclaw", None, state_dir / "skills" / SKILL_NAME, mcp_file=state_dir / "openclaw.json",
-                  owned=(state_dir,), servers_key=("mcp", "servers"), server_shape="openclaw", json_dialect="jsonc")
+                  owned=(state_dir,), servers_key=("mcp", "servers"), server_shape="openclaw", json_dialect="json5")
 
 
 def gemini_cli_places(scope: str, project: Path, home: Path | None) -> Places:
@@ -715,12 +716,13 @@ def _text(path: Path, data: bytes, dialect: str = "json") -> str:
     except UnicodeDecodeError:
         raise StoreError(f"{path} is not UTF-8 text: nothing was written") from None
     except JsonTextError as error:
-        raise StoreError(f"{path} is {error}: fix it or move it away; nothing was written") from None
+        said = str(error).replace("not valid JSON ", "not valid JSON5 ", 1) if dialect == "json5" else str(error)
+        raise StoreError(f"{path} is {said}: fix it or move it away; nothing was written") from None
 
 
 def _value(text: str) -> Any:
-    """The value of a text `_text` has read (or install has added to): its comments passed over."""
-    return load(text, "jsonc")
+    """The value of a text `_text` has read (or install has added to), in whatever it may be written."""
+    return load(text, "json5")
 
 
 def _member(value: Any, path: tuple[str, ...]) -> Any:
@@ -780,11 +782,6 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
     for role, path, what in _json_roles(places):
         before = snapshot.files[path]
         previous = record.files.get(role) if record else None
-        if (skipped := _json5_skipped(places, path, before)) is not None:
-            notes.append(skipped)
-            if previous is not None:
-                files[role] = previous
-            continue
         entry = _FileRecord(created=before is None or bool(previous and previous.created))
         if path in texts:
             text = texts[path]
@@ -862,21 +859,6 @@ def _json_roles(places: Places) -> list[tuple[str, Path, str]]:
     if places.settings is not None:
         roles.append(("settings", places.settings, "the SessionStart and SessionEnd hooks"))
     return roles
-
-
-def _json5_skipped(places: Places, path: Path, data: bytes | None) -> str | None:
-    """OpenClaw's config is JSON5: comments and trailing commas are edited around as in JSONC; one
-    written with the rest of JSON5 (unquoted keys, single quotes, hexadecimal numbers…) is left as it
-    is, and the skill installed without the server; a note says so. Other agents' files are refused."""
-    if places.agent != "openclaw" or data is None:
-        return None
-    try:
-        _text(path, data, places.json_dialect)
-    except StoreError:
-        return (f"left {path} as it is: it is JSON5 beyond comments and trailing commas (unquoted keys, single "
-                f"quotes…), which auto-dream does not edit; the MCP server \"{SERVER_NAME}\" was not added or "
-                "removed there")
-    return None
 
 
 def _skill_word(places: Places) -> str:
@@ -1043,9 +1025,6 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
     for role, path, what in _json_roles(places):
         before = snapshot.files[path]
         if before is None:
-            continue
-        if (skipped := _json5_skipped(places, path, before)) is not None:
-            notes.append(skipped)
             continue
         text = texts[path] if path in texts else _text(path, before, places.json_dialect)
         value = _value(text)

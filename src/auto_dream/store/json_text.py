@@ -24,8 +24,10 @@ an empty object; removing it takes out exactly what was added.
 
 import functools
 import json
+import math
 import re
 import sys
+import unicodedata
 from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]  # the C scanner json.loads uses; typeshed omits it
 from typing import Any
@@ -36,11 +38,14 @@ _decoder = json.JSONDecoder()
 
 Step = str | int  # a key of an object or an index into an array
 
-# What each kind of file may hold besides JSON: (comments, trailing commas).
+# What each kind of file may hold besides JSON: (comments, trailing commas, the rest of JSON5).
 DIALECTS = {
-    "json": (False, False),
-    "comments": (True, False),  # JSON.parse after strip-json-comments (Gemini CLI's settings.json)
-    "jsonc": (True, True),  # comments and trailing commas (VS Code's JSONC; JSON5 allows both too)
+    "json": (False, False, False),
+    "comments": (True, False, False),  # JSON.parse after strip-json-comments (Gemini CLI's settings.json)
+    "jsonc": (True, True, False),  # comments and trailing commas (VS Code's JSONC)
+    # JSON5 (https://spec.json5.org): also unquoted keys, single-quoted strings, hexadecimal numbers,
+    # Infinity and NaN, a leading + or a bare decimal point (OpenClaw's openclaw.json)
+    "json5": (True, True, True),
 }
 
 
@@ -75,12 +80,16 @@ def load(text: str, dialect: str = "json") -> Any:
     """The value of a JSON document whose root is an object, its comments (and trailing commas)
     allowed as `dialect` allows them (DIALECTS); JsonTextError (with the line and column) for
     anything else."""
-    comments, commas = DIALECTS[dialect]
+    comments, commas, json5 = DIALECTS[dialect]
     try:
         if comments or commas:
-            blanked, blanked_all = _views(text)
-            text = blanked_all if commas else blanked
-        value = json.loads(text)
+            blanked, blanked_all, other = _views(text)
+            if json5 and other:
+                value = _document5(blanked_all)
+            else:
+                value = json.loads(blanked_all if commas else blanked)
+        else:
+            value = json.loads(text)
     except (ValueError, RecursionError) as error:
         raise _unreadable(error) from None
     if not isinstance(value, dict):
@@ -162,27 +171,29 @@ def set_blank_inside(text: str, path: tuple[Step, ...], blank: str) -> str:
 
 # ---------------------------------------------------------------- comments
 
-# A string (its escapes included), a `//` comment (to the end of its line, the line break not in it),
-# a `/* */` comment, or the start of one that never ends.
-_COMMENTS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\r\n]*|/\*.*?\*/|/\*', re.DOTALL)
+# A string (its escapes included; JSON5's single-quoted ones too), a `//` comment (to the end of its
+# line, the line break not in it), a `/* */` comment, or the start of one that never ends.
+_STRING = r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
+_COMMENTS = re.compile(_STRING + r'|//[^\r\n]*|/\*.*?\*/|/\*', re.DOTALL)
 # A string, or a comma with nothing but whitespace before the bracket that closes its list.
-_TRAILING_COMMAS = re.compile(r'"(?:[^"\\\n]|\\.)*"|,(?=[ \t\r\n]*[}\]])')
+_TRAILING_COMMAS = re.compile(_STRING + r'|,(?=[ \t\r\n]*[}\]])', re.DOTALL)
 
 
 @functools.lru_cache(maxsize=8)
-def _views(text: str) -> tuple[str, str]:
+def _views(text: str) -> tuple[str, str, bool]:
     """`text` with each comment blanked out (its characters spaces, its line breaks kept), and that
-    with each trailing comma blanked out too: the same length, every position the file's. Plain JSON
-    (tried first, at C speed: a `~/.claude.json` of megabytes) is its own view."""
+    with each trailing comma blanked out too: the same length, every position the file's; and
+    whether what is left is JSON5 rather than JSON. Plain JSON (tried first, at C speed: a
+    `~/.claude.json` of megabytes) is its own view."""
     try:
         json.loads(text)
-        return text, text
+        return text, text, False
     except (ValueError, RecursionError):
         pass
 
     def blank(match: re.Match) -> str:
         found = match.group()
-        if found.startswith('"'):
+        if found[0] in "\"'":
             return found
         if found == "/*":
             raise json.JSONDecodeError("a /* comment that never ends", text, match.start())
@@ -191,7 +202,11 @@ def _views(text: str) -> tuple[str, str]:
     without_comments = _COMMENTS.sub(blank, text)
     without_commas = _TRAILING_COMMAS.sub(lambda match: " " if match.group() == "," else match.group(),
                                           without_comments)
-    return without_comments, without_commas
+    try:
+        json.loads(without_commas)
+        return without_comments, without_commas, False
+    except (ValueError, RecursionError):
+        return without_comments, without_commas, True
 
 
 def _scan_text(text: str) -> str:
@@ -202,7 +217,7 @@ def _scan_text(text: str) -> str:
 def _trailing_comma(text: str, after: int, before: int) -> int | None:
     """Where the trailing comma between `after` (the last child's end) and `before` (the closing
     bracket) is, or None."""
-    without_comments, scanned = _views(text)
+    without_comments, scanned, _ = _views(text)
     at = without_comments.find(",", after, before)
     return at if at >= 0 and scanned[at] != "," else None
 
@@ -264,8 +279,11 @@ def _unreadable(error: ValueError | RecursionError) -> JsonTextError:
     return JsonTextError(f"JSON that cannot be read ({str(error).splitlines()[0]})")
 
 
-def scan_container(text: str, start: int) -> Container:
-    """The object or array whose opening bracket is at `start`, its children located."""
+def scan_container(text: str, start: int, json5: bool = False) -> Container:
+    """The object or array whose opening bracket is at `start`, its children located (`json5`: in
+    JSON5 without comments or trailing commas)."""
+    if json5:
+        return _scan5(text, start)
     kind = text[start]
     closing = "}" if kind == "{" else "]"
     members: list[Member] = []
@@ -291,8 +309,8 @@ def scan_container(text: str, start: int) -> Container:
 def _container(text: str, path: tuple[Step, ...], kind: str | None) -> Container:
     """The container at `path` from the root object (already checked by `load`), of `kind` unless None;
     its positions are the file's, its comments and trailing commas passed over."""
-    text = _scan_text(text)
-    found = scan_container(text, _skip(text, 0))
+    _, text, json5 = _views(text)
+    found = scan_container(text, _skip5(text, 0), json5)
     where = "the top level"
     for step in path:
         if isinstance(step, str):
@@ -307,10 +325,140 @@ def _container(text: str, path: tuple[Step, ...], kind: str | None) -> Container
         where = f"{where} → {step!r}" if where != "the top level" else repr(step)
         if text[start] not in "{[":
             raise JsonTextError(f"{where} is not an object or an array")
-        found = scan_container(text, start)
+        found = scan_container(text, start, json5)
     if kind is not None and found.kind != kind:
         raise JsonTextError(f"{where} is not an {'object' if kind == '{' else 'array'}")
     return found
+
+
+# ---------------------------------------------------------------- JSON5
+
+# An ECMAScript identifier as a key (without \u escapes), and a JSON5 number.
+_IDENTIFIER = re.compile(r"(?:[^\W\d]|\$)(?:[\w$]|\u200c|\u200d)*")
+_NUMBER5 = re.compile(r"[+-]?(?:Infinity|NaN|0[xX][0-9a-fA-F]+|(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)"
+                      r"(?:[eE][+-]?[0-9]+)?)")
+_ESCAPES5 = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "0": "\0"}
+_LINE_BREAKS5 = "\n\r\u2028\u2029"
+
+
+def _skip5(text: str, at: int) -> int:
+    """Past JSON5's whitespace (JSON's, and the other spaces ECMAScript knows)."""
+    while at < len(text) and (text[at] in WHITESPACE or text[at] in "\v\f\ufeff\u2028\u2029"
+                              or unicodedata.category(text[at]) == "Zs"):
+        at += 1
+    return at
+
+
+def _fail5(message: str, text: str, at: int) -> json.JSONDecodeError:
+    return json.JSONDecodeError(message, text, at)
+
+
+def _document5(text: str) -> Any:
+    """The value of a JSON5 text without comments or trailing commas (blanked by `_views`)."""
+    value, end = _value5(text, _skip5(text, 0))
+    end = _skip5(text, end)
+    if end != len(text):
+        raise _fail5("Extra data", text, end)
+    return value
+
+
+def _value5(text: str, at: int) -> tuple[Any, int]:
+    """The JSON5 value at `at` and where it ends."""
+    if at >= len(text):
+        raise _fail5("Expecting value", text, at)
+    char = text[at]
+    if char in "{[":
+        found = _scan5(text, at)
+        if char == "{":
+            members = {}
+            for member in found.members:
+                members[member.key] = _value5(text, member.value_start)[0]
+            return members, found.end
+        return [_value5(text, start)[0] for start, _ in found.items], found.end
+    if char in "\"'":
+        return _string5(text, at)
+    for word, value in (("true", True), ("false", False), ("null", None)):
+        if text.startswith(word, at):
+            return value, at + len(word)
+    number = _NUMBER5.match(text, at)
+    if number is None:
+        raise _fail5("Expecting value", text, at)
+    spelled = number.group().lstrip("+")
+    sign = -1 if spelled.startswith("-") else 1
+    digits = spelled.lstrip("-")
+    if digits in ("Infinity", "NaN"):
+        return (sign * math.inf if digits == "Infinity" else math.nan), number.end()
+    if digits[:2] in ("0x", "0X"):
+        return sign * int(digits, 16), number.end()
+    return (float(spelled) if any(mark in digits for mark in ".eE") else int(spelled)), number.end()
+
+
+def _string5(text: str, at: int) -> tuple[str, int]:
+    """A JSON5 string, in double or single quotes, and where it ends."""
+    quote, index = text[at], at + 1
+    out: list[str] = []
+    while True:
+        if index >= len(text) or text[index] in "\n\r":
+            raise _fail5("Unterminated string starting at", text, at)
+        char = text[index]
+        if char == quote:
+            return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16"), index + 1
+        if char != "\\":
+            out.append(char)
+            index += 1
+            continue
+        escaped = text[index + 1] if index + 1 < len(text) else ""
+        if escaped in _LINE_BREAKS5:  # a line continuation
+            index += 3 if text.startswith("\r\n", index + 1) else 2
+        elif escaped in _ESCAPES5 and not (escaped == "0" and text[index + 2:index + 3].isdigit()):
+            out.append(_ESCAPES5[escaped])
+            index += 2
+        elif escaped in "xu":
+            width = 2 if escaped == "x" else 4
+            hexadecimal = text[index + 2:index + 2 + width]
+            if len(hexadecimal) != width or not all(c in "0123456789abcdefABCDEF" for c in hexadecimal):
+                raise _fail5("Invalid \\escape", text, index)
+            out.append(chr(int(hexadecimal, 16)))
+            index += 2 + width
+        elif escaped and not escaped.isdigit():
+            out.append(escaped)
+            index += 2
+        else:
+            raise _fail5("Invalid \\escape", text, index)
+
+
+def _scan5(text: str, start: int) -> Container:
+    """`scan_container` for JSON5 (comments and trailing commas already blanked out)."""
+    kind = text[start]
+    closing = "}" if kind == "{" else "]"
+    members: list[Member] = []
+    items: list[tuple[int, int]] = []
+    at = _skip5(text, start + 1)
+    if at < len(text) and text[at] == closing:
+        return Container(kind, start, at + 1)
+    while True:
+        if kind == "{":
+            if at < len(text) and text[at] in "\"'":
+                key, key_end = _string5(text, at)
+            elif (name := _IDENTIFIER.match(text, at)) is not None:
+                key, key_end = name.group(), name.end()
+            else:
+                raise _fail5("Expecting property name", text, at)
+            colon = _skip5(text, key_end)
+            if colon >= len(text) or text[colon] != ":":
+                raise _fail5("Expecting ':' delimiter", text, colon)
+            value_start = _skip5(text, colon + 1)
+            value_end = _value5(text, value_start)[1]
+            members.append(Member(key, at, key_end, value_start, value_end))
+        else:
+            value_end = _value5(text, at)[1]
+            items.append((at, value_end))
+        at = _skip5(text, value_end)
+        if at < len(text) and text[at] == closing:
+            return Container(kind, start, at + 1, tuple(members), tuple(items))
+        if at >= len(text) or text[at] != ",":
+            raise _fail5("Expecting ',' delimiter", text, at)
+        at = _skip5(text, at + 1)
 
 
 # ---------------------------------------------------------------- the splice
@@ -331,8 +479,8 @@ class _Style:
         starts = container.child_starts()
         if starts and "\n" not in text[container.start + 1:starts[0]]:
             return cls(None, newline)
-        scanned = _scan_text(text)
-        root = scan_container(scanned, _skip(scanned, 0))
+        _, scanned, json5 = _views(text)
+        root = scan_container(scanned, _skip5(scanned, 0), json5)
         starts = root.child_starts()
         if not starts:
             return cls(DEFAULT_INDENT if "\n" in text else None, newline)
