@@ -462,8 +462,8 @@ def render_skill(template: str, agent: str, command: tuple[str, ...], root: Path
 
 
 def render_instructions(agent: str, command: tuple[str, ...], root: Path) -> str:
-    """When to recall and remember, for an agent with no hooks auto-dream installs into: the text of
-    the marked block in GEMINI.md or AGENTS.md, and of Cursor's rule. Every command names this
+    """When to recall and remember, for the agents that get no skill (and, but for Gemini CLI, no hooks):
+    the text of the marked block in GEMINI.md or AGENTS.md, and of Cursor's rule. Every command names this
     machine's executable and store, as the skill's do."""
     full = shlex.join([*command, "--root", str(root)])
     return (
