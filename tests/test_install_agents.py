@@ -258,15 +258,21 @@ def test_openclaw_server_in_mcp_servers_installed_and_removed_byte_for_byte(cli,
     assert tree_hash(tmp_path) == before
 
 
-def test_openclaw_json5_config_is_left_as_it_is_and_the_skill_installed(cli, places, tmp_path):
-    """OpenClaw's config is JSON5: one with comments is not edited (a warning says so); the skill still is."""
+def test_openclaw_json5_config_gets_the_server_and_is_given_back_byte_for_byte(cli, places, tmp_path):
+    """OpenClaw's config is JSON5 (comments, trailing commas, unquoted keys, single quotes): the server
+    goes in among them, and uninstall gives every byte back."""
     config = places["home"] / ".openclaw" / "openclaw.json"
     config.parent.mkdir()
-    config.write_text('{\n  // my gateway\n  gateway: {port: 18789,},\n}\n')
+    text = "{\n  // my gateway\n  gateway: {port: 18789, bind: 'loopback',},\n}\n"
+    config.write_text(text)
     before = tree_hash(tmp_path)
     done = _run(cli, places, "install", "openclaw")
-    assert "JSON5" in done.err
-    assert config.read_text() == '{\n  // my gateway\n  gateway: {port: 18789,},\n}\n'
+    assert "JSON5" not in done.err
+    after = config.read_text()
+    assert after.startswith("{\n  // my gateway\n  gateway: {port: 18789, bind: 'loopback',},\n")
+    from auto_dream.store.json_text import load
+
+    _assert_runs_our_server(load(after, "json5")["mcp"]["servers"]["auto-dream"], "openclaw", places["store"])
     assert (places["home"] / ".openclaw" / "skills" / "auto-dream" / "SKILL.md").is_file()
     _run(cli, places, "uninstall", "openclaw")
     assert tree_hash(tmp_path) == before

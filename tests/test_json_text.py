@@ -98,3 +98,176 @@ def test_what_is_not_a_json_object_is_named(text, message):
 def test_a_path_through_something_else_than_an_object_is_an_error():
     with pytest.raises(JsonTextError, match="'hooks' is not an object"):
         set_member('{"hooks": []}', ("hooks",), "SessionStart", [])
+
+
+# ---------------------------------------------------------------- comments (JSONC)
+
+COMMENTS = st.sampled_from(["/* c */", "/* a, b: {} */", "// c\n", "// \"x\", [ ] }\n", "/*\n  two lines\n*/",
+                            "// http://example.com/a//b\n"])
+
+
+def with_comments(text: str, data, trailing_commas: bool) -> str:
+    """`text` (JSON) with comments drawn into the places between its tokens, and (when asked) a
+    trailing comma after the last child of some non-empty objects and arrays."""
+    places, in_string, escaped = [], False, False
+    for at, char in enumerate(text):
+        if in_string:
+            in_string, escaped = (in_string if escaped or char != '"' else False), (char == "\\" and not escaped)
+            continue
+        if char == '"':
+            in_string = True
+        elif char in "{[,:":
+            places.append(("after", at + 1))
+        elif char in "}]":
+            places.append(("close", at))
+    out, last = [], 0
+    for kind, at in places:
+        out.append(text[last:at])
+        last = at
+        if kind == "close" and trailing_commas and text[:at].rstrip()[-1:] not in "{[," and data.draw(st.booleans()):
+            out.append(",")
+        if data.draw(st.integers(0, 3)) == 0:
+            out.append(" " + data.draw(COMMENTS) + " ")
+    out.append(text[last:])
+    return "".join(out)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(DOCUMENTS, LAYOUTS, st.booleans(), st.booleans(), VALUES, st.data())
+def test_with_comments_and_trailing_commas_a_member_added_and_removed_gives_back_the_same_bytes(
+        document, indent, crlf, trailing_commas, value, data):
+    text = with_comments(layout({**document, "mcpServers": document}, indent, True), data, trailing_commas)
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    assert load(text, "jsonc") == {**document, "mcpServers": document}
+    for path in ((), ("mcpServers",)):
+        key = "auto-dream" if "auto-dream" not in document else "auto-dream-2"
+        added = set_member(text, path, key, value)
+        expected = {**document, "mcpServers": document}
+        if path:
+            expected["mcpServers"] = {**document, key: value}
+        else:
+            expected[key] = value
+        assert load(added, "jsonc") == expected
+        if not trailing_commas:
+            assert load(added, "comments") == expected  # no trailing comma of ours where the file had none
+        assert remove_member(added, path, key) == text
+        assert _comments(added) == _comments(text)  # every comment kept, in its order
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(VALUES, max_size=4), LAYOUTS, st.booleans(), VALUES, st.data())
+def test_with_comments_an_item_appended_and_removed_gives_back_the_same_bytes(items, indent, trailing_commas, value,
+                                                                               data):
+    text = with_comments(layout({"hooks": {"SessionStart": items}}, indent, True), data, trailing_commas)
+    added = append_item(text, ("hooks", "SessionStart"), value)
+    assert load(added, "jsonc") == {"hooks": {"SessionStart": [*items, value]}}
+    assert remove_item(added, ("hooks", "SessionStart"), len(items)) == text
+    assert _comments(added) == _comments(text)
+
+
+def _comments(text: str) -> list[str]:
+    """The comments of a JSONC text, in order (a string's `//` is not one)."""
+    return [found for found in re.findall(r'"(?:[^"\\\n]|\\.)*"|//[^\r\n]*|/\*.*?\*/', text, re.DOTALL)
+            if not found.startswith('"')]
+
+
+def test_a_member_goes_after_the_line_comment_of_the_last_one_and_a_file_with_trailing_commas_keeps_them():
+    text = '{\n  "mcpServers": {\n    "git": {"command": "uvx"} // the git one\n  }\n}\n'
+    assert set_member(text, ("mcpServers",), "auto-dream", {"command": "ad"}) == (
+        '{\n  "mcpServers": {\n    "git": {"command": "uvx"}, // the git one\n'
+        '    "auto-dream": {\n      "command": "ad"\n    }\n  }\n}\n')
+    text = '{\n  "mcp": {\n    "git": {"enabled": true}, // mine\n  },\n}\n'
+    assert set_member(text, ("mcp",), "auto-dream", {"enabled": True}) == (
+        '{\n  "mcp": {\n    "git": {"enabled": true}, // mine\n'
+        '    "auto-dream": {\n      "enabled": true\n    },\n  },\n}\n')
+
+
+def test_an_empty_object_holding_a_comment_keeps_it_and_gets_the_member_after_it():
+    text = '{\n  "mcpServers": {\n    // "old": {"command": "x"}\n  }\n}'
+    added = set_member(text, ("mcpServers",), "auto-dream", {"command": "ad"})
+    assert added == ('{\n  "mcpServers": {\n    // "old": {"command": "x"}\n'
+                     '    "auto-dream": {\n      "command": "ad"\n    }\n  }\n}')
+    assert remove_member(added, ("mcpServers",), "auto-dream") == text
+
+
+def test_a_member_removed_from_between_comments_leaves_every_comment():
+    text = '{\n  "a": 1, // one\n  /* mine */ "auto-dream": 2, // two\n  // three\n  "b": 3\n}'
+    assert remove_member(text, (), "auto-dream") == '{\n  "a": 1, // one\n  /* mine */ // two\n  // three\n  "b": 3\n}'
+
+
+@pytest.mark.parametrize("text, dialect, message", [
+    ('{"a": 1 // c\n}', "json", "not valid JSON (line 1, column 9"),
+    ('{"a": [1, 2,]}', "comments", "not valid JSON (line 1, column 13"),  # Gemini CLI: comments, no trailing commas
+    ('{"a": 1 /* never closed\n}', "jsonc", "not valid JSON (line 1, column 9: a /* comment that never ends)"),
+    ('{a: 1}', "jsonc", "not valid JSON (line 1, column 2"),  # JSON5's bare keys are not JSONC
+])
+def test_what_a_dialect_does_not_allow_is_named_where_it_is(text, dialect, message):
+    with pytest.raises(JsonTextError, match=re.escape(message)):
+        load(text, dialect)
+
+
+# ---------------------------------------------------------------- JSON5 (OpenClaw's openclaw.json)
+
+
+def json5_text(value, data, indent: str = "  ", depth: int = 0) -> str:
+    """`value` written as people write JSON5: unquoted keys where they can be, strings in single or
+    double quotes, hexadecimal integers, comments and trailing commas here and there."""
+    def comment() -> str:
+        return data.draw(st.sampled_from(["", "", " /* c */", " // c, 'x' {\n" + indent * (depth + 1)]))
+
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int):
+        return hex(value) if value >= 0 and data.draw(st.booleans()) else json.dumps(value)
+    if isinstance(value, str):
+        if data.draw(st.booleans()):
+            return json.dumps(value, ensure_ascii=False)
+        return "'" + json.dumps(value, ensure_ascii=False)[1:-1].replace('\\"', '"').replace("'", "\\'") + "'"
+    inner = indent * (depth + 1)
+    if isinstance(value, list):
+        parts = [json5_text(item, data, indent, depth + 1) for item in value]
+        opening, closing = "[", "]"
+    else:
+        parts = [(key if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", key) and data.draw(st.booleans())
+                  else json.dumps(key, ensure_ascii=False)) + ":" + comment() + " "
+                 + json5_text(item, data, indent, depth + 1) for key, item in value.items()]
+        opening, closing = "{", "}"
+    if not parts:
+        return opening + comment() + closing
+    trailing = "," if data.draw(st.booleans()) else ""
+    body = ("," + comment() + "\n").join(inner + part for part in parts)
+    return opening + "\n" + body + trailing + comment() + "\n" + indent * depth + closing
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(DOCUMENTS, VALUES, st.data())
+def test_json5_with_unquoted_keys_single_quotes_comments_and_trailing_commas_is_edited_byte_for_byte(
+        document, value, data):
+    document = {**document, "mcp": {"servers": document}}
+    text = "// OpenClaw\n" + json5_text(document, data) + "\n"
+    assert load(text, "json5") == document
+    with pytest.raises(JsonTextError):
+        load(text.replace("// OpenClaw\n", "{unquoted: 1}\n"), "json5")
+    for path in ((), ("mcp",), ("mcp", "servers")):
+        added = set_member(text, path, "auto-dream", value)
+        expected = load(text, "json5")
+        holder = expected
+        for key in path:
+            holder = holder[key]
+        holder["auto-dream"] = value
+        assert load(added, "json5") == expected
+        assert remove_member(added, path, "auto-dream") == text
+        assert _comments(added) == _comments(text)
+
+
+@pytest.mark.parametrize("text, value", [
+    ("{a: 0x1F, b: .5, c: +1, d: 5., e: -Infinity, f: 'it\\'s', g: \"a\\\nb\", h: '\\x41\\u0042'}",
+     {"a": 31, "b": 0.5, "c": 1, "d": 5.0, "e": float("-inf"), "f": "it's", "g": "ab", "h": "AB"}),
+    ("{$key_1: [1, 2,], 'quoted key': null, /* c */ nested: {deep: true,},}",
+     {"$key_1": [1, 2], "quoted key": None, "nested": {"deep": True}}),
+])
+def test_json5_values_are_read_as_json5_reads_them(text, value):
+    assert load(text, "json5") == value
+    with pytest.raises(JsonTextError):
+        load(text, "jsonc")  # not JSONC

@@ -80,8 +80,8 @@ def test_every_tool_result_stays_under_20000_characters_on_2000_memories(root):
 
 
 def test_a_dream_undo_and_forget_name_their_first_rows_and_count_the_rest(root, monkeypatch):
-    """A dream of 2,000 memories takes minutes; the lists are cut the same way at any size: here
-    60 new memories, 20 rows named and the results held to 6,000 characters."""
+    """The lists of plan, dream and undo are cut the same way at any size: here 60 new memories, 20
+    rows named and the results held to 6,000 characters (2,000 memories: the test above)."""
     import auto_dream.mcp_server as server
 
     monkeypatch.setattr(server, "RESULT_CHARS", 6_000)
@@ -95,6 +95,55 @@ def test_a_dream_undo_and_forget_name_their_first_rows_and_count_the_rest(root, 
         rows = document["actions"] if tool != "undo" else document["restored"]
         assert document["more"] is True and 0 < len(rows) <= 20, tool
         assert document["actions_total" if tool != "undo" else "restored_total"] >= 60, tool
+
+
+SYLLABLES = ("ka", "lo", "mi", "ter", "van", "sol", "rin", "dex", "pa", "tor", "qui", "ne", "bal", "cor", "zu", "fen")
+
+
+def distinct_store(root: Path, memories: int = 2_000) -> Path:
+    """`memories` memory files each about its own made-up words, as a real store's memories are
+    about different things (big_store's share twenty words, and a dream would compare them all)."""
+    rng = random.Random(28)
+    vocabulary = sorted({"".join(rng.choice(SYLLABLES) for _ in range(rng.randint(3, 5))) for _ in range(30_000)})
+    for number in range(memories):
+        kind = TYPES[number % 4]
+        words = rng.sample(vocabulary, 14)
+        write_memory_file(root, f"memories/{kind}/20260101_memory_{number:04d}.md",
+                          f"---\nname: The {words[0]} {words[1]} of {words[2]}\ndescription: {' '.join(words[:8])}\n"
+                          f"type: {kind}\nmtime: 2026-01-{1 + number % 28:02d}T10:00:00+00:00\n---\n"
+                          f"{' '.join(words).capitalize()}. The {words[3]} uses {words[4]} for {words[5]}.\n")
+    return root
+
+
+@pytest.mark.slow  # about 10 seconds: a plan and an apply over 2,000 memories
+def test_dream_plan_and_apply_by_plan_id_stay_under_20000_characters_on_2000_memories(root):
+    """`dream` without apply (the plan and its id), then with apply and that plan_id, on a store of
+    2,000 memories and 120 new facts: each result is under 20,000 characters, names the first 20
+    rows of each list and counts them all, though the run's full report is far longer."""
+    distinct_store(root)
+    facts = [f"Service {number} of the {WORDS[number % 20]} team listens on port {7000 + number}"
+             for number in range(120)]
+
+    async def steps(client):
+        for fact in facts:
+            ok(await client.call_tool("remember", {"text": fact, "type": "project"}))
+        planned = await client.call_tool("dream", {})
+        applied = await client.call_tool("dream", {"apply": True, "plan_id": ok(planned)["plan_id"]})
+        return planned, applied
+
+    planned, applied = session(root, steps)
+    plan, done = within(planned), within(applied)
+    assert plan["applied"] is False and done["applied"] is True and done["more"] is True
+    assert done["actions"] == plan["actions"] and done["index_sha256"] == plan["index_sha256"]
+    assert done["stats"]["memories_scanned"] == 2_000 and done["stats"]["created"] == 120
+    for document in (plan, done):
+        assert document["actions_total"] >= 120 and document["distilled_entries_total"] == 120  # 120 made, MEMORY.md
+        for name in ("actions", "skipped", "deferred", "flagged", "review", "warnings", "distilled_entries"):
+            rows = document.get(name, [])
+            assert len(rows) <= 20 and (f"{name}_total" in document or len(rows) < 20), name
+    report = root / ".state" / "runs" / done["run_id"] / "report.json"
+    assert len(report.read_text()) > RESULT_CHARS  # what one answer would have been, uncut
+    assert len(list((root / "memories").rglob("*.md"))) == 2_120
 
 
 def test_the_old_server_gave_more_than_20000_characters(root):

@@ -914,18 +914,24 @@ def schedule_status_command(
 
 
 @app.command("context")
-def context_command(ctx: typer.Context) -> None:
+def context_command(ctx: typer.Context, as_json: Annotated[bool, typer.Option(
+        "--json", help="Print it as the JSON a Gemini CLI SessionStart hook answers with: "
+        '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": TEXT}}.')] = False) -> None:
     """Print the store's MEMORY.md as a session should start with it: one line naming the store
     (MEMORY.md's links are relative to it), then MEMORY.md within Claude Code's caps — 10,000
     characters of a hook's output, 200 lines, 25,000 bytes — and a last line saying where it was
     cut, when it was; then, in the room left, the newest log entries not yet dreamed and how many
     more there are. No store, or neither MEMORY.md nor a pending entry: nothing, exit 0. The
-    SessionStart hook that `auto-dream install claude-code` adds runs it."""
+    SessionStart hooks that `auto-dream install claude-code` and `install gemini-cli` add run it."""
     from auto_dream.commands.context import session_context
 
     found = session_context(_root(ctx))
     if found is not None:
-        write_out(found.text)
+        # Gemini CLI reads a hook's stdout as JSON; the context is hookSpecificOutput.additionalContext
+        # (https://geminicli.com/docs/hooks, "SessionStart").
+        write_out(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                     "additionalContext": found.text}}, ensure_ascii=False) + "\n"
+                  if as_json else found.text)
 
 
 ScopeOption = Annotated[str, typer.Option(
@@ -1025,9 +1031,9 @@ def install_openclaw(
 ) -> None:
     """Install the skill where OpenClaw loads skills for every local agent:
     ~/.openclaw/skills/auto-dream/ ($OPENCLAW_STATE_DIR/skills/ when set), and register the MCP server in
-    `mcp.servers` of ~/.openclaw/openclaw.json (left as it is, with a warning, when it is JSON5 with
-    comments). Its commands name the store (--root; default ~/.openclaw/workspace/.auto-dream) and this
-    auto-dream by its absolute path."""
+    `mcp.servers` of ~/.openclaw/openclaw.json (JSON5: its comments, unquoted keys and the rest kept
+    as they are). Its commands name the store
+    (--root; default ~/.openclaw/workspace/.auto-dream) and this auto-dream by its absolute path."""
     from auto_dream.commands.install import openclaw_places
 
     _install(ctx, openclaw_places(home_folder(), openclaw_state_dir()), Path.cwd(), dry_run, force)
@@ -1141,8 +1147,10 @@ def _uninstall_agent(ctx: typer.Context, agent: str, scope: str, project: Option
 def install_gemini_cli(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
                        dry_run: DryRunOption = False, force: AgentForceOption = False) -> None:
     """Register auto-dream's MCP server in Gemini CLI's settings.json (`mcpServers` of
-    <project>/.gemini/settings.json, or ~/.gemini/settings.json at --scope user) and add a marked block
-    to GEMINI.md (the project's, or ~/.gemini/GEMINI.md) saying when to recall and remember."""
+    <project>/.gemini/settings.json, or ~/.gemini/settings.json at --scope user), add a SessionStart
+    hook (MEMORY.md as context, by `auto-dream context --json`) and a SessionEnd hook (`dream --if-due`,
+    in the background) to its `hooks`, and a marked block to GEMINI.md (the project's, or
+    ~/.gemini/GEMINI.md) saying when to recall and remember. Comments in settings.json are kept."""
     _install_agent(ctx, "gemini-cli", scope, project, dry_run, force)
 
 
@@ -1151,7 +1159,8 @@ def install_cursor(ctx: typer.Context, scope: AgentScopeOption = "project", proj
                    dry_run: DryRunOption = False, force: AgentForceOption = False) -> None:
     """Register auto-dream's MCP server in Cursor's mcp.json (<project>/.cursor/mcp.json, or
     ~/.cursor/mcp.json at --scope user) and, for a project, add the rule .cursor/rules/auto-dream.mdc
-    saying when to recall and remember (Cursor keeps user rules in its settings, not in a file)."""
+    saying when to recall and remember (Cursor keeps user rules in its settings, not in a file).
+    Comments in mcp.json are kept."""
     _install_agent(ctx, "cursor", scope, project, dry_run, force)
 
 
@@ -1159,15 +1168,17 @@ def install_cursor(ctx: typer.Context, scope: AgentScopeOption = "project", proj
 def install_opencode(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
                      dry_run: DryRunOption = False, force: AgentForceOption = False) -> None:
     """Register auto-dream's MCP server in OpenCode's opencode.json (`mcp` of the project's, or of
-    ~/.config/opencode/opencode.json at --scope user) and add a marked block to AGENTS.md (the project's,
-    or ~/.config/opencode/AGENTS.md) saying when to recall and remember."""
+    ~/.config/opencode/opencode.json at --scope user; opencode.jsonc when that is there instead) and add
+    a marked block to AGENTS.md (the project's, or ~/.config/opencode/AGENTS.md) saying when to recall and
+    remember. Comments and trailing commas in the config are kept."""
     _install_agent(ctx, "opencode", scope, project, dry_run, force)
 
 
 @uninstall_app.command("gemini-cli")
 def uninstall_gemini_cli(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
                          dry_run: DryRunOption = False) -> None:
-    """Remove the MCP server and the GEMINI.md block `install gemini-cli` added; the rest is kept byte for byte."""
+    """Remove the MCP server, the hooks and the GEMINI.md block `install gemini-cli` added; the rest is kept
+    byte for byte."""
     _uninstall_agent(ctx, "gemini-cli", scope, project, dry_run)
 
 

@@ -14,9 +14,11 @@ reads, and where (the sources are cited in docs/agents.md):
   `.claude.json` with them (store.claude_home).
 - OpenClaw (docs/tools/skills.md of openclaw/openclaw, "Loading order"): managed skills in
   `<state-dir>/skills/<name>/SKILL.md`, the state dir being `$OPENCLAW_STATE_DIR` or `~/.openclaw`;
-  MCP servers in `mcp.servers` of `<state-dir>/openclaw.json` (https://docs.openclaw.ai/cli/mcp).
-- Gemini CLI (https://geminicli.com/docs/tools/mcp-server, https://geminicli.com/docs/cli/gemini-md):
-  `mcpServers` of `.gemini/settings.json` or `~/.gemini/settings.json`; GEMINI.md, given a marked block.
+  MCP servers in `mcp.servers` of `<state-dir>/openclaw.json` (https://docs.openclaw.ai/cli/mcp), a
+  JSON5 file (https://docs.openclaw.ai/gateway/configuration-reference).
+- Gemini CLI (https://geminicli.com/docs/tools/mcp-server, https://geminicli.com/docs/cli/gemini-md,
+  https://geminicli.com/docs/hooks): `mcpServers` and `hooks` (SessionStart, SessionEnd) of
+  `.gemini/settings.json` or `~/.gemini/settings.json`; GEMINI.md, given a marked block.
 - Cursor (https://cursor.com/docs/mcp, https://cursor.com/docs/rules): `mcpServers` of `.cursor/mcp.json`
   or `~/.cursor/mcp.json`; a project rule `.cursor/rules/auto-dream.mdc`.
 - OpenCode (https://opencode.ai/docs/mcp-servers, https://opencode.ai/docs/rules): `mcp` of
@@ -24,7 +26,8 @@ reads, and where (the sources are cited in docs/agents.md):
   given a marked block.
 
 Edits are spliced into the JSON text (store.json_text): every other key, the indentation and the
-final newline stay as they were. What install adds is marked — the server is named "auto-dream"
+final newline stay as they were, and so do the comments of the agents that read their files as JSON
+with comments (Places.json_dialect). What install adds is marked — the server is named "auto-dream"
 and runs `auto-dream … mcp`, each hook command ends with HOOK_MARKER, the skill carries
 SKILL_MARKER for people to see — and a record beside the skill (RECORD_NAME) notes the skill's
 hash, which files, JSON containers and folders install created, and whether the server is
@@ -70,6 +73,8 @@ SERVER_NAME = "auto-dream"
 SKILL_NAME = "auto-dream"
 RECORD_NAME = ".auto-dream-install.json"
 HOOK_MARKER = "# added by auto-dream install claude-code"
+GEMINI_HOOK_MARKER = "# added by auto-dream install gemini-cli"
+HOOK_MARKERS = (HOOK_MARKER, GEMINI_HOOK_MARKER)
 SKILL_MARKER = "<!-- Installed by `auto-dream install"
 SCOPES = ("project", "local", "user")
 AGENT_SCOPES = ("project", "user")  # Gemini CLI's, Cursor's and OpenCode's
@@ -83,6 +88,7 @@ CURSOR_RULE = "auto-dream.mdc"
 # A resumed or forked conversation already holds the memory it was given; a cleared or compacted
 # one has lost it. (SessionStart matchers: https://code.claude.com/docs/en/hooks, "SessionStart".)
 SESSION_START_MATCHER = "startup|clear|compact"
+GEMINI_SESSION_START = ("startup", "clear")  # Gemini CLI's SessionStart sources that start without the context
 OPENCLAW_STORE = Path(".openclaw") / "workspace" / STORE_DIR_NAME  # the OpenClaw skill's store
 # --scope local keeps the skill in the project's .claude/skills/auto-dream/ (Claude Code has no personal
 # skill folder for one project), with this .gitignore in it: git then ignores the folder, itself included.
@@ -119,6 +125,9 @@ class Places:
     skill_file: str | None = "SKILL.md"  # our own whole file in skill_dir (None: none)
     instructions: Path | None = None  # a Markdown file auto-dream adds a marked block to (GEMINI.md, AGENTS.md)
     own_folder: bool = True  # skill_dir is named for auto-dream (.../skills/auto-dream), not the agent's own
+    # What the agent's JSON files may hold besides JSON (store.json_text.DIALECTS): "json" (Claude Code),
+    # "comments" (Gemini CLI, Cursor), "jsonc" (comments and trailing commas: OpenCode), "json5" (OpenClaw).
+    json_dialect: str = "json"
 
     @property
     def label(self) -> str:
@@ -207,32 +216,37 @@ def openclaw_places(home: Path | None, state_dir: Path | None) -> Places:
             raise InputError("no home folder for ~/.openclaw (HOME is not set): set OPENCLAW_STATE_DIR")
         state_dir = home / ".openclaw"
     return Places("openclaw", None, state_dir / "skills" / SKILL_NAME, mcp_file=state_dir / "openclaw.json",
-                  owned=(state_dir,), servers_key=("mcp", "servers"), server_shape="openclaw")
+                  owned=(state_dir,), servers_key=("mcp", "servers"), server_shape="openclaw", json_dialect="json5")
 
 
 def gemini_cli_places(scope: str, project: Path, home: Path | None) -> Places:
     """Where Gemini CLI reads MCP servers (`mcpServers` of ~/.gemini/settings.json or
-    <project>/.gemini/settings.json: https://geminicli.com/docs/tools/mcp-server) and its context
-    files (~/.gemini/GEMINI.md, or GEMINI.md in the project: https://geminicli.com/docs/cli/gemini-md).
-    The record goes in the .gemini folder."""
+    <project>/.gemini/settings.json: https://geminicli.com/docs/tools/mcp-server), hooks (`hooks` of the
+    same file: https://geminicli.com/docs/hooks) and its context files (~/.gemini/GEMINI.md, or GEMINI.md
+    in the project: https://geminicli.com/docs/cli/gemini-md). The record goes in the .gemini folder.
+    Gemini CLI reads settings.json as JSON after stripping comments (strip-json-comments, then
+    JSON.parse, in packages/cli/src/config/settings.ts of google-gemini/gemini-cli; its docs write
+    `//` comments in settings.json): comments, no trailing commas."""
     folder = _agent_folder(scope, project, home, ".gemini")
     instructions = folder / "GEMINI.md" if scope == "user" else project / "GEMINI.md"
-    return Places("gemini-cli", scope, folder, mcp_file=folder / "settings.json", instructions=instructions,
-                  owned=(folder if scope == "user" else project,), server_shape="gemini-cli", skill_file=None,
-                  own_folder=False)
+    return Places("gemini-cli", scope, folder, mcp_file=folder / "settings.json", settings=folder / "settings.json",
+                  instructions=instructions, owned=(folder if scope == "user" else project,),
+                  server_shape="gemini-cli", skill_file=None, own_folder=False, json_dialect="comments")
 
 
 def cursor_places(scope: str, project: Path, home: Path | None) -> Places:
     """Where Cursor reads MCP servers (`mcpServers` of ~/.cursor/mcp.json or <project>/.cursor/mcp.json:
     https://cursor.com/docs/mcp) and a project's rules (.cursor/rules/*.mdc: https://cursor.com/docs/rules).
     Cursor's user rules live in its settings, not in a file: --scope user adds the server only, and
-    keeps the record in ~/.cursor."""
+    keeps the record in ~/.cursor. Cursor's docs do not say whether mcp.json may hold comments; those a
+    user wrote are kept (install writes none), and a trailing comma, which Cursor reports as a JSON
+    error, is refused."""
     folder = _agent_folder(scope, project, home, ".cursor")
     if scope == "user":
         return Places("cursor", scope, folder, mcp_file=folder / "mcp.json", owned=(folder,), server_shape="cursor",
-                      skill_file=None, own_folder=False)
+                      skill_file=None, own_folder=False, json_dialect="comments")
     return Places("cursor", scope, folder / "rules", mcp_file=folder / "mcp.json", owned=(project,),
-                  server_shape="cursor", skill_file=CURSOR_RULE, own_folder=False)
+                  server_shape="cursor", skill_file=CURSOR_RULE, own_folder=False, json_dialect="comments")
 
 
 def opencode_places(scope: str, project: Path, home: Path | None, config_home: Path | None) -> Places:
@@ -240,18 +254,27 @@ def opencode_places(scope: str, project: Path, home: Path | None, config_home: P
     $XDG_CONFIG_HOME/opencode/opencode.json: https://opencode.ai/docs/mcp-servers, https://opencode.ai/docs/config)
     and instructions (AGENTS.md of the project, or ~/.config/opencode/AGENTS.md:
     https://opencode.ai/docs/rules). The record goes in <project>/.opencode (its project folder) or the
-    config folder."""
+    config folder. OpenCode reads JSON and JSONC, comments and trailing commas (https://opencode.ai/docs/config,
+    "Format"), from opencode.json or opencode.jsonc: install edits an opencode.jsonc that is there
+    when no opencode.json is."""
     if scope == "user":
         if config_home is None and home is None:
             raise InputError("no home folder for ~/.config/opencode (HOME is not set)")
         folder = (config_home or home / ".config") / "opencode"  # type: ignore[operator]
-        return Places("opencode", scope, folder, mcp_file=folder / "opencode.json",
+        return Places("opencode", scope, folder, mcp_file=_opencode_config(folder),
                       instructions=folder / "AGENTS.md", owned=(folder,), servers_key=("mcp",),
-                      server_shape="opencode", skill_file=None, own_folder=False)
+                      server_shape="opencode", skill_file=None, own_folder=False, json_dialect="jsonc")
     _agent_folder(scope, project, home, ".opencode")
-    return Places("opencode", scope, project / ".opencode", mcp_file=project / "opencode.json",
+    return Places("opencode", scope, project / ".opencode", mcp_file=_opencode_config(project),
                   instructions=project / "AGENTS.md", owned=(project,), servers_key=("mcp",),
-                  server_shape="opencode", skill_file=None, own_folder=False)
+                  server_shape="opencode", skill_file=None, own_folder=False, json_dialect="jsonc")
+
+
+def _opencode_config(folder: Path) -> Path:
+    """opencode.json, or the opencode.jsonc that is there instead."""
+    jsonc = folder / "opencode.jsonc"
+    return jsonc if os.path.lexists(jsonc) and not os.path.lexists(folder / "opencode.json") else \
+        folder / "opencode.json"
 
 
 def _agent_folder(scope: str, project: Path, home: Path | None, name: str) -> Path:
@@ -374,20 +397,36 @@ def _server_argv(entry: Any) -> list[str] | None:
     return None
 
 
-def hook_groups(command: tuple[str, ...], root: Path) -> dict[str, dict]:
-    """The SessionStart hook (MEMORY.md as context: Claude Code adds a SessionStart hook's plain
-    stdout to the context) and the SessionEnd one (a dream when one is due). SessionEnd hooks
-    share a 1.5-second budget (https://code.claude.com/docs/en/hooks, "SessionEnd"), so the
-    dream is started in the background: `&` lets the shell return at once, the redirections
-    leave it none of the hook's pipes (a process holding them keeps whoever reads the hook's
-    output waiting for it), and nohup keeps it from the hangup of a terminal closing.
-    `--if-due` makes it a no-op unless 24 hours passed and 5 entries wait; a dream already
-    running holds the lock and this one exits."""
+def hook_groups(command: tuple[str, ...], root: Path, agent: str = "claude-code") -> dict[str, list[dict]]:
+    """The matcher groups of the SessionStart hook (MEMORY.md as context) and the SessionEnd one (a
+    dream when one is due), for Claude Code or Gemini CLI.
+
+    Claude Code adds a SessionStart hook's plain stdout to the context. SessionEnd hooks share a
+    1.5-second budget (https://code.claude.com/docs/en/hooks, "SessionEnd"), so the dream is started
+    in the background: `&` lets the shell return at once, the redirections leave it none of the
+    hook's pipes (a process holding them keeps whoever reads the hook's output waiting for it), and
+    nohup keeps it from the hangup of a terminal closing. `--if-due` makes it a no-op unless 24
+    hours passed and 5 entries wait; a dream already running holds the lock and this one exits.
+
+    Gemini CLI (https://geminicli.com/docs/hooks and its reference, docs/hooks/reference.md of
+    google-gemini/gemini-cli) runs the same `hooks` → event → [{matcher, hooks: [{type, command}]}]
+    through the shell, but reads a hook's stdout as JSON: the context goes in
+    `hookSpecificOutput.additionalContext` (`context --json`), and plain text would only be shown
+    to the user. A lifecycle matcher is one exact source, so SessionStart has a group for `startup`
+    and one for `clear` (not `resume`: a resumed session holds what it was given). SessionEnd is
+    best effort (Gemini CLI does not wait for it): the dream goes to the background as for Claude
+    Code. Each hook has a `name`, as `/hooks enable|disable` takes."""
     base = shlex.join([*command, "--root", str(root)])
+    background = f"nohup {base} dream --if-due </dev/null >/dev/null 2>&1 &"
+    if agent == "gemini-cli":
+        start = {"name": "auto-dream-context", "type": "command",
+                 "command": f"{base} context --json {GEMINI_HOOK_MARKER}"}
+        end = {"name": "auto-dream-dream", "type": "command", "command": f"{background} {GEMINI_HOOK_MARKER}"}
+        return {"SessionStart": [{"matcher": source, "hooks": [start]} for source in GEMINI_SESSION_START],
+                "SessionEnd": [{"hooks": [end]}]}
     start = {"type": "command", "command": f"{base} context {HOOK_MARKER}"}
-    end = {"type": "command",
-           "command": f"nohup {base} dream --if-due </dev/null >/dev/null 2>&1 & {HOOK_MARKER}"}
-    return {"SessionStart": {"matcher": SESSION_START_MATCHER, "hooks": [start]}, "SessionEnd": {"hooks": [end]}}
+    end = {"type": "command", "command": f"{background} {HOOK_MARKER}"}
+    return {"SessionStart": [{"matcher": SESSION_START_MATCHER, "hooks": [start]}], "SessionEnd": [{"hooks": [end]}]}
 
 
 def render_skill(template: str, agent: str, command: tuple[str, ...], root: Path) -> str:
@@ -423,8 +462,8 @@ def render_skill(template: str, agent: str, command: tuple[str, ...], root: Path
 
 
 def render_instructions(agent: str, command: tuple[str, ...], root: Path) -> str:
-    """When to recall and remember, for an agent with no hooks auto-dream installs into: the text of
-    the marked block in GEMINI.md or AGENTS.md, and of Cursor's rule. Every command names this
+    """When to recall and remember, for the agents that get no skill (and, but for Gemini CLI, no hooks):
+    the text of the marked block in GEMINI.md or AGENTS.md, and of Cursor's rule. Every command names this
     machine's executable and store, as the skill's do."""
     full = shlex.join([*command, "--root", str(root)])
     return (
@@ -498,7 +537,7 @@ def _remove_block(text: str, lead: str) -> str:
 
 def _is_our_handler(handler: Any) -> bool:
     return (isinstance(handler, dict) and handler.get("type") == "command"
-            and isinstance(handler.get("command"), str) and handler["command"].rstrip().endswith(HOOK_MARKER))
+            and isinstance(handler.get("command"), str) and handler["command"].rstrip().endswith(HOOK_MARKERS))
 
 
 def _is_our_server(entry: Any) -> bool:
@@ -668,15 +707,22 @@ def _folder_chain(skill_dir: Path) -> list[Path]:
     return [skill_dir, *list(skill_dir.parents)[:len(_LEVELS) - 1]]
 
 
-def _text(path: Path, data: bytes) -> str:
+def _text(path: Path, data: bytes, dialect: str = "json") -> str:
+    """The file's text, once it is read as its agent reads it (`dialect`: store.json_text.DIALECTS)."""
     try:
         text = data.decode("utf-8")
-        load(text)
+        load(text, dialect)
         return text
     except UnicodeDecodeError:
         raise StoreError(f"{path} is not UTF-8 text: nothing was written") from None
     except JsonTextError as error:
-        raise StoreError(f"{path} is {error}: fix it or move it away; nothing was written") from None
+        said = str(error).replace("not valid JSON ", "not valid JSON5 ", 1) if dialect == "json5" else str(error)
+        raise StoreError(f"{path} is {said}: fix it or move it away; nothing was written") from None
+
+
+def _value(text: str) -> Any:
+    """The value of a text `_text` has read (or install has added to), in whatever it may be written."""
+    return load(text, "json5")
 
 
 def _member(value: Any, path: tuple[str, ...]) -> Any:
@@ -717,7 +763,7 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
     _refuse_the_other_scope(places, record)
     files: dict[str, _FileRecord] = {}
     changes: list[FileChange] = []
-    server, groups = server_entry(command, root, places.server_shape), hook_groups(command, root)
+    server, groups = server_entry(command, root, places.server_shape), hook_groups(command, root, places.agent)
     if places.instructions is not None:
         path = places.instructions
         before = snapshot.files[path]
@@ -731,17 +777,17 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
             changes.append(FileChange(path, before, after_text.encode("utf-8"),
                                       "when to recall and remember (a marked block)"))
     notes: list[str] = []
+    texts: dict[Path, str] = {}  # each JSON file's text as install leaves it (Gemini CLI's holds two roles)
+    whats: dict[Path, list[str]] = {}
     for role, path, what in _json_roles(places):
         before = snapshot.files[path]
         previous = record.files.get(role) if record else None
-        if (skipped := _json5_skipped(places, path, before)) is not None:
-            notes.append(skipped)
-            if previous is not None:
-                files[role] = previous
-            continue
         entry = _FileRecord(created=before is None or bool(previous and previous.created))
-        text = new_document({}) if before is None else _text(path, before)
-        value = load(text)
+        if path in texts:
+            text = texts[path]
+        else:
+            text = new_document({}) if before is None else _text(path, before, places.json_dialect)
+        value = _value(text)
         # the containers an earlier install made, while they are still there
         entry.containers = {c for c in (previous.containers if previous else ()) if _member(value, c) is not None}
         # the empty ones it fills, written with space inside (`{\n  }`): uninstall puts that back
@@ -758,10 +804,13 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
         else:
             text = _put_hooks(path, text, entry.containers, groups)
         files[role] = entry
-        after = text.encode("utf-8")
+        texts[path] = text
+        whats.setdefault(path, []).append(what)
+    for path, text in texts.items():
+        before, after = snapshot.files[path], text.encode("utf-8")
         if after != before:
             mode = PRIVATE_FILE_MODE if path.name in (".claude.json", "openclaw.json") else NEW_FILE_MODE
-            changes.append(FileChange(path, before, after, what, mode))
+            changes.append(FileChange(path, before, after, " and ".join(whats[path]), mode))
 
     if places.skill is None:
         skill, current = b"", None
@@ -810,19 +859,6 @@ def _json_roles(places: Places) -> list[tuple[str, Path, str]]:
     if places.settings is not None:
         roles.append(("settings", places.settings, "the SessionStart and SessionEnd hooks"))
     return roles
-
-
-def _json5_skipped(places: Places, path: Path, data: bytes | None) -> str | None:
-    """OpenClaw's config is JSON5 (comments, trailing commas): one that is not plain JSON is left as it
-    is, and the skill installed without the server; a note says so. Other agents' files are refused."""
-    if places.agent != "openclaw" or data is None:
-        return None
-    try:
-        _text(path, data)
-    except StoreError:
-        return (f"left {path} as it is: it is JSON5 (comments, trailing commas…) that auto-dream does not edit; "
-                f"the MCP server \"{SERVER_NAME}\" was not added or removed there")
-    return None
 
 
 def _skill_word(places: Places) -> str:
@@ -889,7 +925,7 @@ def _put_server(path: Path, text: str, made: set[tuple[str, ...]], wanted: dict,
     before install (`claude mcp add auto-dream …` by hand, with its own env or store) is the
     user's, kept as it is, and left by uninstall; `installed` says an earlier install put it there.
     `base`: where the object holding "mcpServers" is (Places.mcp_base)."""
-    holder = load(text)
+    holder = _value(text)
     held = (*base, *servers_key)
     for depth, key in enumerate(held):
         found = _object_at(path, holder, key)
@@ -918,24 +954,26 @@ def _put_server(path: Path, text: str, made: set[tuple[str, ...]], wanted: dict,
     return set_member(text, held, SERVER_NAME, wanted), True
 
 
-def _put_hooks(path: Path, text: str, made: set[tuple[str, ...]], groups: dict[str, dict]) -> str:
-    for event, group in groups.items():
-        hooks = _object_at(path, load(text), "hooks")
+def _put_hooks(path: Path, text: str, made: set[tuple[str, ...]], groups: dict[str, list[dict]]) -> str:
+    for event, wanted in groups.items():
+        hooks = _object_at(path, _value(text), "hooks")
         if hooks is None:
             made.add(("hooks",))
             text = set_member(text, (), "hooks", {})
             hooks = {}
         if event not in hooks:
             made.add(("hooks", event))
-            text = set_member(text, ("hooks",), event, [group])
+            text = set_member(text, ("hooks",), event, wanted)
             continue
         matchers = hooks[event]
         if not isinstance(matchers, list):
             raise StoreError(f"{path}: 'hooks' → {event!r} is not a JSON array: fix it or move it away; "
                              "nothing was written")
-        if [found for found in matchers if _holds_ours(found)] == [group]:
+        if [found for found in matchers if _holds_ours(found)] == wanted:
             continue  # installed as it is
-        text = append_item(_remove_handlers(text, event, matchers), ("hooks", event), group)
+        text = _remove_handlers(text, event, matchers)
+        for group in wanted:
+            text = append_item(text, ("hooks", event), group)
     return text
 
 
@@ -981,15 +1019,15 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
                              "uninstall deletes no file; what install added to it was taken out")
         if after != before:
             changes.append(FileChange(path, before, after, "when to recall and remember (a marked block)"))
+    texts: dict[Path, str] = {}  # each JSON file's text as uninstall leaves it (Gemini CLI's holds two roles)
+    whats: dict[Path, list[str]] = {}
+    made: set[Path] = set()  # the JSON files install created
     for role, path, what in _json_roles(places):
         before = snapshot.files[path]
         if before is None:
             continue
-        if (skipped := _json5_skipped(places, path, before)) is not None:
-            notes.append(skipped)
-            continue
-        text = _text(path, before)
-        value = load(text)
+        text = texts[path] if path in texts else _text(path, before, places.json_dialect)
+        value = _value(text)
         entry = record.files.get(role) if record else None
         if role == "mcp":
             servers = _member(value, (*places.mcp_base, *places.servers_key))
@@ -1012,20 +1050,25 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
                     text = _remove_handlers(text, event, hooks[event])
         if entry is not None:
             for container in sorted(entry.containers, key=len, reverse=True):
-                if _member(load(text), container) in ({}, []):
+                if _member(_value(text), container) in ({}, []):
                     text = remove_member(text, container[:-1], container[-1])
         for container, blank in (entry.blanks.items() if entry is not None else ()):
             if blank_inside(text, container) == "":
                 text = set_blank_inside(text, container, blank)
-        after = text.encode("utf-8")
-        if entry is not None and entry.created and load(text) == {}:
+        texts[path] = text
+        whats.setdefault(path, []).append(what)
+        if entry is not None and entry.created:
+            made.add(path)
+    for path, text in texts.items():
+        before, after = snapshot.files[path], text.encode("utf-8")
+        if path in made and _value(text) == {}:
             after = None  # the file install created, with nothing in it but ours
             if (real := snapshot.outside(places, path)) is not None:
                 after = text.encode("utf-8")
                 notes.append(f"kept {path}, a link to {real}: that is outside {_owned(places)}, where "
                              "uninstall deletes no file; what install added to it was taken out")
         if after != before:
-            changes.append(FileChange(path, before, after, what))
+            changes.append(FileChange(path, before, after, " and ".join(whats[path])))
     changes += _leftover_removals(snapshot)
 
     removed = {change.path for change in changes if change.after is None} | set(snapshot.staged)
