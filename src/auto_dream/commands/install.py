@@ -55,6 +55,7 @@ from typing import Any
 
 from auto_dream.errors import InputError, StoreError
 from auto_dream.store.claude_home import claude_homes
+from auto_dream.store.files import fsync_dir, remove_temporary, write_temporary
 from auto_dream.store.json_text import (
     JsonTextError,
     append_item,
@@ -66,7 +67,6 @@ from auto_dream.store.json_text import (
     set_blank_inside,
     set_member,
 )
-from auto_dream.store.memory import fsync_dir, remove_temporary, write_temporary
 from auto_dream.store.paths import STORE_DIR_NAME
 
 SERVER_NAME = "auto-dream"

@@ -42,7 +42,7 @@ from auto_dream.commands.install import (
     read_file,
 )
 from auto_dream.errors import InputError, StoreError
-from auto_dream.store.memory import fsync_dir
+from auto_dream.store.files import fsync_dir
 from auto_dream.store.paths import STORE_DIR_NAME
 
 INSTALL_LINE = "auto-dream install codex"

@@ -18,9 +18,6 @@ import yaml
 from auto_dream.errors import StoreError
 from auto_dream.judge.status import Status, written_status
 from auto_dream.store.files import NotRegular, TooLarge, read_file
-from auto_dream.store.files import fsync_dir as fsync_dir  # re-exported: commands/install*.py take these three
-from auto_dream.store.files import remove_temporary as remove_temporary  # from here until they import
-from auto_dream.store.files import write_temporary as write_temporary  # store.files
 from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME, StoreLayout
 from auto_dream.store.text import Unreadable
 from auto_dream.store.text import shown as shown  # re-exported: callers have always taken it from here
