@@ -281,6 +281,9 @@ _BEFORE_URL = re.compile(r"\s*(?=(?:https?|ftp)://)")
 # on the word. Only the particles: okurigana (書|いて, 好|き) is no boundary.
 # X の Y is one noun phrase: no boundary before の.
 _JA_PHRASE = re.compile(rf"{_JA_WORD_END}(?=(?:から|まで|より|[をにでとへがもや]))")
+# Japanese: a cause that ends a clause with no 、 after it (「…計算していたので|集計テーブルを…」,
+# 「Dockerのビルドキャッシュが原因で|テストが…」): a clause boundary, as a comma is.
+_JA_CAUSE = re.compile(r"(?:ので|が原因で|のせいで)(?=[^\s、。，,；;])")
 # Chinese: before a coverb (在, 把, 从, 按…), a modal or an adverb that begins a predicate, or at
 # a space between Chinese and Latin words. After a noun phrase with no coverb in it, the first
 # of them ends a topic (数据迁移脚本|要支持断点续跑, 测试环境的数据库|每周日凌晨三点自动重置).
@@ -329,6 +332,8 @@ def boundaries(text: str, language: str) -> list[Boundary]:
              (_OPEN_PAREN, PHRASE), (_BEFORE_URL, PHRASE), (_EN_PHRASE, PHRASE)]
     if language == "ja":
         marks += [(_JA_TOPIC, TOPIC), (_JA_PHRASE, PHRASE)]
+        for cause in _JA_CAUSE.finditer(text):
+            add(cause.end(), cause.end(), COMMA)
     elif language == "zh":
         marks.append((_ZH_PHRASE, PHRASE))
     for pattern, strength in marks:
@@ -596,6 +601,11 @@ def _title(entry: EntryText, memory_type: str) -> tuple[Title, bool]:
                 plain[:plain_cut.end] if plain_cut else plain)) <= room:
             aside = _ASIDE.search(topic) is not None
             topic, cut, dropped = capitalised(plain), plain_cut, True
+    conclusion = _conclusion(topic, room) if language == "ja" and cut is not None and cut.strength < TOPIC else None
+    if language != "en" and cut is not None and cut.strength <= TOPIC:
+        conclusion = _said_of_bare_topic(topic, language, room) or conclusion
+    if conclusion is not None:  # the name is the clause it ends on, the description the whole statement
+        topic, cut, aside = conclusion, None, True
     head = topic[:cut.end] if cut else topic
     rest = topic[cut.start:] if cut else ""
     if width(visible(head)) > room or (cut is None and not complete(head, dependent=True, whole=True)):
@@ -608,7 +618,7 @@ def _title(entry: EntryText, memory_type: str) -> tuple[Title, bool]:
         # the subject names it, and the description is the whole statement
         head, rest = head[:bare.start()], topic[bare.start():].strip()
     name = _named(entry, _tidy_head(head, language), capital=dropped or (entry.state is not None and not entry.label))
-    # a name that left out an aside is described by the whole statement, the aside in it
+    # a name that left out an aside, or names a conclusion, is described by the whole statement
     lead = [*_state_words(entry), _as_sentence(statement, language)] if aside else _lead(entry, statement, rest, cut)
     description = fit_description([*lead, *after], language)
     if not description or description_problem(description, name):
@@ -633,6 +643,32 @@ _ZH_CLAUSE_START = re.compile(r"(?:不要|不能|不用|别|千万|必须|一定
 # A verb that says where or what a thing is, at the end of a cut head: what follows it is what it says.
 _BARE_VERB_END = re.compile(r"\s+(?:is|are|was|were|lives?|sits?|stays?|resides?|lies|belongs?|runs?|goes|moved|"
                             r"moves?|lands?|comes?|happens?|takes? place)\s*$", re.IGNORECASE)
+
+
+# A topic that is one bare word (no の, 的 or list of its own): 「アーキテクチャ」, 「方針」, 「目标」.
+_BARE_TOPIC = re.compile(r"[^\s の的・、，,()（）]{1,8}")
+
+
+def _said_of_bare_topic(text: str, language: str, room: int) -> str | None:
+    """What a statement says of a topic that is one bare word, when it fits a name whole:
+    「アーキテクチャ|は…のレイヤー分け」, 「方針|は…」: a category names nothing; what is said of it does."""
+    topic = next((cut for cut in boundaries(text, language) if cut.strength == TOPIC), None)
+    if topic is None or not _BARE_TOPIC.fullmatch(text[:topic.end]):
+        return None
+    said = text[topic.start:].strip()
+    return said if width(visible(said)) <= room and complete(said, whole=True) else None
+
+
+def _conclusion(text: str, room: int) -> str | None:
+    """Japanese puts what a long sentence comes to last: 「…問い合わせが増えていて調べたところ…計算して
+    いたので|集計テーブルを日次で更新する方式に変えることにした」. When no clause at its start fits a
+    name, its last clause does, whole and no dependent clause, it names the statement. Not of
+    several sentences or a list's items joined (「…（平均40分）；手書きレシートの…」): the first names those."""
+    clauses = [cut for cut in boundaries(text, "ja") if cut.strength >= COMMA]
+    if not clauses or any(cut.strength > COMMA for cut in clauses):
+        return None
+    last = text[clauses[-1].start:].strip()
+    return last if width(visible(last)) <= room and complete(last, whole=True) else None
 
 
 def _name_room(entry: EntryText) -> int:
