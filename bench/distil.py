@@ -176,6 +176,31 @@ def copied(name: str, description: str) -> str | None:
     return None
 
 
+_PERSON = re.compile(r"^(?:the user's|user's|the user|user|i|用户|我|ユーザーは|ユーザーの|私は)\s*", re.IGNORECASE)
+
+
+def copied_beneath(name: str, description: str) -> str | None:
+    """`copied` once the name's label (`Plan for Q3:`, `ステータス:`) and the description's person
+    ("The user", 用户) are set aside: a copy those hide ("Plan for Q3: split the monolith's auth
+    module" — "Split the monolith's auth module into its own service…")."""
+    core = re.split(r": |：", name)[-1]
+    return copied(normal(core), normal(_PERSON.sub("", description, count=1))) if core else None
+
+
+def said_whole(name: str, text: str) -> bool:
+    """Whether `name` is all the entry says: its one line without a list marker, a checkbox or
+    bold. Such an entry has nothing a description could add from it; a description the rules
+    padded with words the entry never said would change what the judge reads (bench/judgement.py
+    decided two pairs worse with a sentence naming the type), so a description that is the
+    sentence is no copy there: MEMORY.md shows the name alone."""
+    if "\n" in text.strip():
+        return False
+    flat = re.sub(r"\*\*|__", "", text)
+    marker = _LIST_MARKER.match(flat)
+    flat = flat[marker.end():] if marker else flat
+    return re.sub(r"\s+", "", normal(flat)).rstrip(".。") == re.sub(r"\s+", "", normal(name)).rstrip(".。")
+
+
 def _whole_slug(text: str) -> str:
     """As the store names a file: letters and digits kept, every other run of characters one `_`."""
     chars = [c if unicodedata.category(c)[0] in "LN" else "_" for c in unicodedata.normalize("NFC", text)]
@@ -261,6 +286,8 @@ def run_entry(entry: dict, folder: Path) -> dict:
                 "index_line": _index_line(root, memory), "type_right": memory.type == entry["type"],
                 "cut": name_cut(memory.name, entry["text"]), "markup": name_markup(memory.name),
                 "copied": copied(memory.name, memory.description), "must_missing": must_missing,
+                "named_whole": said_whole(memory.name, entry["text"]) or said_whole(memory.description, entry["text"]),
+                "copied_beneath": copied_beneath(memory.name, memory.description),
                 "must_not_found": must_not_found, "slug_cut": slug_cut(memory.path, memory.name)})
     return row
 
@@ -355,8 +382,11 @@ def entry_figures(rows: list[dict]) -> dict:
             "type_right": sum(r["type_right"] for r in made),
             "typed_by_rules": len(by_rules), "type_right_by_rules": sum(r["type_right"] for r in by_rules),
             "cut": sum(bool(r["cut"]) for r in made), "markup": sum(bool(r["markup"]) for r in made),
-            "copied": sum(bool(r["copied"]) for r in made),
-            "copied_equal": sum(r["copied"] == "equal" for r in made),
+            "copied": sum(bool(r["copied"]) and not r["named_whole"] for r in made),
+            "copied_equal": sum(r["copied"] == "equal" and not r["named_whole"] for r in made),
+            "named_whole": sum(r["copied"] == "equal" and r["named_whole"] for r in made),
+            "copied_beneath": sum(bool(r["copied_beneath"]) and not r["copied"]
+                                  and not (r["copied_beneath"] == "equal" and r["named_whole"]) for r in made),
             "must_missing": sum(bool(r["must_missing"]) for r in made),
             "must_not_found": sum(bool(r["must_not_found"]) for r in made),
             "slug_cut": sum(r["slug_cut"] for r in made)}
@@ -392,6 +422,8 @@ def print_entries(rows: list[dict]) -> dict:
     line("names cut (…, a word, a number, markup)", "cut", "entries", "0")
     line("names copied into the description", "copied", "entries", "0")
     line("  description equal to the name", "copied_equal", "entries", "0")
+    line("  one sentence, named whole (nothing to add)", "named_whole", "entries", "—")
+    line("  copied beneath a label or the person", "copied_beneath", "entries", "0")
     line("names holding markup or a list marker", "markup", "entries", "0")
     line("names missing a must", "must_missing", "entries", "0")
     line("names holding a must-not", "must_not_found", "entries", "0")
@@ -476,8 +508,11 @@ def print_errors(entries: list[dict], folds: list[dict], openclaw: dict) -> None
             problems.append(f"name {row['cut']}")
         if row["markup"]:
             problems.append(f"name holds {row['markup']}")
-        if row["copied"]:
+        if row["copied"] and not row["named_whole"]:
             problems.append("description " + ("is the name" if row["copied"] == "equal" else "begins with the name"))
+        elif row["copied_beneath"] and not (row["copied_beneath"] == "equal" and row["named_whole"]):
+            problems.append("description " + ("is" if row["copied_beneath"] == "equal" else "begins with")
+                            + " the name beneath its label or person")
         if row["must_missing"]:
             problems.append("name lacks " + ", ".join(json.dumps(m, ensure_ascii=False) for m in row["must_missing"]))
         if row["must_not_found"]:

@@ -112,7 +112,7 @@ def test_dream_list_check_undo_through_the_library(store):
     listed = store.list(now=NOW)
     assert isinstance(listed, auto_dream.ListResult)
     assert [(m.type, m.name, m.age_days) for m in listed.memories] == [
-        ("user", FACTS[0][1], 0), ("feedback", "Don't mock the database", 0), ("reference", FACTS[2][1], 0)]
+        ("user", FACTS[0][1], 0), ("feedback", FACTS[1][1], 0), ("reference", FACTS[2][1], 0)]
     checked = store.check(now=NOW + timedelta(days=10))
     assert isinstance(checked, auto_dream.CheckResult)
     assert (checked.undistilled_entries, checked.index_in_sync) == (0, True)

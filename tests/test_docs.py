@@ -75,7 +75,7 @@ STATED = [
      [statements.SIZE_LINE, statements.ABSORB_LIMIT]),
     # names (docs/dream.md, "Distilling entries")
     ("docs/dream.md", r"a short, complete phrase \(≤ (\d+) characters, (\d+) columns", [NAME_CHARS, NAME_WIDTH]),
-    ("docs/dream.md", r"when it is short \(≤ (\d+) columns", [SHORT_TITLE]),
+    ("docs/dream.md", r"unless the statement is short \(≤ (\d+) columns", [SHORT_TITLE]),
     # the budget for crowded dreams (docs/dream.md, "Among memories")
     ("docs/dream.md", r"a new entry is compared with at most (\d+) of the entries before it", [RECENT_LIMIT]),
     ("docs/dream.md", r"a memory this run makes from its entries with\s+at most (\d+) of the others", [RECENT_LIMIT]),

@@ -80,10 +80,10 @@ def test_memory_md_shows_a_complete_name_and_a_description_that_adds_to_it(root)
     run(root)
     names = {m.name: m for m in live(root).values()}
     assert set(names) == {"Backend developer who mostly writes Python and Go",
-                          "Do the DNS cutover only after the TTL has dropped",
+                          "Do the DNS cutover only after the TTL has dropped to 60s",
                           "Rotate the Sentry DSN after the contractor offboarding"}
     assert names["Rotate the Sentry DSN after the contractor offboarding"].type == "project"
-    assert names["Do the DNS cutover only after the TTL has dropped"].type == "feedback"
+    assert names["Do the DNS cutover only after the TTL has dropped to 60s"].type == "feedback"
     lines = [line for line in (root / "MEMORY.md").read_text().splitlines() if line.startswith("- [")]
     user = next(line for line in lines if "memories/user/" in line)
     # the description says what the name does not (the line's 150 characters may shorten it)

@@ -249,6 +249,22 @@ def test_short_entries_are_not_shortened():
         "The user wants to finish one book every week"]
 
 
+@pytest.mark.parametrize("description", [
+    "Do the DNS cutover only after the TTL has dropped to 60s",  # the name whole: nothing beyond it
+    "Then watch the error rate for an hour and roll back if it doubles",
+])
+def test_a_name_that_fits_the_line_is_never_cut_for_its_description(description):
+    """A whole sentence named by itself, with a long file name: the line once showed
+    `[Do the DNS cutover only after the TTL has…]`, room kept for a description it did not have."""
+    name = "Do the DNS cutover only after the TTL has dropped to 60s"
+    path = "memories/feedback/20261129_Do_the_DNS_cutover_only_after_the_TTL_has_dropped.md"
+    result = index([memory(1, "feedback", name=name, description=description, path=path)])
+    [(label, _, shown)] = entries(result.text)
+    assert label == name
+    assert len(entry_lines(result.text)[0]) <= IndexLimits().line_chars
+    assert not shown or description.startswith(shown.removesuffix("…"))
+
+
 def test_long_descriptions_are_cut_at_a_word_boundary():
     result = index([memory(1, name="Goal", description=LONG_WORDS)])
     [(_, _, shortened)] = entries(result.text)

@@ -201,7 +201,7 @@ def test_remember_then_dream_then_recall_finds_it(tmp_path):
     planned = ok(call(root, "plan"))
     ok(call(root, "dream", apply=True, plan_id=planned["plan_id"]))
     hits = ok(call(root, "recall", query="staging database backup"))["memories"]
-    assert [hit["name"] for hit in hits][:1] == ["The staging database is backed up nightly"]
+    assert [hit["name"] for hit in hits][:1] == ["The staging database is backed up nightly at 02:00 UTC"]
 
 
 def test_schemas_say_types_descriptions_bounds_titles_and_the_version(root):

@@ -266,6 +266,14 @@ _EN_PHRASE = re.compile(
     r"\s+(?=(?:at|in|on|for|from|to|with|of|before|after|until|by|who|which|that|when|where|because|instead"
     r"|via|into|during|per|and|or|but|so|if|unless|since|while|without|between|except|about|rather|instead)\s)",
     re.IGNORECASE)
+# English: a subject before the verb that says what or where it is ("Cold start | is approx. 2.4 s on…",
+# "API docs for the shipping partner | live at https://…"): the topic a statement too long for a
+# name is named by, like a Japanese 「…は」; what it is, or where, is the description.
+_EN_TOPIC = re.compile(r"\s+(?:is|are|was|were|lives?|sits?)\s+(?:(?:at|in|on|under)\s+(?=(?:https?|ftp)://))?",
+                       re.IGNORECASE)
+_SUBJECT_WORDS = 8
+_CLAUSE_WORDS = frozenset("while when whenever if unless that which who whom whose because since after before until "
+                          "where whether although though once".split())
 # A parenthesis or a quotation that opens after a space or a CJK character (not `track()`).
 _OPEN_PAREN = re.compile(r"(?:(?<=\s)|(?<=[\u3000-\u30ff\u4e00-\u9fff]))\s*(?=[(（“「『][^)）”」』])|\s+(?=[(（])")
 _BEFORE_URL = re.compile(r"\s*(?=(?:https?|ftp)://)")
@@ -273,6 +281,9 @@ _BEFORE_URL = re.compile(r"\s*(?=(?:https?|ftp)://)")
 # on the word. Only the particles: okurigana (書|いて, 好|き) is no boundary.
 # X の Y is one noun phrase: no boundary before の.
 _JA_PHRASE = re.compile(rf"{_JA_WORD_END}(?=(?:から|まで|より|[をにでとへがもや]))")
+# Japanese: a cause that ends a clause with no 、 after it (「…計算していたので|集計テーブルを…」,
+# 「Dockerのビルドキャッシュが原因で|テストが…」): a clause boundary, as a comma is.
+_JA_CAUSE = re.compile(r"(?:ので|が原因で|のせいで)(?=[^\s、。，,；;])")
 # Chinese: before a coverb (在, 把, 从, 按…), a modal or an adverb that begins a predicate, or at
 # a space between Chinese and Latin words. After a noun phrase with no coverb in it, the first
 # of them ends a topic (数据迁移脚本|要支持断点续跑, 测试环境的数据库|每周日凌晨三点自动重置).
@@ -321,6 +332,8 @@ def boundaries(text: str, language: str) -> list[Boundary]:
              (_OPEN_PAREN, PHRASE), (_BEFORE_URL, PHRASE), (_EN_PHRASE, PHRASE)]
     if language == "ja":
         marks += [(_JA_TOPIC, TOPIC), (_JA_PHRASE, PHRASE)]
+        for cause in _JA_CAUSE.finditer(text):
+            add(cause.end(), cause.end(), COMMA)
     elif language == "zh":
         marks.append((_ZH_PHRASE, PHRASE))
     for pattern, strength in marks:
@@ -329,6 +342,13 @@ def boundaries(text: str, language: str) -> list[Boundary]:
     topic = _ZH_TOPIC.match(text) if language == "zh" else None
     if topic:
         add(topic.end(), _skip_space(text, topic.end()), TOPIC)
+    for verb in _EN_TOPIC.finditer(text) if language == "en" else ():
+        # a subject of two words that say something ("Cold start", not "The plan"), not a clause's
+        # ("…within reach while the arm | is powered")
+        words = [word.lower() for word in re.findall(r"[\w'’.-]+", text[:verb.start()])]
+        if sum(word not in _DANGLING for word in words) >= 2 and len(words) <= _SUBJECT_WORDS \
+                and not _CLAUSE_WORDS.intersection(words):
+            add(verb.start(), verb.end(), TOPIC)
     return [found[end] for end in sorted(found)]
 
 
@@ -365,15 +385,17 @@ _SIGNAL = re.compile(r"\b(?:not|no|never|without|nothing|none|cannot|instead|rat
                      re.IGNORECASE)
 
 
-def complete(head: str, dependent: bool = False, rest: bool = False) -> bool:
+def complete(head: str, dependent: bool = False, rest: bool = False, whole: bool = False) -> bool:
     """Whether `head` reads as a complete phrase: long enough, no more than an address, not
-    a dependent clause alone (unless `dependent`), ending on no dangling word, leaving no
+    a dependent clause alone (unless `dependent`), ending on no dangling word (unless it is the
+    `whole` statement: nothing was cut from its last word, "…with debug logging on"), leaving no
     bracket, quote or code span open. As a `rest` (what follows a cut): only long enough."""
     if rest:
         head = head[:40]
         return _units(head) >= (_MIN_CJK if _CJK.search(head) else _MIN_WORDS) or bool(_URL.search(head))
     if any(re.search(r"\w", head[found.end():]) for found in _URL.finditer(head)):
         return False  # words after an address: the name would have a hole where it was
+    whole = whole and not _URL.search(head)  # a name never shows an address: what it ends on is cut
     head = visible(head).strip().rstrip(".。!！?？,，、;；:：")
     if not head or re.fullmatch(r"[\W\d_]+", head) or _units(head) < (_MIN_CJK if _CJK.search(head) else _MIN_WORDS):
         return False
@@ -382,11 +404,11 @@ def complete(head: str, dependent: bool = False, rest: bool = False) -> bool:
     language = language_of(head)
     if language == "ja":
         head = _JA_CONNECTIVE.sub("", head)
-    if cjk and (_ZH_DANGLING if language == "zh" else _JA_DANGLING).search(head):
+    if cjk and not whole and (_ZH_DANGLING if language == "zh" else _JA_DANGLING).search(head):
         return False
     if not dependent and (_JA_DEPENDENT.search(head) or _ZH_DEPENDENT.search(head) or _EN_DEPENDENT.match(head)):
         return False
-    if not _CJK.match(head[-1]) and words and words[-1].lower().rstrip(".") in _DANGLING:
+    if not whole and not _CJK.match(head[-1]) and words and words[-1].lower().rstrip(".") in _DANGLING:
         return False
     if head[-1] in "(（[「『“\"'-—–/\\":
         return False
@@ -413,26 +435,27 @@ def balanced(text: str) -> bool:
     return all(text.count(opening) == text.count(closing) for opening, closing in _PAIRS)
 
 
-def head_of(text: str, language: str, max_width: int = NAME_WIDTH, whole: bool = False,
-            shorter: bool = False) -> Boundary | None:
+def head_of(text: str, language: str, max_width: int = NAME_WIDTH, whole: bool = False) -> Boundary | None:
     """Where the name stops in `text` (None: the whole text is the name, or no boundary fits).
     Widths are of what the name shows (`visible`).
 
     - At the first sentence, when another follows and it fits.
     - Nowhere, when the text fits and the name may be `whole` (other lines say more).
     - At the first clause, else the first comma, that leaves a complete phrase that fits.
-    - When the text fits and needs a `shorter` name (one sentence, nothing after it): at the
-      first phrase boundary that leaves a complete phrase of half of it or more; a sentence of
-      SHORT_TITLE columns or fewer is a title already (its subject and verb alone would leave
-      out what it says: "The invoice service runs" of "… runs on port 7070").
-    - A text too wide: at its last phrase boundary that fits; failing that, at the last
+    - Nowhere else when the text fits: a topic or a phrase cut of one sentence would leave the
+      name without what it says ("The staging cluster is the only one" of "… with debug
+      logging on"; 「今年的目标」 of 「…是把 Rust 学到…」) and the description only the rest of
+      the sentence. One sentence named whole has nothing left to describe: its description is
+      the sentence, and MEMORY.md shows the name alone.
+    - A text too wide: at the first topic that leaves a complete phrase that fits, else at
+      its last phrase boundary that fits; failing that, at the last
       dependent clause that fits (「…移行したら」 before a cut inside the main clause).
 
     A phrase boundary never leaves the clause's negation behind: 「勝手にライブラリのバージョン」
     would say the opposite of 「…を上げないで」 (to a reader, and to the judge, which reads names)."""
     cuts = boundaries(text, language)
     # a text that is no complete phrase (an address inside it, a dangling end) is never the name whole
-    total = width(visible(text)) if complete(text, dependent=True) else max_width + 1
+    total = width(visible(text)) if complete(text, dependent=True, whole=True) else max_width + 1
 
     def fits(cut: Boundary, dependent: bool = False) -> bool:
         head = text[:cut.end]
@@ -443,16 +466,15 @@ def head_of(text: str, language: str, max_width: int = NAME_WIDTH, whole: bool =
         return first_sentence
     if total <= max_width and whole:
         return None
-    for strength in (CLAUSE, COMMA, TOPIC):
+    # a text that fits is cut only where what follows is a sentence of its own (a clause, a
+    # comma's): a topic or a phrase cut would leave the rest of its one sentence to the description
+    for strength in (CLAUSE, COMMA) if total <= max_width else (CLAUSE, COMMA, TOPIC):
         chosen = next((cut for cut in cuts if cut.strength >= strength and fits(cut)
                        and (cut.strength > TOPIC or keeps_negation(text, cut))), None)
         if chosen:
             return chosen
     if total <= max_width:
-        if not shorter or total <= SHORT_TITLE:
-            return None
-        return next((cut for cut in cuts if fits(cut) and width(visible(text[:cut.end])) * 2 >= total
-                     and keeps_negation(text, cut)), None)
+        return None
     phrases = ([cut for cut in cuts if fits(cut) and keeps_negation(text, cut)]
                or [cut for cut in cuts if fits(cut) and keeps_negation(text, cut, after=False)])
     dependents = [cut for cut in cuts if cut.strength >= TOPIC and fits(cut, dependent=True)]
@@ -562,16 +584,31 @@ def _title(entry: EntryText, memory_type: str) -> tuple[Title, bool]:
     dropped = topic != statement  # the name leaves out how the statement begins: it no longer begins it
     after = [*entry.details, *entry.why_how]
     room = _name_room(entry)
-    # other lines say more: the statement may be the name; one short sentence alone needs a shorter one
-    whole, shorter = bool(after), not (after or entry.state or dropped)
-    cut = head_of(topic, language, room, whole, shorter)
+    whole = bool(after)  # other lines say more: the statement may be the name
+    cut = head_of(topic, language, room, whole)
     if cut is None and width(visible(topic)) > room and room < NAME_WIDTH:  # the label leaves too little
         entry, room = EntryText(statement, "", entry.label_mark, entry.state, entry.details, entry.why_how,
                                 language), NAME_WIDTH
-        cut = head_of(topic, language, room, whole, shorter)
+        cut = head_of(topic, language, room, whole)
+    aside = False  # the name leaves out an aside the description keeps
+    if language == "en" and cut is not None and cut.strength < COMMA \
+            and not _PARENTHETICAL.fullmatch(topic[cut.start:].strip()):  # (an aside after the name describes it)
+        # a title drops its article and its asides: the first clause may then fit whole
+        article = _ARTICLE.match(topic)
+        plain = _ASIDE.sub("", topic[article.end():] if article else topic)
+        plain_cut = head_of(plain, language, room, whole)
+        if plain != topic and (plain_cut is None or plain_cut.strength >= COMMA) and width(visible(
+                plain[:plain_cut.end] if plain_cut else plain)) <= room:
+            aside = _ASIDE.search(topic) is not None
+            topic, cut, dropped = capitalised(plain), plain_cut, True
+    conclusion = _conclusion(topic, room) if language == "ja" and cut is not None and cut.strength < TOPIC else None
+    if language != "en" and cut is not None and cut.strength <= TOPIC:
+        conclusion = _said_of_bare_topic(topic, language, room) or conclusion
+    if conclusion is not None:  # the name is the clause it ends on, the description the whole statement
+        topic, cut, aside = conclusion, None, True
     head = topic[:cut.end] if cut else topic
     rest = topic[cut.start:] if cut else ""
-    if width(visible(head)) > room or (cut is None and not complete(head, dependent=True)):
+    if width(visible(head)) > room or (cut is None and not complete(head, dependent=True, whole=True)):
         # no boundary fits: the longest start that ends between words and reads whole
         head = cut_to_width(head, room)
         rest = topic[len(head):].strip()
@@ -581,7 +618,8 @@ def _title(entry: EntryText, memory_type: str) -> tuple[Title, bool]:
         # the subject names it, and the description is the whole statement
         head, rest = head[:bare.start()], topic[bare.start():].strip()
     name = _named(entry, _tidy_head(head, language), capital=dropped or (entry.state is not None and not entry.label))
-    lead = _lead(entry, statement, rest, cut)
+    # a name that left out an aside, or names a conclusion, is described by the whole statement
+    lead = [*_state_words(entry), _as_sentence(statement, language)] if aside else _lead(entry, statement, rest, cut)
     description = fit_description([*lead, *after], language)
     if not description or description_problem(description, name):
         description = fit_description([_as_sentence(statement, language), *after], language)
@@ -591,9 +629,46 @@ def _title(entry: EntryText, memory_type: str) -> tuple[Title, bool]:
     return Title(name or "memory", description or name or "memory"), whole
 
 
+_ARTICLE = re.compile(r"(?:the|a|an)\s+(?=[a-z])", re.IGNORECASE)
+_ASIDE = re.compile(r"\s*\([^()]*\)(?=[\s,;:.]|$)")
+# English: what follows "and" is a sentence of its own when its first word is a verb with its
+# object ("…with @flaky | and open an issue"), not a noun joined to the name's ("or PR titles").
+_EN_NEW_CLAUSE = re.compile(r"(?:and|but|then|so)\s+(?:then\s+)?[a-z]+\s+(?:a|an|the|it|its|them|their|this|that"
+                            r"|these|those|every|all|each|any|to|up|out|off)\b")
+# Chinese: a clause that begins with a modal or a prohibition is a sentence of its own (the subject
+# left out, as Chinese does): 「…三部分来写|不要写成流水账」.
+_ZH_CLAUSE_START = re.compile(r"(?:不要|不能|不用|别|千万|必须|一定要|需要|应该|要)")
+
+
 # A verb that says where or what a thing is, at the end of a cut head: what follows it is what it says.
 _BARE_VERB_END = re.compile(r"\s+(?:is|are|was|were|lives?|sits?|stays?|resides?|lies|belongs?|runs?|goes|moved|"
                             r"moves?|lands?|comes?|happens?|takes? place)\s*$", re.IGNORECASE)
+
+
+# A topic that is one bare word (no の, 的 or list of its own): 「アーキテクチャ」, 「方針」, 「目标」.
+_BARE_TOPIC = re.compile(r"[^\s の的・、，,()（）]{1,8}")
+
+
+def _said_of_bare_topic(text: str, language: str, room: int) -> str | None:
+    """What a statement says of a topic that is one bare word, when it fits a name whole:
+    「アーキテクチャ|は…のレイヤー分け」, 「方針|は…」: a category names nothing; what is said of it does."""
+    topic = next((cut for cut in boundaries(text, language) if cut.strength == TOPIC), None)
+    if topic is None or not _BARE_TOPIC.fullmatch(text[:topic.end]):
+        return None
+    said = text[topic.start:].strip()
+    return said if width(visible(said)) <= room and complete(said, whole=True) else None
+
+
+def _conclusion(text: str, room: int) -> str | None:
+    """Japanese puts what a long sentence comes to last: 「…問い合わせが増えていて調べたところ…計算して
+    いたので|集計テーブルを日次で更新する方式に変えることにした」. When no clause at its start fits a
+    name, its last clause does, whole and no dependent clause, it names the statement. Not of
+    several sentences or a list's items joined (「…（平均40分）；手書きレシートの…」): the first names those."""
+    clauses = [cut for cut in boundaries(text, "ja") if cut.strength >= COMMA]
+    if not clauses or any(cut.strength > COMMA for cut in clauses):
+        return None
+    last = text[clauses[-1].start:].strip()
+    return last if width(visible(last)) <= room and complete(last, whole=True) else None
 
 
 def _name_room(entry: EntryText) -> int:
@@ -628,15 +703,21 @@ def _lead(entry: EntryText, statement: str, rest: str, cut: Boundary | None) -> 
     parenthesis; else the statement the name heads; only the state when the name is the
     whole statement and lines after it say more."""
     language = entry.language
-    state = [_STATE_WORDS[entry.state][language]] if entry.state else []
+    state = _state_words(entry)
     aside = _PARENTHETICAL.fullmatch(rest.strip())
     if aside:
         return [*state, _as_sentence(aside.group(1), language)]
-    if rest and cut is not None and cut.strength >= TOPIC:
+    if rest and cut is not None and (cut.strength >= TOPIC or (language == "zh" and _ZH_CLAUSE_START.match(rest))
+                                     or (language == "en" and _EN_NEW_CLAUSE.match(rest))):
         return [*state, _as_sentence(rest, language)]
     if not rest and not entry.label and (entry.state or entry.details or entry.why_how):
         return state
     return [*state, _as_sentence(statement, language)]
+
+
+def _state_words(entry: EntryText) -> list[str]:
+    """The checkbox's state as the description says it first ("Still to do.", 已完成。), or nothing."""
+    return [_STATE_WORDS[entry.state][entry.language]] if entry.state else []
 
 
 def topic_of(statement: str, language: str, memory_type: str) -> str:
@@ -651,9 +732,15 @@ def topic_of(statement: str, language: str, memory_type: str) -> str:
     reported = _REPORTED.match(statement) if language == "en" else None
     if reported and len(statement[reported.end():].split()) >= 3:
         return capitalised(statement[reported.end():])
+    asked = _ASKED.match(statement) if language == "en" and memory_type == "feedback" else None
+    if asked and len(statement[asked.end():].split()) >= 3:  # the type says who asks
+        return capitalised(statement[asked.end():])
     return statement
 
 
+# "The user wants X", "I prefer X": in a feedback memory, what is asked for is the statement.
+_ASKED = re.compile(r"^(?:the user|user|i)\s+(?:wants|want|would like|'d like|prefers|prefer|asks for|asked for"
+                    r"|expects)\s+(?:that\s+)?", re.IGNORECASE)
 # "we agreed that X", "I learned that X": what was agreed or learned is the statement.
 _REPORTED = re.compile(r"^[^.;:]*?\b(?:we|i|they|the team)\s+(?:agreed|decided|learned|learnt|found|noticed|realised"
                        r"|realized|confirmed|concluded)\s+(?:that\s+)?", re.IGNORECASE)

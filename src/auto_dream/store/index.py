@@ -290,8 +290,12 @@ def link_path(path: str) -> str:
 
 def _entry_line(memory: Memory, line_chars: int) -> _Line:
     link = link_path(memory.path)
-    room_for_label = max(line_chars - len(f"- []({link})") - len(SEPARATOR) - 12, 8)
     name = shown(memory.name)  # an agent's context is no place for ESC or BEL: written out
+    # a name that fits the line is never cut for its description's sake ("Do the DNS cutover only
+    # after the TTL has…"): the description has what room is left, maybe none
+    room_for_label = max(line_chars - len(f"- []({link})"), 8)
+    if len(_escape_label(name)) > room_for_label:
+        room_for_label = max(room_for_label - len(SEPARATOR) - 12, 8)
     label = name
     chars = room_for_label
     while len(_escape_label(label)) > room_for_label and chars >= 1:  # measured after escaping brackets
