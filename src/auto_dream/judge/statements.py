@@ -440,6 +440,7 @@ def announces_change(text: str) -> bool:
                                  for m in _CHANGE.finditer(without_replacements(text)))
 
 
+@lru_cache(maxsize=4096)  # asked of a statement for each of its candidates
 def retracts(text: str) -> bool:
     """Whether a statement says that something stopped: no longer, retired, turned off, 不再, 廃止…"""
     return bool(_RETRACTION.search(text))
