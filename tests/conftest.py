@@ -71,6 +71,19 @@ def isolated_env(tmp_path, monkeypatch):
 
 
 @pytest.fixture
+def places(isolated_env, tmp_path, monkeypatch):
+    """For agent installs: HOME, XDG_CONFIG_HOME, a project (the current folder, with src/) and a
+    store, all in tmp_path."""
+    config = tmp_path / "xdg-config"
+    config.mkdir()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    monkeypatch.chdir(project)
+    return {"home": isolated_env, "config": config, "project": project, "store": tmp_path / "store" / ".auto-dream"}
+
+
+@pytest.fixture
 def sleeper():
     """A live process that is not a dream: its pid in a lock means the lock is held."""
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])

@@ -55,18 +55,6 @@ CASES = {
 USER_JSON = {"gemini-cli": GEMINI_SETTINGS, "cursor": CURSOR_MCP, "opencode": OPENCODE_JSON}
 
 
-@pytest.fixture
-def places(isolated_env, tmp_path, monkeypatch):
-    """HOME, XDG_CONFIG_HOME, a project (the current folder) and a store, all in tmp_path."""
-    config = tmp_path / "xdg-config"
-    config.mkdir()
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
-    project = tmp_path / "project"
-    (project / "src").mkdir(parents=True)
-    monkeypatch.chdir(project)
-    return {"home": isolated_env, "config": config, "project": project, "store": tmp_path / "store" / ".auto-dream"}
-
-
 def _base(places: dict, agent: str, scope: str) -> Path:
     if scope == "project":
         return places["project"]

@@ -73,17 +73,6 @@ CASES = {
 }
 
 
-@pytest.fixture
-def places(isolated_env, tmp_path, monkeypatch):
-    config = tmp_path / "xdg-config"
-    config.mkdir()
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
-    project = tmp_path / "project"
-    project.mkdir()
-    monkeypatch.chdir(project)
-    return {"home": isolated_env, "project": project, "store": tmp_path / "store" / ".auto-dream"}
-
-
 def _run(cli, places: dict, *argv: str):
     done = cli("--root", places["store"], *argv)
     assert done.code == 0, done.err
