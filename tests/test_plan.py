@@ -205,7 +205,7 @@ def _audit(event: str, args: tuple) -> None:
         _heard.append((event, args[0] if args else None))
 
 
-sys.addaudithook(_audit)  # a hook stays for the process: this one hears only while _heard is a list
+_hooked = False
 
 
 @pytest.mark.parametrize("make_store", STORES, ids=[s.__name__ for s in STORES])
@@ -216,7 +216,10 @@ def test_planning_opens_no_file_runs_no_program(make_store, tmp_path):
     no file: an audit hook hears none. read_kept then opens each memory file the plan rewrites or
     archives, once, and nothing else. The plan still decides (a stale memory archived under a
     numbered name)."""
-    global _heard
+    global _heard, _hooked
+    if not _hooked:  # a hook stays for the process: this one hears only while _heard is a list
+        sys.addaudithook(_audit)
+        _hooked = True
     now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
     root = make_store(tmp_path / "project", now)
     context = open_context(root)
