@@ -79,10 +79,12 @@ class DreamOptions:
 class Snapshot:
     """The store as orient read it and what gather added: what the phases read, never write.
 
-    Frozen, and its containers are read-only types. Two objects in it fill themselves on use,
-    which nothing a phase decides can change: `memories` loads a cached memory when first asked
-    for it, and `cache` is the on-disk parse cache (the runner updates it after apply). The
-    profiles consolidate updates as it rewrites memories are in Decisions, made with `profile`.
+    Frozen, and its containers are read-only types. Three objects in it answer on use, which
+    nothing a phase decides can change: `memories` loads a cached memory when first asked for
+    it, `cache` is the on-disk parse cache (the runner updates it after apply), and `repository`
+    asks git about the references prune checks (tests give a dict: tests/fakes.py). The
+    profiles consolidate updates as it rewrites memories are in Decisions, made with `profile`
+    (`profiles_of` for many at once). Everything else planning needs, orient has read.
     """
 
     context: StoreContext
