@@ -351,25 +351,23 @@ class ParseCache:
     def profile(self, path: str) -> Profile:
         """The word profile of a memory the cache holds as it is on disk."""
         words, rest = self._read("SELECT words, profile FROM memory_text WHERE id = ?", self.rows[path][1])
-        signals, replaced, negated, changed, pins = json.loads(rest)
-        # its text is joined (and the body read) only if a negation needs it
-        return Profile(frozenset(map(sys.intern, json.loads(words))), _set(signals), _set(replaced), _set(negated),
-                       _set(changed), bool(pins), source=_Text(self, path))
+        return self._profile_of(path, words, rest)
 
     @_damage_is_an_error
     def profiles(self, paths: list[str]) -> dict[str, Profile]:
         """profile() of many memories, a few queries for all (a full dream asks of every memory)."""
         path_of = {self.rows[path][1]: path for path in paths}
-        found = {}
-        for row_id, words, rest in self._select_in("SELECT id, words, profile FROM memory_text WHERE id IN ({})",
-                                                   list(path_of)):
-            signals, replaced, negated, changed, pins = json.loads(rest)
-            path = path_of[row_id]
-            found[path] = Profile(frozenset(map(sys.intern, json.loads(words))), _set(signals), _set(replaced),
-                                  _set(negated), _set(changed), bool(pins), source=_Text(self, path))
+        found = {path_of[row_id]: self._profile_of(path_of[row_id], words, rest) for row_id, words, rest in
+                 self._select_in("SELECT id, words, profile FROM memory_text WHERE id IN ({})", list(path_of))}
         if len(found) != len(path_of):  # only a save in between could do it, and nothing reads after the save
             raise LookupError(f"the parse cache lost {len(path_of) - len(found)} rows")
         return found
+
+    def _profile_of(self, path: str, words: str, rest: str) -> Profile:
+        signals, replaced, negated, changed, pins = json.loads(rest)
+        # its text is joined (and the body read) only if a negation needs it
+        return Profile(frozenset(map(sys.intern, json.loads(words))), _set(signals), _set(replaced), _set(negated),
+                       _set(changed), bool(pins), source=_Text(self, path))
 
     def _read(self, sql: str, row_id: int) -> Row:
         row = self._db.execute(sql, (row_id,)).fetchone() if self._db is not None else None
