@@ -14,19 +14,12 @@ from auto_dream.store.undistilled import (  # re-exported: the distilled record 
 )
 from auto_dream.store.undistilled import LOGS_DONE as LOGS_DONE
 from auto_dream.store.undistilled import distilled_path as distilled_path
+from auto_dream.store.undistilled import read_distilled as read_distilled
 from auto_dream.store.undistilled import read_distilled_ids as read_distilled_ids
 from auto_dream.store.undistilled import read_logs_done as read_logs_done
 
 LAST_DREAM = "last_dream.json"
 RECHECK = "recheck.txt"  # memories whose checks a budget deferred
-
-
-def read_distilled(paths: StoreLayout) -> bytes:
-    """The distilled record as it is (empty when there is none)."""
-    try:
-        return distilled_path(paths).read_bytes()
-    except FileNotFoundError:
-        return b""
 
 
 def distilled_with(current: bytes, new_ids: tuple[str, ...]) -> bytes:

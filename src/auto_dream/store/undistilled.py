@@ -24,12 +24,17 @@ def distilled_path(paths: StoreLayout) -> Path:
     return paths.state / DISTILLED
 
 
+def read_distilled(paths: StoreLayout) -> bytes:
+    """The distilled record as it is (empty when there is none)."""
+    try:
+        return distilled_path(paths).read_bytes()
+    except FileNotFoundError:
+        return b""
+
+
 def read_distilled_ids(paths: StoreLayout) -> set[str]:
     """Ids of every entry a dream has distilled (a torn last line is ignored)."""
-    try:
-        return distilled_ids_in(distilled_path(paths).read_bytes())
-    except FileNotFoundError:
-        return set()
+    return distilled_ids_in(read_distilled(paths))
 
 
 def distilled_ids_in(data: bytes) -> set[str]:
