@@ -65,5 +65,5 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
                     folder_names={folder: folder_names(folder)
                                   for folder in {context.paths.memory_dir(t) for t in MEMORY_TYPES}},
                     archived_names={t: tuple(archived_names(context.paths, t)) for t in MEMORY_TYPES},
-                    repo=repo, repository=open_repository(repo, exclude=context.paths.root),
+                    repository=open_repository(repo, exclude=context.paths.root),
                     warnings=tuple(warnings), review_queue=queue, review_queue_data=queue_data, profiles_of=profiles_of)

@@ -99,8 +99,7 @@ class Snapshot:
     changed: frozenset[str] = frozenset()  # new or changed since the last dream
     stored: frozenset[str] = frozenset()  # unchanged memories the cache's pair index answers for
     distilled_ids: frozenset[str] = frozenset()
-    repo: Path | None = None
-    # what the memories' references are checked against: git in the repository at `repo` (None: none)
+    # what the memories' references are checked against: git in the repository the store cites (None: none)
     repository: Repository | None = None
     # gather adds these:
     new_entries: tuple[Entry, ...] = ()
