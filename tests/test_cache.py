@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from auto_dream.judge.pairs import reference_pairs, stored_pairs
 from auto_dream.judge.partners import MENTION_MARKS, may_mention, mentions
-from auto_dream.judge.similarity import AIMS, PINS, Profile, significant_words
+from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, Profile, significant_words
 from auto_dream.store.cache import FILE_NAME, CachedMemory, ParseCache, Parsed
 from auto_dream.store.memory import Memory
 from auto_dream.store.paths import StorePaths
@@ -33,11 +33,16 @@ def pins(key) -> bool:
     return key % 2 == 0
 
 
+def anchored(key) -> bool:
+    return key % 5 == 0
+
+
 def parsed(key, text: str, size: int = 100) -> Parsed:
     memory = Memory(path=f"memories/project/{key}.md", name=f"note {key}", description="", type="project",
                     mtime=WHEN, body=text, sources=("a1b2c3d4e5f6",))
     words = significant_words(text)
-    profile = Profile(words, negated=frozenset(sorted(words)[:1]) if aims(key) else frozenset(), pins=pins(key))
+    profile = Profile(words, negated=frozenset(sorted(words)[:1]) if aims(key) else frozenset(), pins=pins(key),
+                      anchored=anchored(key))
     return Parsed((size, 1_000 + size, 7), memory, profile, Parsed.of((0, 0, 0), memory).refs)
 
 
@@ -65,7 +70,7 @@ def test_the_stored_index_finds_exactly_the_all_pairs_answer_after_any_update(fi
                     for a, b in reference_pairs({**stored, **asked}, threshold)
                     if a.startswith("probe") != b.startswith("probe")}
         assert stored_pairs(asked, cache, threshold) == expected
-        for ground, has in ((AIMS, aims), (PINS, pins)):
+        for ground, has in ((AIMS, aims), (PINS, pins), (ANCHORS, anchored)):
             grounded = {f"memories/project/{k}.md" for k in second if has(k) and significant_words(second[k])}
             assert stored_pairs(asked, cache, threshold, among=ground) == {p for p in expected if p[1] in grounded}
 

@@ -20,6 +20,7 @@ from auto_dream.distill.claude import MAX_REPORTED_TOKENS, REVIEW_BODY_CHARS, RE
 from auto_dream.dream.lock import STALE_AFTER
 from auto_dream.judge import statements
 from auto_dream.judge.recent import RECENT_LIMIT
+from auto_dream.judge.similarity import ANCHORED_FLOOR
 from auto_dream.judge.titles import DESCRIPTION_CHARS, NAME_CHARS, NAME_WIDTH, SHORT_TITLE
 from auto_dream.mcp_server import LISTED, RESULT_CHARS
 from auto_dream.store import config as config_module
@@ -64,6 +65,8 @@ STATED = [
     ("docs/dream.md", r"\*the same specifics\*, from overlap ([\d.]+) up", [DEFAULTS.contradiction_overlap]),
     ("docs/dream.md", r"\*the same anchors\*, from overlap ([\d.]+) up", [DEFAULTS.contradiction_overlap]),
     ("docs/dream.md", r"one side adding (one) at most", [statements.ANCHORS_ADDED]),
+    ("docs/dream.md", r"\*the same terms\*, from overlap ([\d.]+) up", [ANCHORED_FLOOR]),
+    ("docs/dream.md", r"both hold anchors from overlap ([\d.]+) up", [ANCHORED_FLOOR]),
     ("docs/dream.md", r"\((\d+%) of the longer side's bigrams, (\w+) at least\)",
      [statements.ANCHORED_REST, statements.ANCHORED_REST_SHARED]),
     ("docs/dream.md", r"rarity-weighted Jaccard of their words ≥ ([\d.]+),", [statements.NEAR_IDENTICAL]),

@@ -62,6 +62,23 @@ CASES = [
     # ... the same identifier: one word for another is still listed
     ("支付服务的缺陷登记在Jira的PAY项目。", "支付服务的需求登记在Jira的PAY项目。",
      "review", "conflict", "name_swapped"),
+    # a paraphrase in Chinese or Japanese shares few character bigrams but keeps its terms of art:
+    # the same terms on both sides (one side may add one), whatever the words around them
+    ("每次发版前都要先跑`npm test`。", "发布之前先执行npm test。", "review", "duplicate", "same_terms"),
+    ("障害対応の手順はConfluenceの`SRE-Runbook`ページにある。", "インシデント時はConfluenceのSRE-Runbookを見ること。",
+     "review", "duplicate", "same_terms"),
+    # ... one term is enough when both deny the same thing with it
+    ("写脚本时别用sudo，权限不够就找运维。", "执行部署脚本不需要加sudo。", "review", "duplicate", "same_terms"),
+    # ... one term alone, nothing denied: two things said of it
+    ("李娜用Python写爬虫。", "王强用Python做数据分析报表。", "none", "", ""),
+    # ... a term on each side only: two facts of one shape
+    ("监控告警发到Slack的#alerts频道。", "发布通知都发到Slack的#releases频道里。", "none", "", ""),
+    # ... and only one side says it changed: a possible conflict
+    ("所有PR都用squash方式合并。", "PR不再用squash合并，改用rebase合并。", "review", "conflict", "same_terms"),
+    # 别 after a word that sets its time negates as at the start: both deny mocking Redis, no contradiction
+    ("集成测试不要mock Redis，连本地容器。", "跑集成测试时别mock掉Redis，用本地的容器实例。",
+     "review", "duplicate", "swapped_words"),
+    ("别人的代码不要直接改。", "可以直接改别人的代码。", "supersede", "conflict", "is_contradiction"),
 ]
 
 

@@ -66,21 +66,26 @@ def test_across_only_leaves_out_exactly_the_probe_to_probe_pairs(store, threshol
 @given(store=stores, low=thresholds, high=thresholds, across_only=st.booleans(), data=st.data())
 def test_relatable_pairs_are_those_at_the_low_threshold_whose_grounds_let_them_and_the_rest_at_the_high(
         store, low, high, across_only, data):
-    """From the lower threshold up: a pair with a side that aims, or two sides that pin something down."""
+    """From the lower threshold up: a pair with a side that aims, or two sides that pin something
+    down; from the anchored floor up, two sides that hold anchors (similarity.relatable)."""
     from auto_dream.distill.neighbours import relatable_pairs
-    from auto_dream.judge.similarity import AIMS, PINS
+    from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, anchored_floor, relatable
 
     pool = {key: significant_words(text) for key, text in store.items()}
     keys = sorted(pool)
     probes = data.draw(st.lists(st.sampled_from(keys), unique=True) if keys else st.just([]))
     aiming = set(data.draw(st.lists(st.sampled_from(keys), unique=True) if keys else st.just([])))
     pinning = set(data.draw(st.lists(st.sampled_from(keys), unique=True) if keys else st.just([])))
-    touching = {(a, b) for a, b in reference_pairs(pool, min(low, high))
+    anchoring = set(data.draw(st.lists(st.sampled_from(keys), unique=True) if keys else st.just([])))
+
+    def grounds(key):
+        return (AIMS if key in aiming else 0) | (PINS if key in pinning else 0) | (ANCHORS if key in anchoring else 0)
+
+    touching = {(a, b) for a, b in reference_pairs(pool, anchored_floor(min(low, high)))
                 if ((a in probes) != (b in probes) if across_only else (a in probes or b in probes))}
-    expected = {(a, b) for a, b in touching if overlap(pool[a], pool[b]) >= max(low, high)
-                or a in aiming or b in aiming or (a in pinning and b in pinning)}
-    assert relatable_pairs(probes, pool, lambda key: (AIMS if key in aiming else 0) | (PINS if key in pinning else 0),
-                           min(low, high), max(low, high), across_only=across_only) == expected
+    expected = {(a, b) for a, b in touching
+                if relatable(overlap(pool[a], pool[b]), grounds(a), grounds(b), min(low, high), max(low, high))}
+    assert relatable_pairs(probes, pool, grounds, min(low, high), max(low, high), across_only=across_only) == expected
 
 
 PHRASES = ["deploy billing on tuesday", "the invoice queue uses kafka", "don't rebase the release branch",

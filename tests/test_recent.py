@@ -14,16 +14,18 @@ from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.judge import statements
 from auto_dream.judge.pairs import word_ranks
 from auto_dream.judge.recent import RECENT_LIMIT, RecentIndex, recent_pairs, reference_recent
-from auto_dream.judge.similarity import AIMS, PINS, significant_words
+from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, significant_words
 from auto_dream.store.daylog import Entry
 from conftest import examples
 
 # A small vocabulary makes most records pass, so a limit binds and ties abound.
 WORDS = ["deploy", "billing", "kafka", "postgres", "rebase", "branch", "tuesday", "invoice", "queue", "cache"]
 word_sets = st.frozensets(st.sampled_from(WORDS), max_size=7)
-thresholds = st.sampled_from([(0.4, 0.6), (0.25, 0.5), (0.6, 0.6), (0.33, 1.0)])
+# (0.4, 0.6) and (0.6, 0.6): the anchored floor lies below `low`; (0.1, 0.5): above it
+thresholds = st.sampled_from([(0.4, 0.6), (0.25, 0.5), (0.6, 0.6), (0.33, 1.0), (0.1, 0.5)])
 limits = st.one_of(st.none(), st.integers(1, 6))
-any_grounds = st.sampled_from([0, AIMS, PINS, AIMS | PINS])  # what lets a pair pass from `low` (similarity.from_low)
+# what lets a pair pass from `low` (similarity.from_low), or from the anchored floor (both ANCHORS)
+any_grounds = st.sampled_from([0, AIMS, PINS, AIMS | PINS, PINS | ANCHORS, AIMS | PINS | ANCHORS])
 
 
 def _grounded(*kinds: int):
@@ -31,7 +33,7 @@ def _grounded(*kinds: int):
 
 
 # Each ground alone, so that a pair that passes from `low` on it is found by it alone, and all of them.
-@pytest.mark.parametrize("grounds", [_grounded(0, AIMS), _grounded(0, PINS), any_grounds])
+@pytest.mark.parametrize("grounds", [_grounded(0, AIMS), _grounded(0, PINS), _grounded(0, PINS | ANCHORS), any_grounds])
 @settings(max_examples=examples(300), deadline=None)
 @given(data=st.data(), rule=thresholds, ranked=st.booleans())
 def test_the_index_finds_the_newest_records_the_all_pairs_scan_finds(grounds, data, rule, ranked):

@@ -277,3 +277,18 @@ def test_an_entry_that_repeats_a_deprecated_memory_becomes_a_memory_of_its_own(c
     report = json.loads(cli("--root", root, "dream", "--no-llm", "--json").out)
     assert [a["kind"] for a in report["actions"] if a["kind"] != "index"] == ["create"]
     assert "[The billing service moves to Kafka in December" in (root / "MEMORY.md").read_text()
+
+
+@pytest.mark.parametrize("dreamed_apart", [False, True], ids=["one dream", "the older one dreamed before"])
+def test_a_paraphrase_in_chinese_that_keeps_its_terms_is_listed_as_a_possible_duplicate(cli, root, dreamed_apart):
+    """The two share 0.30 of their character bigrams, under the lower threshold (0.4), and the same
+    terms (`make lint`): they are compared from the anchored floor, whether the older memory is
+    searched in memory (one dream) or through the parse cache (dreamed the day before)."""
+    older, newer = "每次提交前都要先跑`make lint`。", "提交代码之前先执行make lint。"
+    assert cli("--root", root, "append", "--type", "feedback", "--at", "2026-11-29 10:00", older).code == 0
+    if dreamed_apart:
+        assert cli("--root", root, "dream", "--no-llm").code == 0
+    assert cli("--root", root, "append", "--type", "feedback", "--at", "2026-11-30 10:00", newer).code == 0
+    assert cli("--root", root, "dream", "--no-llm").code == 0
+    (item,) = json.loads(cli("--root", root, "review", "--json").out)["items"]
+    assert item["kind"] == "duplicate" and item["evidence"] == [older, newer]

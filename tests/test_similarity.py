@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from auto_dream.distill.deterministic import new_memory_from_text
-from auto_dream.judge.similarity import AIMS, PINS, Profile, from_low, overlap, relation, significant_words
+from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, Profile, from_low, overlap, relation, significant_words
 from conftest import examples
 
 DUPLICATE, CONTRADICTION = 0.6, 0.4  # the config defaults
@@ -264,12 +264,14 @@ def test_words_in_quotation_marks_are_mentioned_not_said():
 GROUNDS = [
     ("The user is learning the piano.", 0),
     ("Never rebase feature branches.", AIMS),
-    ("本番DBはPostgreSQL 16を使っている。", PINS),
+    ("本番DBはPostgreSQL 16を使っている。", PINS | ANCHORS),
     ("Staging deploys no longer run on Thursdays.", AIMS | PINS),
     # a Latin term in Chinese or Japanese text is an anchor (values.anchors): the pair is searched
-    # from the lower threshold, and the judge decides whether the words around it are alike
-    ("李娜在学Python。", PINS),
+    # from the lower threshold (the anchored floor, against another that holds one), and the judge
+    # decides whether the words around it are alike
+    ("李娜在学Python。", PINS | ANCHORS),
     ("Li Na is learning Python.", 0),  # an English name pins nothing down
+    ("小林在学日语。", 0),  # Chinese text without an anchor
 ]
 
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auto_dream.judge.values import anchors, pins, same_kind, specifics, value_kind
+from auto_dream.judge.values import anchored, anchors, pins, same_kind, specifics, value_kind
 from conftest import examples
 
 
@@ -37,6 +37,9 @@ SPECIFICS = [
      {"#incidents", "analytics_raw"}, {"slack", "etl"}),
     ("Standups are on mondays; we may meet in May.", {"monday", "may"}, set()),  # "may" the verb is no month
     ("线上事故报告发到钉钉群“线上事故通报”。", {"线上事故通报"}, set()),
+    # a URL right after a Chinese or Japanese word is one URL, not "https" and a host
+    ("APIの遅延はGrafanaのhttps://grafana.example.jp/d/api-latencyで確認できる。",
+     {"grafana.example.jp/d/api-latency"}, {"api", "grafana"}),
     ("数据管道的缺陷登记在Jira的DATA项目。", set(), {"jira", "data"}),  # Latin words in CJK text: names
     ("6月1日到6月20日冻结发布，每周五例会。", {"6", "1", "20", "周五"}, set()),
     ("Caroline volunteers at an LGBTQ+ youth center, e.g. on weekends.", set(), {"lgbtq+"}),
@@ -50,6 +53,7 @@ def test_what_a_statement_pins_down_and_the_names_it_holds(text, pinned, names):
     assert specifics(text) == (pinned, names)
     # pins also holds for an anchor: a word of Latin letters in Chinese or Japanese text (values.anchors)
     assert pins(text) == bool(pinned or anchors(text))
+    assert anchored(text) == bool(anchors(text))  # the pair search's first sign of one
 
 
 @settings(max_examples=examples(1000), deadline=None)
@@ -59,3 +63,12 @@ def test_pins_is_true_whenever_a_text_pins_something_down(text):
     """The pair search asks pins of every memory: it may say yes more often, never less (a pair
     it left out would never be compared)."""
     assert pins(text) or not specifics(text).pinned
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(st.lists(st.sampled_from(list("aZ09 _#+-./:`“”「」\n,周五数据の") + ["Monday", "://", "http", "mock"]),
+                max_size=30).map("".join))
+def test_anchored_is_true_whenever_a_text_holds_an_anchor(text):
+    """The pair search compares two texts that hold anchors from a lower overlap (similarity.ANCHORED_FLOOR):
+    `anchored` may say yes more often than anchors, never less."""
+    assert anchored(text) or not anchors(text)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import TypeVar
 
 from auto_dream.judge.pairs import indexed_pairs, word_ranks
-from auto_dream.judge.similarity import AIMS, PINS, Profile
+from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, Profile, anchored_floor
 from auto_dream.store.daylog import Entry
 
 Key = TypeVar("Key", bound=Hashable)  # a memory's path, or a tagged entry id or path
@@ -53,11 +53,28 @@ def entry_pairs(entries: Mapping[str, Profile], memories: Mapping[str, Profile],
 
 def relatable_pairs(probes: list[Key], pool: Mapping[Key, frozenset[str]], grounds: Callable[[Key], int],
                     low: float, high: float, across_only: bool = False) -> set[tuple[Key, Key]]:
+    """indexed_pairs at `high`, plus the pairs from `low` up whose grounds let them (similarity.from_low),
+    and from the anchored floor up those of two records that hold anchors (similarity.relatable)."""
+    floor = anchored_floor(low)
+    anchoring = [p for p in probes if grounds(p) & ANCHORS] if floor < low else []
+    if high <= low and not anchoring:
+        return indexed_pairs(probes, pool, low, across_only=across_only)
+    # one word order for the searches (any order finds the same pairs: pairs.indexed_pairs)
+    ranks = word_ranks(Counter(word for words in pool.values() for word in words))
+    found = _grounded_pairs(probes, pool, grounds, low, high, ranks, across_only)
+    probe_set = set(probes)
+    targets = {key: words for key, words in pool.items() if key not in probe_set and grounds(key) & ANCHORS}
+    if anchoring and (targets or not across_only):  # against the records that hold anchors (and such probes)
+        targets.update((p, pool[p]) for p in anchoring)
+        found |= indexed_pairs(anchoring, targets, floor, ranks=ranks, across_only=across_only)
+    return found
+
+
+def _grounded_pairs(probes: list[Key], pool: Mapping[Key, frozenset[str]], grounds: Callable[[Key], int],
+                    low: float, high: float, ranks: Mapping[str, int], across_only: bool) -> set[tuple[Key, Key]]:
     """indexed_pairs at `high`, plus the pairs from `low` up whose grounds let them (similarity.from_low)."""
     if high <= low:
-        return indexed_pairs(probes, pool, low, across_only=across_only)
-    # one word order for the four searches (any order finds the same pairs: pairs.indexed_pairs)
-    ranks = word_ranks(Counter(word for words in pool.values() for word in words))
+        return indexed_pairs(probes, pool, low, ranks=ranks, across_only=across_only)
     found = indexed_pairs(probes, pool, high, ranks=ranks, across_only=across_only)
     aiming = [p for p in probes if grounds(p) & AIMS]
     aimless = [p for p in probes if not grounds(p) & AIMS]

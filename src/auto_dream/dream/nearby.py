@@ -17,7 +17,7 @@ from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.judge.pairs import stored_pairs
 from auto_dream.judge.partners import MENTION_MARKS, mentions, name_keys
 from auto_dream.judge.recent import RECENT_LIMIT, recent_pairs
-from auto_dream.judge.similarity import AIMS, PINS
+from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, anchored_floor
 from auto_dream.judge.statements import idf_weights
 from auto_dream.store.cache import CachedMemory, ParseCache
 from auto_dream.store.daylog import Entry
@@ -113,16 +113,23 @@ class StoreNeighbours:
 def _stored_relatable(decisions: Decisions, cache: ParseCache, probes: Mapping[str, frozenset[str]],
                       grounds: Mapping[str, int], low: float, high: float) -> dict[str, set[str]]:
     """_stored_matches at `high`, plus from `low` up the stored memories that aim (all of them,
-    for a probe that aims), and those that pin something down, for a probe that does."""
+    for a probe that aims), and those that pin something down, for a probe that does; from the
+    anchored floor up (similarity.anchored_floor) those that hold anchors, for a probe that does."""
+    floor = anchored_floor(low)
+    anchoring = {key: words for key, words in probes.items() if grounds[key] & ANCHORS} if floor < low else {}
     if high <= low:
-        return _stored_matches(decisions, cache, probes, low)
-    aiming = {key: words for key, words in probes.items() if grounds[key] & AIMS}
-    aimless = {key: words for key, words in probes.items() if not grounds[key] & AIMS}
-    pinning = {key: words for key, words in aimless.items() if grounds[key] & PINS}
-    found: dict[str, set[str]] = {key: set() for key in probes}
-    for matches in (_stored_matches(decisions, cache, aiming, low), _stored_matches(decisions, cache, aimless, high),
+        searches = [_stored_matches(decisions, cache, probes, low)]
+    else:
+        aiming = {key: words for key, words in probes.items() if grounds[key] & AIMS}
+        aimless = {key: words for key, words in probes.items() if not grounds[key] & AIMS}
+        pinning = {key: words for key, words in aimless.items() if grounds[key] & PINS}
+        searches = [_stored_matches(decisions, cache, aiming, low), _stored_matches(decisions, cache, aimless, high),
                     _stored_matches(decisions, cache, aimless, low, among=AIMS),
-                    _stored_matches(decisions, cache, pinning, low, among=PINS)):
+                    _stored_matches(decisions, cache, pinning, low, among=PINS)]
+    if anchoring:
+        searches.append(_stored_matches(decisions, cache, anchoring, floor, among=ANCHORS))
+    found: dict[str, set[str]] = {key: set() for key in probes}
+    for matches in searches:
         for key, paths in matches.items():
             found[key] |= paths
     return found
@@ -131,7 +138,7 @@ def _stored_relatable(decisions: Decisions, cache: ParseCache, probes: Mapping[s
 def _stored_matches(decisions: Decisions, cache: ParseCache, probes: Mapping[str, frozenset[str]], threshold: float,
                     among: int = 0) -> dict[str, set[str]]:
     """For each probe, the stored memories whose overlap with its words reaches `threshold`
-    (with `among`, of those with that ground: AIMS or PINS).
+    (with `among`, of those with that ground: AIMS, PINS or ANCHORS).
 
     Asked once per set of words: a memory created from an entry has the entry's words, so
     the memory check after the distiller repeats the entries' questions.

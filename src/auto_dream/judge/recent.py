@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from auto_dream.judge.pairs import _needed, word_ranks
-from auto_dream.judge.similarity import AIMS, PINS, from_low, overlap
+from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, anchored_floor, overlap, relatable
 
 Key = TypeVar("Key", bound=Hashable)
 
@@ -35,10 +35,10 @@ RECENT_LIMIT = 16
 
 def passes(words: frozenset[str], grounds: int, other: frozenset[str], other_grounds: int, low: float,
            high: float) -> bool:
-    """The overlap rule of every pair search: `high` (the duplicate threshold), or `low` when the
-    two sides' grounds let it (similarity.from_low: one aims a signal, or both pin something down)."""
-    score = overlap(words, other)
-    return score >= high or (score >= low and from_low(grounds, other_grounds))
+    """The overlap rule of every pair search (similarity.relatable): `high` (the duplicate threshold),
+    `low` when the two sides' grounds let it (one aims a signal, or both pin something down), lower
+    still when both hold anchors."""
+    return relatable(overlap(words, other), grounds, other_grounds, low, high)
 
 
 def reference_recent(words: frozenset[str], grounds: int, records: Mapping[int, tuple[frozenset[str], int]],
@@ -66,22 +66,25 @@ class RecentIndex:
     `ranks` orders the words rarest first (pairs.word_ranks); a word it does not know ranks
     below all it knows. `low` and `high` are the rule's thresholds (`passes`). Most records
     neither aim nor pin anything down and are searched for at `high`, where prefixes are
-    shortest; the few that aim, and those that pin something down, are indexed again at `low`.
+    shortest; the few that aim, and those that pin something down, are indexed again at `low`,
+    and those that hold anchors at the anchored floor (similarity.anchored_floor).
     """
 
     def __init__(self, ranks: Mapping[str, int], low: float, high: float):
         self._ranks, self.low, self.high = dict(ranks), low, max(low, high)
+        self.floor = anchored_floor(low)
         self._unranked = -1  # the next rank for a word `ranks` does not know: below all it knows
         self._words: dict[int, frozenset[str]] = {}
         self._grounds: dict[int, int] = {}
         # word -> keys, ascending: of every record holding it; of every record with it in its
-        # prefix at `high`; at `low`; the same, by ground, for the records that aim (AIMS)
-        # and for those that pin something down (PINS)
+        # prefix at `high`; at `low`; the same, by ground, for the records that aim (AIMS), for
+        # those that pin something down (PINS), and at the floor for those that hold anchors (ANCHORS)
         self._holders: dict[str, list[int]] = {}
         self._high: dict[str, list[int]] = {}
         self._low: dict[str, list[int]] = {}
-        self._grounded_holders: dict[int, dict[str, list[int]]] = {AIMS: {}, PINS: {}}
-        self._grounded_low: dict[int, dict[str, list[int]]] = {AIMS: {}, PINS: {}}
+        self._grounded_holders: dict[int, dict[str, list[int]]] = {AIMS: {}, PINS: {}, ANCHORS: {}}
+        self._grounded_low: dict[int, dict[str, list[int]]] = {AIMS: {}, PINS: {}, ANCHORS: {}}
+        self._reach = {AIMS: low, PINS: low, ANCHORS: self.floor}  # the threshold each ground is indexed at
 
     def __len__(self) -> int:
         return len(self._words)
@@ -111,10 +114,14 @@ class RecentIndex:
         old_ordered = self._ordered(old_words) if old_words else []
         old_high, old_low = self._prefix(old_ordered, self.high), self._prefix(old_ordered, self.low)
         postings = [(self._holders, words, old_words), (self._high, high, old_high), (self._low, low, old_low)]
-        for bit in (AIMS, PINS):
+        for bit in (AIMS, PINS, ANCHORS):
             if grounds & bit:
+                reach = self._reach[bit]
+                now_low = low if reach == self.low else self._prefix(ordered, reach)
+                was = _NONE if not old_grounds & bit else old_low if reach == self.low else self._prefix(
+                    old_ordered, reach)
                 postings += [(self._grounded_holders[bit], words, old_words if old_grounds & bit else _NONE),
-                             (self._grounded_low[bit], low, old_low if old_grounds & bit else _NONE)]
+                             (self._grounded_low[bit], now_low, was)]
         for lists, now, before in postings:
             for word in now:
                 if word in before:
@@ -148,17 +155,22 @@ class RecentIndex:
             for bit in (AIMS, PINS) if grounds & PINS else (AIMS,):
                 lists += [self._grounded_holders[bit].get(w) for w in self._prefix(ordered, self.low)]
                 lists += [self._grounded_low[bit].get(w) for w in words]
+        if grounds & ANCHORS and self.floor < self.low:  # from the floor up, the records that hold anchors too
+            lists += [self._grounded_holders[ANCHORS].get(w) for w in self._prefix(ordered, self.floor)]
+            lists += [self._grounded_low[ANCHORS].get(w) for w in words]
         found: list[int] = []
         size, low, high, records, known = len(words), self.low, self.high, self._words, self._grounds
+        floor = self.floor
         for key in _newest_first([lst for lst in lists if lst]):
             if key == exclude:
                 continue
             other = records[key]
             if not other:  # a record whose words were replaced by none
                 continue
-            # passes(), inlined: the very same float test, on the hottest loop of a large dream
+            # passes(), inlined: the very same float tests, on the hottest loop of a large dream
             score = len(words & other) / (size if size < len(other) else len(other))
-            if score >= high or (score >= low and ((grounds | known[key]) & AIMS or grounds & known[key] & PINS)):
+            if score >= high or (score >= low and ((grounds | known[key]) & AIMS or grounds & known[key] & PINS)) or (
+                    score >= floor and grounds & known[key] & ANCHORS):
                 found.append(key)
                 if limit is not None and len(found) == limit:
                     break

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
 
-from auto_dream.judge.values import pins
+from auto_dream.judge.values import anchored, pins
 from auto_dream.judge.words import (  # re-exported: the judge's words are these
     _CJK_RUN,
     _TOKEN,
@@ -30,7 +30,12 @@ _NEGATION_BEFORE = re.compile(
 # identifiers (not just alpha/beta/rc)" agrees with "fully supports pre-release versions
 # (alpha, beta, RC)" (real case, orchestkit).
 _NEGATION_BEFORE_CJK = re.compile(r"(?<!要)不要|不再|(?<!用)不用|(?<!需要)不需要|无需|别用|別用"
-                                  r"|(?:^|(?<=[\s，,。；;:：]))[别別]|禁止|停止使用|并非|不是", re.MULTILINE)
+                                  r"|(?:^|(?<=[\s，,。；;:：时時就也都还還再可先万萬]))[别別](?![人的名处處称稱样樣家号號])"
+                                  r"|禁止|停止使用|并非|不是", re.MULTILINE)
+# 别 ("don't") opens a clause or follows a word that sets its time or stress ("跑集成测试时别mock掉
+# Redis", "千万别", "就别"); after any other character it is part of a word (特别, 区别, 级别), and
+# before 人, 的… it is "other" (别人, 别的). Real case: "…时别mock掉Redis" went unread, and the pair
+# with "集成测试不要mock Redis" was a contradiction.
 # A question asked both ways (要不要, 用不用, 需要不需要: "whether to") negates nothing; nor does
 # Japanese 忘れずに / 欠かさず ("without forgetting", "without missing": always).
 # Japanese negates with the verb's negative form, whatever the verb: its irrealis stem (an
@@ -348,6 +353,12 @@ _EMPTY: frozenset[str] = frozenset()
 # pin something down.
 AIMS = 1  # a negation or change scope (Profile.aims)
 PINS = 2  # a value, an identifier, code (values.specifics)
+ANCHORS = 4  # Chinese or Japanese text with an anchor: a term of Latin letters, a value, code (values.anchors)
+# Two Chinese or Japanese texts that both hold anchors are compared from this overlap up: a
+# paraphrase keeps its terms of art but shares few of its character bigrams ("每次提交前都要先跑
+# `make lint`" / "提交代码之前先执行make lint" share 0.30 of them). The judge then asks for the
+# same anchors on both sides (statements.same_terms), not for more shared words.
+ANCHORED_FLOOR = 0.2
 
 
 def from_low(grounds: int, other: int) -> bool:
@@ -357,6 +368,19 @@ def from_low(grounds: int, other: int) -> bool:
     Case: "本番DBはPostgreSQL 16を使っている" / "本番DBはPostgreSQL 17に上げた" share half their words
     and neither aims: the value that changed was never compared."""
     return bool((grounds | other) & AIMS or grounds & other & PINS)
+
+
+def anchored_floor(low: float) -> float:
+    """The overlap from which two texts that both hold anchors (ANCHORS) are compared: ANCHORED_FLOOR,
+    or `low` when that is lower."""
+    return min(low, ANCHORED_FLOOR)
+
+
+def relatable(score: float, grounds: int, other: int, low: float, high: float) -> bool:
+    """The overlap rule of every pair search: `high`; `low` when the grounds let it (from_low);
+    anchored_floor(low) when both hold anchors."""
+    return score >= high or (score >= low and from_low(grounds, other)) or (
+        score >= anchored_floor(low) and bool(grounds & other & ANCHORS))
 
 
 class HasText(Protocol):
@@ -373,6 +397,7 @@ class Profile:
     negated: frozenset[str] = frozenset()  # the significant words within reach of a negation signal
     changed: frozenset[str] = frozenset()  # words within reach of a change signal
     pins: bool = False  # it pins something down: a value, an identifier, code (values.specifics)
+    anchored: bool = False  # Chinese or Japanese text that holds an anchor (values.anchored)
     # The text itself, or what has it (a memory loaded from the parse cache is not joined
     # into one text unless a negation needs it), and the texts merged into it.
     source: "str | HasText" = field(default="", compare=False, repr=False)
@@ -392,7 +417,7 @@ class Profile:
         # empty sets as the one shared empty set: 200 bytes each, four per profile, 100k profiles
         return cls(significant_words(text), _signals(negations, rest) or _EMPTY,
                    _replaced_words(matches) or _EMPTY, negated or _EMPTY, changed or _EMPTY,
-                   pins(text), text if source is None else source)
+                   pins(text), anchored(text), text if source is None else source)
 
     @property
     def text(self) -> str:
@@ -406,8 +431,9 @@ class Profile:
 
     @property
     def grounds(self) -> int:
-        """AIMS and PINS, as this text can: what lets a pair with it be compared from the lower threshold (from_low)."""
-        return (AIMS if self.aims else 0) | (PINS if self.pins else 0)
+        """AIMS, PINS and ANCHORS, as this text can: what lets a pair with it be compared from the lower
+        thresholds (relatable)."""
+        return (AIMS if self.aims else 0) | (PINS if self.pins else 0) | (ANCHORS if self.anchored else 0)
 
     @cached_property
     def _scopes(self) -> tuple[tuple[tuple[str, ...], frozenset[str]], ...]:
@@ -433,7 +459,8 @@ class Profile:
     def merged_with(self, other: "Profile") -> "Profile":
         """The profile of a memory that gained `other`'s words (and what it pins down); its signals stay its own."""
         return Profile(self.words | other.words, self.signals, self.replaced, self.negated, self.changed,
-                       self.pins or other.pins, self.source, (*self.merged, other.text, *other.merged))
+                       self.pins or other.pins, self.anchored or other.anchored, self.source,
+                       (*self.merged, other.text, *other.merged))
 
 
 def _aimed(scope: frozenset[str], other_words: frozenset[str]) -> bool:

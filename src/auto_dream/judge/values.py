@@ -74,7 +74,7 @@ class Specifics(NamedTuple):
 
 
 _CJK_TEXT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-_URL = re.compile(r"\b[a-z][a-z+.-]*://([A-Za-z0-9._~/?#@!$&*+=%:-]+?)[.,;:!?]*(?![A-Za-z0-9._~/?#@!$&*+=%:-])",
+_URL = re.compile(r"(?<![A-Za-z0-9+.-])[a-z][a-z+.-]*://([A-Za-z0-9._~/?#@!$&*+=%:-]+?)[.,;:!?]*(?![A-Za-z0-9._~/?#@!$&*+=%:-])",
                   re.IGNORECASE)
 _CODE = re.compile(r"`([^`\n]+)`")
 _CORNER_QUOTED = re.compile(r"“([^”\n]{1,80})”|「([^」\n]{1,80})」|『([^』\n]{1,80})』")
@@ -146,6 +146,16 @@ def pins(text: str) -> bool:
     for a few texts more — found at the first sign. What the pair search asks of every memory."""
     return _MAY_PIN.search(text) is not None or (_LATIN_TERM.search(text) is not None
                                                  and _CJK_TEXT.search(text) is not None)
+
+
+def anchored(text: str) -> bool:
+    """Whether `text` is Chinese or Japanese with an anchor (anchors), found at the first sign: a
+    superset of the texts whose anchors are not empty, what the pair search asks of every memory."""
+    return _CJK_TEXT.search(text) is not None and (pins(text) or _LATIN_PAIR.search(text) is not None)
+
+
+# The start of a word of Latin letters or digits two long or more ("a+", "C#", "a.b"): anchors names such a word
+_LATIN_PAIR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#.:/-]")
 
 
 def anchors(text: str) -> frozenset[str]:

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from auto_dream.errors import StoreError
-from auto_dream.judge.similarity import AIMS, PINS, Profile
+from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, Profile
 from auto_dream.judge.staleness import References, extract_references
 from auto_dream.judge.status import STATUS_KINDS, Status
 from auto_dream.store.index import SAME_DAY_SLACK
@@ -57,13 +57,14 @@ from auto_dream.store.walk import Fingerprint
 # PRAGMA user_version of the file; any other value is a foreign cache. Raise it whenever what
 # is stored would read differently now (the schema, how frontmatter is read, what the judge
 # derives from a text: words, stems, negation scopes, references), so every memory is parsed again.
-VERSION = 20
+VERSION = 21
 FILE_NAME = "cache.sqlite3"
 Posting = tuple[int, int, int, int]  # (word rank, memory row id, the memory's word count, the word's position)
 Row = tuple  # a row as sqlite3 returns it: its values are what the SQL selects
 _CHUNK = 500  # host parameters per statement, well under SQLite's limit
 # The partial index and the column of the postings of the memories with each ground (similarity)
-_GROUNDED = {AIMS: ("posting_aiming", "aims"), PINS: ("posting_pinning", "pins")}
+_GROUNDED = {AIMS: ("posting_aiming", "aims"), PINS: ("posting_pinning", "pins"),
+             ANCHORS: ("posting_anchored", "anchored")}
 
 _SCHEMA = """
 -- what every dream reads of every memory, apart from what it reads of a few: a scan of
@@ -93,15 +94,18 @@ CREATE TABLE word (word TEXT PRIMARY KEY, rank INTEGER NOT NULL UNIQUE) WITHOUT 
 -- A memory of `size` words holds the word at `position` in rank order. reach = (size - position)
 -- / size: the word is in the memory's prefix at threshold t when reach >= t. aims: the memory
 -- carries a negation or change scope (Profile.aims), so it can contradict at the lower threshold;
--- pins: it pins something down (Profile.pins), so it is compared from there with another that does
+-- pins: it pins something down (Profile.pins), so it is compared from there with another that does;
+-- anchored: Chinese or Japanese text with an anchor (Profile.anchored), compared with another from lower still
 CREATE TABLE posting (
     rank INTEGER NOT NULL, reach REAL NOT NULL, memory INTEGER NOT NULL, size INTEGER NOT NULL,
-    position INTEGER NOT NULL, aims INTEGER NOT NULL, pins INTEGER NOT NULL, PRIMARY KEY (rank, reach, memory)
+    position INTEGER NOT NULL, aims INTEGER NOT NULL, pins INTEGER NOT NULL, anchored INTEGER NOT NULL,
+    PRIMARY KEY (rank, reach, memory)
 ) WITHOUT ROWID;
 -- the few memories that aim, and those that pin, for the searches from the lower threshold, without
 -- a walk through every posting
 CREATE INDEX posting_aiming ON posting (rank, reach, memory, size, position) WHERE aims = 1;
 CREATE INDEX posting_pinning ON posting (rank, reach, memory, size, position) WHERE pins = 1;
+CREATE INDEX posting_anchored ON posting (rank, reach, memory, size, position) WHERE anchored = 1;
 """
 
 
@@ -364,10 +368,10 @@ class ParseCache:
         return found
 
     def _profile_of(self, path: str, words: str, rest: str) -> Profile:
-        signals, replaced, negated, changed, pins = json.loads(rest)
+        signals, replaced, negated, changed, pins, anchored = json.loads(rest)
         # its text is joined (and the body read) only if a negation needs it
         return Profile(frozenset(map(sys.intern, json.loads(words))), _set(signals), _set(replaced), _set(negated),
-                       _set(changed), bool(pins), source=_Text(self, path))
+                       _set(changed), bool(pins), bool(anchored), source=_Text(self, path))
 
     def _read(self, sql: str, row_id: int) -> Row:
         row = self._db.execute(sql, (row_id,)).fetchone() if self._db is not None else None
@@ -548,13 +552,13 @@ class ParseCache:
                  json.dumps(_encode_value(memory.extra)) if memory.extra else None,
                  json.dumps(sorted(profile.words)),
                  json.dumps([sorted(profile.signals), sorted(profile.replaced), sorted(profile.negated),
-                             sorted(profile.changed), int(profile.pins)])))
+                             sorted(profile.changed), int(profile.pins), int(profile.anchored)])))
             db.execute("INSERT INTO memory_ranks (id, ranks) VALUES (?, ?)",
                        (new_id, array("i", sorted(ranks[word] for word in profile.words)).tobytes()))
-            size, aims, pins = len(profile.words), int(profile.aims), int(profile.pins)
-            db.executemany("INSERT INTO posting (rank, reach, memory, size, position, aims, pins) "
-                           "VALUES (?,?,?,?,?,?,?)",
-                           [(rank, (size - position) / size, new_id, size, position, aims, pins)
+            size, aims, pins, anchored = len(profile.words), int(profile.aims), int(profile.pins), int(profile.anchored)
+            db.executemany("INSERT INTO posting (rank, reach, memory, size, position, aims, pins, anchored) "
+                           "VALUES (?,?,?,?,?,?,?,?)",
+                           [(rank, (size - position) / size, new_id, size, position, aims, pins, anchored)
                             for position, rank in enumerate(sorted(ranks[word] for word in profile.words))])
 
     def _remove_file(self) -> None:
