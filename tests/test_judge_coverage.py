@@ -67,6 +67,10 @@ CASES = [
     ("每次发版前都要先跑`npm test`。", "发布之前先执行npm test。", "review", "duplicate", "same_terms"),
     ("障害対応の手順はConfluenceの`SRE-Runbook`ページにある。", "インシデント時はConfluenceのSRE-Runbookを見ること。",
      "review", "duplicate", "same_terms"),
+    # ... a term one writes in Latin letters and the other in its own script is one term (values.SPELLINGS)
+    ("每次发版前都要确认功能开关的默认值。", "发布前先检查feature flag的默认值。", "review", "duplicate", "same_terms"),
+    # ... but a spelling is no anchor by itself: 数据库 on both sides, and the values differ
+    ("数据库每晚备份到S3。", "数据库连接池上限是50。", "none", "", ""),
     # ... one term is enough when both deny the same thing with it
     ("写脚本时别用sudo，权限不够就找运维。", "执行部署脚本不需要加sudo。", "review", "duplicate", "same_terms"),
     # ... one term alone, nothing denied: two things said of it

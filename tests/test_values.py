@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from auto_dream.judge.values import anchored, anchors, pins, same_kind, specifics, value_kind
+from auto_dream.judge.values import anchored, anchors, pins, same_kind, specifics, spelled, value_kind
 from conftest import examples
 
 
@@ -72,3 +72,13 @@ def test_anchored_is_true_whenever_a_text_holds_an_anchor(text):
     """The pair search compares two texts that hold anchors from a lower overlap (similarity.ANCHORED_FLOOR):
     `anchored` may say yes more often than anchors, never less."""
     assert anchored(text) or not anchors(text)
+
+
+def test_a_term_spelt_in_chinese_or_japanese_holds_the_anchor_another_writes_in_latin_letters():
+    assert spelled("客户数据导出功能必须挂在功能开关后面上线。", frozenset({"feature", "flag"})) == {"feature", "flag"}
+    terms = frozenset({"feature", "flag", "pr"})
+    assert spelled("顧客データのエクスポートはフィーチャーフラグの裏で出す。", terms) == {"feature", "flag"}
+    assert spelled("客户数据导出功能必须挂在功能开关后面上线。", frozenset({"feature"})) == set()  # the whole term
+    assert spelled("发布前先检查功能开关的默认值。", frozenset()) == set()
+    assert anchors("发布前先检查功能开关的默认值。") == set()  # never an anchor of its own
+    assert anchored("发布前先检查功能开关的默认值。")  # but searched as one that may hold another's

@@ -48,7 +48,7 @@ from auto_dream.judge.similarity import (
     unnegatable,
     without_replacements,
 )
-from auto_dream.judge.values import NUMBER, anchors, same_kind, specifics, unanchored, value_kind
+from auto_dream.judge.values import NUMBER, anchors, same_kind, specifics, spelled, unanchored, value_kind
 from auto_dream.judge.words import STOP_WORDS
 
 # A statement is one or two sentences (the overlap rules were made for those); its Why and
@@ -356,10 +356,13 @@ def same_terms(a: Side, b: Side, a_core: str, b_core: str) -> str:
     `ods`库" / "夜间ETL作业会写到ods这个库", "障害報告はSlackの#incidentsチャンネルに投稿する" /
     "インシデントの報告先はSlackの#incidents", "数据库相关的测试要连真实数据库，不要mock" / "测试里
     涉及数据库的部分用真实库跑，别mock数据库": a paraphrase shares few of its character bigrams (0.2
-    to 0.4), too few for same_anchors, but keeps its terms of art. Not "障害報告は…#incidents…" /
+    to 0.4), too few for same_anchors, but keeps its terms of art, in Latin letters or spelt in its own
+    script ("…挂在功能开关后面上线" / "…要通过feature flag控制上线", values.SPELLINGS). Not "障害報告は…#incidents…" /
     "デプロイ通知は…#deploys…", "…Jira的DATA项目" / "…Jira的DATA-REQ项目" (an anchor on each side
     only), nor "小林在学Python" / "李娜在学Python" alone (one term, nothing denied)."""
     mine, theirs = anchors(a_core), anchors(b_core)
+    # a term one writes in Latin letters, the other in its own script, is one term (values.SPELLINGS)
+    mine, theirs = mine | spelled(a_core, theirs - mine), theirs | spelled(b_core, mine - theirs)
     if not mine or not theirs:
         return ""
     fewer, more = (mine, theirs) if len(mine) <= len(theirs) else (theirs, mine)
@@ -1366,10 +1369,38 @@ def sentences_conflict(a: Side, b: Side, values: bool = True) -> Verdict | None:
     if verdict.rule == "is_contradiction" and (only_existential(a.text) or only_existential(b.text)
                                                or changed_to_only(a.profile, b.profile)):
         return None
+    if verdict.rule == "is_contradiction" and (code := negated_code(a.core, b.core)):
+        # the very code one forbids the other prescribes: whatever else differs, one reverses the other
+        return Verdict(verdict.outcome, verdict.kind, f"one says not to {_quote(code)}, the other to: "
+                       f"{_quote_pair(a.core, b.core)}", verdict.quotes, "negated_code")
     found = swaps(a.core, b.core, a.profile.words, b.profile.words)
     if another_subject(found) or two_facts(found):
         return None
     return verdict
+
+
+# A code span right after a negation, one verb between at most ("Don't `jest.mock(…)`", "never run `make deploy`")
+_NEGATED_CODE = re.compile(r"\s*(?:[\w-]+\s+)?`([^`\n]+)`")
+
+
+def negated_code(a: str, b: str) -> str:
+    """The code span one sentence negates (a negation right before it) and the other says outside
+    its own negations, whole and as written; else "".
+
+    Case: "Don't `jest.mock('src/api/client')`, and don't mock React Query hooks" against "msw is
+    no longer used …; Mock the API client module instead, with `jest.mock('src/api/client')` and
+    the typed helpers": two long sentences that differ in many places, so the swaps read them as
+    two facts, but the one exact call one forbids the other prescribes."""
+    for negating, other in ((a, b), (b, a)):
+        blanked = unnegatable(negating.lower())
+        for match in _negation_matches(blanked, after=False):
+            code = _NEGATED_CODE.match(negating, match.end())
+            if code is None or (at := other.find(f"`{code.group(1)}`")) < 0:
+                continue
+            denied = [(start, end) for _, start, end, _ in _negations(unnegatable(other.lower()))]
+            if not any(start <= at < end for start, end in denied):
+                return code.group(1)
+    return ""
 
 
 def changed_to_only(a: Profile, b: Profile) -> bool:

@@ -148,10 +148,64 @@ def pins(text: str) -> bool:
                                                  and _CJK_TEXT.search(text) is not None)
 
 
+# Terms of art that Chinese and Japanese text writes in its own script as often as in Latin
+# letters, each with its spellings there. A statement that writes 功能开关 holds the anchor of
+# another that writes "feature flag" (statements.same_terms), never an anchor of its own: the
+# table only lets one term spelt two ways be one. Chinese 部署 (deploy) is left out: in Japanese
+# it is a department.
+SPELLINGS: dict[str, tuple[str, ...]] = {
+    "feature flag": ("功能开关", "特性开关", "フィーチャーフラグ", "機能フラグ"),
+    "diff": ("差分",),
+    "bug": ("缺陷", "バグ", "不具合"),
+    "mock": ("模拟对象", "モック"),
+    "db": ("数据库", "データベース"),
+    "database": ("数据库", "データベース"),
+    "cache": ("缓存", "キャッシュ"),
+    "dashboard": ("仪表盘", "ダッシュボード"),
+    "branch": ("分支", "ブランチ"),
+    "pr": ("合并请求", "プルリクエスト", "プルリク"),
+    "pull request": ("合并请求", "プルリクエスト", "プルリク"),
+    "timeout": ("超时", "タイムアウト"),
+    "container": ("容器", "コンテナ"),
+    "queue": ("队列", "キュー"),
+    "log": ("日志", "ログ"),
+    "schema": ("スキーマ",),
+    "token": ("令牌", "トークン"),
+    "staging": ("预发", "ステージング"),
+    "rollback": ("回滚", "ロールバック"),
+    "deploy": ("デプロイ",),
+    "release": ("リリース",),
+    "merge": ("マージ",),
+    "commit": ("コミット",),
+    "review": ("代码审查", "レビュー"),
+    "refactor": ("重构", "リファクタ"),
+    "migration": ("迁移", "マイグレーション"),
+    "backup": ("备份", "バックアップ"),
+    "incident": ("事故", "インシデント", "障害"),
+}
+_SPELLED = re.compile("|".join(sorted({s for spellings in SPELLINGS.values() for s in spellings}, key=len,
+                                      reverse=True)))
+
+
+def spelled(text: str, terms: frozenset[str]) -> frozenset[str]:
+    """The words of each of `terms` (anchors, as another statement holds them) that `text` writes
+    in a Chinese or Japanese spelling (SPELLINGS): "feature" and "flag" for 功能开关."""
+    if not terms or _SPELLED.search(text) is None:
+        return frozenset()
+    found: set[str] = set()
+    for term, spellings in SPELLINGS.items():
+        words = term.split()
+        if all(word in terms for word in words) and any(spelling in text for spelling in spellings):
+            found.update(words)
+    return frozenset(found)
+
+
 def anchored(text: str) -> bool:
-    """Whether `text` is Chinese or Japanese with an anchor (anchors), found at the first sign: a
-    superset of the texts whose anchors are not empty, what the pair search asks of every memory."""
-    return _CJK_TEXT.search(text) is not None and (pins(text) or _LATIN_PAIR.search(text) is not None)
+    """Whether `text` is Chinese or Japanese with an anchor (anchors) or a term's spelling there
+    (SPELLINGS), found at the first sign: a superset of the texts whose anchors are not empty,
+    what the pair search asks of every memory."""
+    return _CJK_TEXT.search(text) is not None and (pins(text) or _LATIN_PAIR.search(text) is not None
+                                                   or _SPELLED.search(text) is not None)
 
 
 # The start of a word of Latin letters or digits two long or more ("a+", "C#", "a.b"): anchors names such a word
