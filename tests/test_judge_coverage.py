@@ -138,3 +138,28 @@ def test_a_short_sentence_that_says_the_plan_is_off_is_a_conflict_between_docume
                             "The in-place `rolling_restart` on `es-1` is off.")
     # the same two words in a sentence that stops nothing are no conflict
     assert verdict(PLAN, _status("The in-place `rolling_restart` on `es-1` went fine.")).outcome == "none"
+
+
+HTTP_RULE = _document("In the mobile app's screen tests, stub the backend at the network level with **nock** "
+                      "(interceptors in `test/interceptors.ts`). Don't `jest.mock('src/net/http')`, and don't mock "
+                      "the data hooks like `useOrders`.",
+                      "## Why", "The real request path runs: auth refresh, retries, response parsing.")
+
+
+def _http_now(sentence: str) -> str:
+    return _document("## Network",
+                     "The fetch polyfill came with the Expo upgrade. " + sentence,
+                     "## Timers", "Use fake timers for the retry backoff; never wait on real timeouts.")
+
+
+def test_a_code_span_one_document_forbids_and_the_other_prescribes_is_a_conflict():
+    # two long sentences that differ in many places (the swaps read them as two facts), but the one
+    # exact call one forbids the other prescribes
+    found = verdict(HTTP_RULE, _http_now("Mock the HTTP module instead, with `jest.mock('src/net/http')` and the "
+                                         "typed helpers in `test/httpMock.ts`."))
+    assert (found.outcome, found.kind, found.rule) == ("review", "conflict", "conflict_evidence"), found.evidence
+    assert "jest.mock('src/net/http')" in found.quotes[0] and "jest.mock('src/net/http')" in found.quotes[1]
+    assert "one says not to \"jest.mock('src/net/http')\", the other to" in found.evidence
+    # the same span forbidden on both sides is no conflict
+    assert verdict(HTTP_RULE, _http_now("Still, don't `jest.mock('src/net/http')` in screen tests; mock the "
+                                        "typed helpers in `test/httpMock.ts`.")).kind != "conflict"
