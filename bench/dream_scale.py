@@ -21,6 +21,8 @@ New entries in one dream (--entries; 0 to skip): a fresh store, one log of N ent
 `auto-dream dream --no-llm` as a whole process, for two kinds of entries:
   small vocabulary  each entry a word of its own and four of twelve common words
                     (synth.add_small_vocabulary_entries): most pairs pass the overlap rule
+  Chinese with terms  each entry in Chinese: an anchor of its own, four of twelve common words and one
+                    of four common terms (synth.add_chinese_entries): most pairs reach the anchored floor
   LoCoMo            LoCoMo's 2,541 real observations in session order, back-dated to their
                     sessions; past 2,541 the same again with each conversation's two speakers
                     renamed (--locomo: the data file; the series is left out without it)
@@ -52,7 +54,7 @@ from auto_dream.store.paths import (
     ensure_store,  # noqa: E402
 )
 from auto_dream.store.scan import scan_memories  # noqa: E402
-from synth import add_entries, add_small_vocabulary_entries, make_store  # noqa: E402
+from synth import add_chinese_entries, add_entries, add_small_vocabulary_entries, make_store  # noqa: E402
 
 COMMAND = Path(sys.executable).parent / "auto-dream"
 REPO = Path(__file__).resolve().parent.parent
@@ -251,7 +253,11 @@ def one_dream_series(folder: Path, sizes: list[int], locomo: Path | None) -> Non
     def real(root: Path, count: int) -> None:
         write_log(root, [(at, None, text) for at, text in locomo_entries(locomo, count)])
 
-    kinds = {"small vocabulary": small_vocabulary}
+    def chinese(root: Path, count: int) -> None:
+        ensure_store(root)
+        add_chinese_entries(root, count)
+
+    kinds = {"small vocabulary": small_vocabulary, "Chinese with terms": chinese}
     if locomo is not None:
         kinds["LoCoMo"] = real
     else:

@@ -162,6 +162,33 @@ def marker(number: int) -> str:
     return "zx" + letters
 
 
+# Chinese words and terms of art that Chinese notes share: with them, most pairs of entries reach
+# the anchored floor (similarity.ANCHORED_FLOOR), the lowest threshold a pair is searched from.
+COMMON_CJK_WORDS = ["支付", "账本", "部署", "发布", "审核", "迁移", "缓存", "告警", "日志", "队列", "接口", "测试"]
+COMMON_TERMS = ["Kafka", "Redis", "PR", "CI"]
+
+
+def cjk_marker(number: int) -> str:
+    """Two Chinese characters no other entry has together (a Latin marker would be an anchor, and
+    two markers a letter apart read as one spelt two ways)."""
+    return chr(0x4E00 + number // 200) + chr(0x6000 + number % 200)
+
+
+def add_chinese_entries(root: Path, entries: int, seed: int = 1, day: datetime = datetime(2026, 12, 1, 9, 0)) -> int:
+    """`entries` project entries in Chinese in one day's log: a marker of its own, four of twelve
+    common words and one of four common terms (an anchor) each."""
+    rng = random.Random(seed)
+    lines = [format_entry(Entry(day + timedelta(seconds=number),
+                                f"{cjk_marker(number)}：{'的'.join(rng.sample(COMMON_CJK_WORDS, 4))}"
+                                f"用{rng.choice(COMMON_TERMS)}。", "project"))
+             for number in range(entries)]
+    log = root / "logs" / f"{day:%Y}" / f"{day:%m}" / f"{day:%Y-%m-%d}.md"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "a", encoding="utf-8") as handle:
+        handle.write("".join(lines))
+    return entries
+
+
 def add_small_vocabulary_entries(root: Path, entries: int, seed: int = 1,
                                  day: datetime = datetime(2026, 12, 1, 9, 0)) -> int:
     """`entries` project entries in one day's log: a marker of its own and four common words each."""
