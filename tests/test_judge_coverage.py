@@ -163,3 +163,30 @@ def test_a_code_span_one_document_forbids_and_the_other_prescribes_is_a_conflict
     # the same span forbidden on both sides is no conflict
     assert verdict(HTTP_RULE, _http_now("Still, don't `jest.mock('src/net/http')` in screen tests; mock the "
                                         "typed helpers in `test/httpMock.ts`.")).kind != "conflict"
+
+
+SESSIONS_RULE = _document("## 決定事項", "ログインセッションはRedisのセッションストアで管理する。有効期限は24時間。",
+                          "## 理由", "アプリサーバーを増やしても、どのサーバーでも同じセッションを読める。")
+
+
+def _sessions_now(sentence: str) -> str:
+    return _document("## 何が起きたか", "3月の障害でRedisが落ち、全ユーザーがログアウトされた。",
+                     "## 対応", sentence, "## 残課題", "- 古いセッションの掃除の手順書がまだない。")
+
+
+def test_what_one_document_says_stopped_and_the_other_says_is_a_conflict():
+    # a postmortem and the decision it reversed share few bigrams; what stopped is named whole
+    found = verdict(SESSIONS_RULE, _sessions_now("RedisのセッションストアをやめJWTに切り替えた。"))
+    assert (found.outcome, found.kind) == ("review", "conflict"), found.evidence
+    assert "Redisのセッションストア" in found.evidence and "stopped" in found.evidence
+    # ... nothing said to stop: no conflict
+    assert verdict(SESSIONS_RULE, _sessions_now("Redisを冗長構成にした。")).kind != "conflict"
+
+
+def test_a_stopped_thing_the_other_also_says_stopped_is_no_conflict():
+    from auto_dream.judge.statements import retracted_object
+
+    assert retracted_object("The nightly export job was moved to Airflow.", "The cron export is no longer used.") == ""
+    assert retracted_object("Run the cron export by hand.", "The cron export is no longer used.") == "cron export"
+    assert retracted_object("The cron export is no longer used.", "Nobody uses the cron export now; it was "
+                            "retired.") == ""

@@ -1362,6 +1362,9 @@ def sentences_conflict(a: Side, b: Side, values: bool = True) -> Verdict | None:
     sentences that agree; "Moves job-track entries in `active/` older than 72h to
     `research_pool/` …" against "Job entries >72h moved to research_pool." — the same rule
     said twice."""
+    if stopped := retracted_object(a.core, b.core):
+        return Verdict("review", "conflict", f"one says {_quote(stopped)} stopped, the other says it: "
+                       f"{_quote_pair(a.core, b.core)}", (_flat(a.core), _flat(b.core)), "retracted_object")
     verdict = judge_statements(a, b, 1.0, CONFLICT_SENTENCE_OVERLAP)
     if verdict.kind != "conflict" or verdict.rule not in _SENTENCE_RULES or (
             verdict.rule == "value_changed" and not values):
@@ -1377,6 +1380,45 @@ def sentences_conflict(a: Side, b: Side, values: bool = True) -> Verdict | None:
     if another_subject(found) or two_facts(found):
         return None
     return verdict
+
+
+# What a sentence says stopped, named before or after the words that say so: 「XをやめY」「Xは廃止」,
+# 不再用X, X已下线, "X is no longer …", "stopped using X".
+_STOPPED = re.compile(
+    r"([^\s、。，,；;：:（）()「」*`をはがもにでと]{2,30})を(?:やめ|廃止し|中止し|停止し)"
+    r"|([^\s、。，,；;：:（）()「」*`をはがもにでと]{2,30})(?:は|が)(?:廃止|中止|停止|使われなくな)"
+    r"|(?:不再(?:使用|用)|停用了?|弃用了?|废弃了?|下线了?)([^\s，。、；;：:（）()*`]{2,20})"
+    r"|([^\s，。、；;：:（）()*`]{2,20}?)(?:已经|已)(?:停用|弃用|废弃|下线)"
+    r"|\b([\w.-]+(?:\s+[\w.-]+)?)\s+(?:is|are|was|were|has been|have been)\s+no longer\b"
+    r"|\b(?:stopped using|no longer uses?|dropped|retired)\s+([\w.-]+(?:\s+[\w.-]+)?)", re.IGNORECASE)
+
+
+def retracted_object(a: str, b: str) -> str:
+    """What one sentence says stopped (_STOPPED) when the other says it, as written and outside its
+    own negations, and it names something: a term of Latin letters or an identifier, or four
+    Chinese or Japanese characters; else "". Between documents, where two long sentences differ
+    in too many places for the statement rules.
+
+    Case: "受注確定時の在庫引当は、PostgreSQLの行ロックで排他する" against "引当の排他はPostgreSQLの行ロックを
+    やめ、SKUごとのRedisロック…に切り替えた": a decision memo and the postmortem that reversed it share
+    0.35 of their bigrams."""
+    for stopping, other in ((a, b), (b, a)):
+        for match in _STOPPED.finditer(stopping):
+            named = next(g for g in match.groups() if g is not None).strip()
+            if not (significant_words(named) and (_LATIN_TERM_IN.search(named) or len(_CJK_CHARS.findall(named)) >= 4)):
+                continue
+            lowered, wanted = other.lower(), named.lower()
+            at = lowered.find(wanted)
+            if at < 0 or (named.isascii() and not re.search(rf"(?<![\w-]){re.escape(wanted)}(?![\w-])", lowered)):
+                continue
+            denied = [(start, end) for _, start, end, _ in _negations(unnegatable(lowered))]
+            if not any(start <= at < end for start, end in denied) and not retracts(other):
+                return named
+    return ""
+
+
+_LATIN_TERM_IN = re.compile(r"[A-Za-z]{2}")
+_CJK_CHARS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 # A code span right after a negation, one verb between at most ("Don't `jest.mock(…)`", "never run `make deploy`")
