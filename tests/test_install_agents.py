@@ -264,3 +264,47 @@ def test_openclaw_json5_config_gets_the_server_and_is_given_back_byte_for_byte(c
     assert (places["home"] / ".openclaw" / "skills" / "auto-dream" / "SKILL.md").is_file()
     _run(cli, places, "uninstall", "openclaw")
     assert tree_hash(tmp_path) == before
+
+
+@pytest.mark.parametrize("existing", ["{\n  // moved here\n  gateway: {port: 18789},\n}\n", None])
+def test_openclaw_config_path_moves_the_config_the_server_goes_in(cli, places, tmp_path, monkeypatch, existing):
+    """OPENCLAW_CONFIG_PATH names OpenClaw's config instead of ~/.openclaw/openclaw.json
+    (https://docs.openclaw.ai/help/environment): the server goes there, `~` in it is the home folder,
+    the skill stays in ~/.openclaw/skills/, and uninstall gives that file back byte for byte (or
+    removes the one it created)."""
+    monkeypatch.setenv("OPENCLAW_CONFIG_PATH", "~/dotfiles/openclaw/config.json5")
+    config = places["home"] / "dotfiles" / "openclaw" / "config.json5"
+    config.parent.mkdir(parents=True)
+    if existing is not None:
+        config.write_text(existing)
+    before = tree_hash(tmp_path)
+    _run(cli, places, "install", "openclaw", "--dry-run")
+    assert tree_hash(tmp_path) == before
+    done = _run(cli, places, "install", "openclaw")
+    assert str(config) in done.out
+    from auto_dream.store.json_text import load
+
+    servers = load(config.read_text(), "json5")["mcp"]["servers"]
+    _assert_runs_our_server(servers["auto-dream"], "openclaw", places["store"])
+    if existing is not None:
+        assert config.read_text().startswith(existing[:-3])  # `}\n` ends it; the rest is as it was
+    else:
+        assert config.stat().st_mode & 0o777 == 0o600  # OpenClaw keeps tokens there
+    assert not (places["home"] / ".openclaw" / "openclaw.json").exists()
+    assert (places["home"] / ".openclaw" / "skills" / "auto-dream" / "SKILL.md").is_file()
+    installed = tree_hash(tmp_path)
+    assert "already installed" in _run(cli, places, "install", "openclaw").out
+    assert tree_hash(tmp_path) == installed
+    _run(cli, places, "uninstall", "openclaw")
+    assert tree_hash(tmp_path) == before
+
+
+def test_openclaw_config_path_in_a_folder_that_is_not_there_is_refused(cli, places, tmp_path, monkeypatch):
+    """Install makes no folder for a config outside OpenClaw's state folder (its record keeps only the
+    skill's folders, so uninstall could not take them away again): one error line, nothing written."""
+    config = tmp_path / "nowhere" / "openclaw.json"
+    monkeypatch.setenv("OPENCLAW_CONFIG_PATH", str(config))
+    before = tree_hash(tmp_path)
+    done = cli("--root", places["store"], "install", "openclaw")
+    assert done.code == 1 and f"there is no folder {config.parent} for {config}" in done.err
+    assert tree_hash(tmp_path) == before

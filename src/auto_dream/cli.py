@@ -33,6 +33,7 @@ from auto_dream.shell import (
     given_folder,
     home_folder,
     local_time,
+    openclaw_config_path,
     openclaw_state_dir,
     openclaw_workspace,
     run_owed_checks,
@@ -1031,12 +1032,13 @@ def install_openclaw(
 ) -> None:
     """Install the skill where OpenClaw loads skills for every local agent:
     ~/.openclaw/skills/auto-dream/ ($OPENCLAW_STATE_DIR/skills/ when set), and register the MCP server in
-    `mcp.servers` of ~/.openclaw/openclaw.json (JSON5: its comments, unquoted keys and the rest kept
-    as they are). Its commands name the store
+    `mcp.servers` of ~/.openclaw/openclaw.json ($OPENCLAW_STATE_DIR/openclaw.json, or $OPENCLAW_CONFIG_PATH,
+    when set; JSON5: its comments, unquoted keys and the rest kept as they are). Its commands name the store
     (--root; default ~/.openclaw/workspace/.auto-dream) and this auto-dream by its absolute path."""
     from auto_dream.commands.install import openclaw_places
 
-    _install(ctx, openclaw_places(home_folder(), openclaw_state_dir()), Path.cwd(), dry_run, force)
+    places = openclaw_places(home_folder(), openclaw_state_dir(), openclaw_config_path())
+    _install(ctx, places, Path.cwd(), dry_run, force)
 
 
 CodexDryRunOption = Annotated[bool, typer.Option("--dry-run", help="Print the change (and each file's diff); "
@@ -1100,7 +1102,7 @@ def uninstall_openclaw(ctx: typer.Context, dry_run: DryRunOption = False) -> Non
     """Remove the skill and the MCP server `install openclaw` added. The store and its memories are not touched."""
     from auto_dream.commands.install import openclaw_places, plan_uninstall, read_snapshot
 
-    places = openclaw_places(home_folder(), openclaw_state_dir())
+    places = openclaw_places(home_folder(), openclaw_state_dir(), openclaw_config_path())
     _show_plan(ctx, plan_uninstall(places, read_snapshot(places)), dry_run)
 
 

@@ -14,8 +14,9 @@ reads, and where (the sources are cited in docs/agents.md):
   `.claude.json` with them (store.claude_home).
 - OpenClaw (docs/tools/skills.md of openclaw/openclaw, "Loading order"): managed skills in
   `<state-dir>/skills/<name>/SKILL.md`, the state dir being `$OPENCLAW_STATE_DIR` or `~/.openclaw`;
-  MCP servers in `mcp.servers` of `<state-dir>/openclaw.json` (https://docs.openclaw.ai/cli/mcp), a
-  JSON5 file (https://docs.openclaw.ai/gateway/configuration-reference).
+  MCP servers in `mcp.servers` of `<state-dir>/openclaw.json` (https://docs.openclaw.ai/cli/mcp), or of
+  `$OPENCLAW_CONFIG_PATH` (https://docs.openclaw.ai/help/environment), a JSON5 file
+  (https://docs.openclaw.ai/gateway/configuration-reference).
 - Gemini CLI (https://geminicli.com/docs/tools/mcp-server, https://geminicli.com/docs/cli/gemini-md,
   https://geminicli.com/docs/hooks): `mcpServers` and `hooks` (SessionStart, SessionEnd) of
   `.gemini/settings.json` or `~/.gemini/settings.json`; GEMINI.md, given a marked block.
@@ -207,16 +208,20 @@ def scope_warning(places: Places, others: list[Places]) -> str:
             + " or ".join(f"`auto-dream uninstall claude-code --scope {scope}`" for scope in scopes))
 
 
-def openclaw_places(home: Path | None, state_dir: Path | None) -> Places:
+def openclaw_places(home: Path | None, state_dir: Path | None, config_path: Path | None = None) -> Places:
     """Where OpenClaw loads managed skills: `<state-dir>/skills`, shared by every local agent; and its
     MCP servers, `mcp.servers` of `<state-dir>/openclaw.json` (https://docs.openclaw.ai/cli/mcp,
-    https://docs.openclaw.ai/gateway/configuration-reference), each `{"command", "args"}`."""
+    https://docs.openclaw.ai/gateway/configuration-reference), each `{"command", "args"}`, or of the
+    file `config_path` names (OPENCLAW_CONFIG_PATH: https://docs.openclaw.ai/help/environment), whose
+    folder install then manages too."""
     if state_dir is None:
         if home is None:
             raise InputError("no home folder for ~/.openclaw (HOME is not set): set OPENCLAW_STATE_DIR")
         state_dir = home / ".openclaw"
-    return Places("openclaw", None, state_dir / "skills" / SKILL_NAME, mcp_file=state_dir / "openclaw.json",
-                  owned=(state_dir,), servers_key=("mcp", "servers"), server_shape="openclaw", json_dialect="json5")
+    config = config_path or state_dir / "openclaw.json"
+    return Places("openclaw", None, state_dir / "skills" / SKILL_NAME, mcp_file=config,
+                  owned=tuple(dict.fromkeys((state_dir, config.parent))), servers_key=("mcp", "servers"),
+                  server_shape="openclaw", json_dialect="json5")
 
 
 def gemini_cli_places(scope: str, project: Path, home: Path | None) -> Places:
@@ -761,6 +766,13 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
                              "own through it; nothing was written (remove the link)")
     record = _Record.parse(snapshot.files.get(places.record))
     _refuse_the_other_scope(places, record)
+    chain = _folder_chain(places.skill_dir)
+    for path in places.files():
+        # A file outside the skill's folders (OpenClaw's config moved by OPENCLAW_CONFIG_PATH) goes only into a
+        # folder that is there: the record says which folders install made, and only those of the skill's chain.
+        if path.parent not in chain and path.parent in snapshot.folders and snapshot.folders[path.parent] is None:
+            raise StoreError(f"there is no folder {path.parent} for {path}: create it, or name another file; "
+                             "nothing was written")
     files: dict[str, _FileRecord] = {}
     changes: list[FileChange] = []
     server, groups = server_entry(command, root, places.server_shape), hook_groups(command, root, places.agent)
@@ -809,7 +821,8 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
     for path, text in texts.items():
         before, after = snapshot.files[path], text.encode("utf-8")
         if after != before:
-            mode = PRIVATE_FILE_MODE if path.name in (".claude.json", "openclaw.json") else NEW_FILE_MODE
+            private = path.name == ".claude.json" or (places.agent == "openclaw" and path == places.mcp_file)
+            mode = PRIVATE_FILE_MODE if private else NEW_FILE_MODE
             changes.append(FileChange(path, before, after, " and ".join(whats[path]), mode))
 
     if places.skill is None:
@@ -832,7 +845,6 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
         changes.append(FileChange(places.ignore, snapshot.files[places.ignore], LOCAL_IGNORE,
                                   "git ignores the skill's folder: it holds this machine's paths"))
 
-    chain = _folder_chain(places.skill_dir)
     missing = [folder for folder in chain if snapshot.folders.get(folder) is None]
     made = {level for level, folder in zip(_LEVELS, chain) if folder in missing}
     kept = {level for level in (record.folders if record else ()) if snapshot.folders.get(_at_level(places, level))}
@@ -1114,6 +1126,9 @@ def read_snapshot(places: Places) -> Snapshot:
     files = {path: read_file(path) for path in places.files()}
     chain = _folder_chain(places.skill_dir)
     folders = {folder: _names(folder) for folder in chain}
+    for path in places.files():  # the folder of each file, which an install must not have to make (plan_install)
+        if path.parent not in folders:
+            folders[path.parent] = _names(path.parent)
     real = {path: Path(os.path.realpath(path)) for path in (*places.files(), *chain, *places.owned)}
     snapshot = Snapshot(files, folders, real)
     leftovers: dict[Path, bytes] = {}
