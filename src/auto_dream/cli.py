@@ -917,17 +917,28 @@ def schedule_status_command(
 @app.command("context")
 def context_command(ctx: typer.Context, as_json: Annotated[bool, typer.Option(
         "--json", help="Print it as the JSON a Gemini CLI SessionStart hook answers with: "
-        '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": TEXT}}.')] = False) -> None:
+        '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": TEXT}}.')] = False,
+        cursor_json: Annotated[bool, typer.Option(
+            "--cursor-json", help='Print it as the JSON a Cursor sessionStart hook answers with: '
+            '{"additional_context": TEXT}; with nothing to say, {}.')] = False) -> None:
     """Print the store's MEMORY.md as a session should start with it: one line naming the store
     (MEMORY.md's links are relative to it), then MEMORY.md within Claude Code's caps — 10,000
     characters of a hook's output, 200 lines, 25,000 bytes — and a last line saying where it was
     cut, when it was; then, in the room left, the newest log entries not yet dreamed and how many
     more there are. No store, or neither MEMORY.md nor a pending entry: nothing, exit 0. The
-    SessionStart hooks that `auto-dream install claude-code` and `install gemini-cli` add run it."""
+    session-start hooks that `auto-dream install claude-code`, `install gemini-cli` and `install cursor`
+    add run it."""
     from auto_dream.commands.context import session_context
 
+    if as_json and cursor_json:
+        raise InputError("--json and --cursor-json: give one")
     found = session_context(_root(ctx))
-    if found is not None:
+    if cursor_json:
+        # Cursor reads a hook's stdout as JSON; sessionStart's `additional_context` is added to the
+        # conversation's initial system context (https://cursor.com/docs/hooks, "sessionStart").
+        write_out(json.dumps({"additional_context": found.text} if found is not None else {},
+                             ensure_ascii=False) + "\n")
+    elif found is not None:
         # Gemini CLI reads a hook's stdout as JSON; the context is hookSpecificOutput.additionalContext
         # (https://geminicli.com/docs/hooks, "SessionStart").
         write_out(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
@@ -1160,9 +1171,10 @@ def install_gemini_cli(ctx: typer.Context, scope: AgentScopeOption = "project", 
 def install_cursor(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
                    dry_run: DryRunOption = False, force: AgentForceOption = False) -> None:
     """Register auto-dream's MCP server in Cursor's mcp.json (<project>/.cursor/mcp.json, or
-    ~/.cursor/mcp.json at --scope user) and, for a project, add the rule .cursor/rules/auto-dream.mdc
-    saying when to recall and remember (Cursor keeps user rules in its settings, not in a file).
-    Comments in mcp.json are kept."""
+    ~/.cursor/mcp.json at --scope user), add a sessionStart hook (MEMORY.md as context, by `auto-dream
+    context --cursor-json`) and a sessionEnd hook (`dream --if-due`, in the background) to hooks.json in
+    the same folder and, for a project, the rule .cursor/rules/auto-dream.mdc saying when to recall and
+    remember (Cursor keeps user rules in its settings, not in a file). Comments in those files are kept."""
     _install_agent(ctx, "cursor", scope, project, dry_run, force)
 
 
@@ -1187,7 +1199,7 @@ def uninstall_gemini_cli(ctx: typer.Context, scope: AgentScopeOption = "project"
 @uninstall_app.command("cursor")
 def uninstall_cursor(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
                      dry_run: DryRunOption = False) -> None:
-    """Remove the MCP server and the rule `install cursor` added; the rest is kept byte for byte."""
+    """Remove the MCP server, the hooks and the rule `install cursor` added; the rest is kept byte for byte."""
     _uninstall_agent(ctx, "cursor", scope, project, dry_run)
 
 
