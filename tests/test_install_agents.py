@@ -264,3 +264,125 @@ def test_openclaw_json5_config_gets_the_server_and_is_given_back_byte_for_byte(c
     assert (places["home"] / ".openclaw" / "skills" / "auto-dream" / "SKILL.md").is_file()
     _run(cli, places, "uninstall", "openclaw")
     assert tree_hash(tmp_path) == before
+
+
+@pytest.mark.parametrize("existing", ["{\n  // moved here\n  gateway: {port: 18789},\n}\n", None])
+def test_openclaw_config_path_moves_the_config_the_server_goes_in(cli, places, tmp_path, monkeypatch, existing):
+    """OPENCLAW_CONFIG_PATH names OpenClaw's config instead of ~/.openclaw/openclaw.json
+    (https://docs.openclaw.ai/help/environment): the server goes there, `~` in it is the home folder,
+    the skill stays in ~/.openclaw/skills/, and uninstall gives that file back byte for byte (or
+    removes the one it created)."""
+    monkeypatch.setenv("OPENCLAW_CONFIG_PATH", "~/dotfiles/openclaw/config.json5")
+    config = places["home"] / "dotfiles" / "openclaw" / "config.json5"
+    config.parent.mkdir(parents=True)
+    if existing is not None:
+        config.write_text(existing)
+    before = tree_hash(tmp_path)
+    _run(cli, places, "install", "openclaw", "--dry-run")
+    assert tree_hash(tmp_path) == before
+    done = _run(cli, places, "install", "openclaw")
+    assert str(config) in done.out
+    from auto_dream.store.json_text import load
+
+    servers = load(config.read_text(), "json5")["mcp"]["servers"]
+    _assert_runs_our_server(servers["auto-dream"], "openclaw", places["store"])
+    if existing is not None:
+        assert config.read_text().startswith(existing[:-3])  # `}\n` ends it; the rest is as it was
+    else:
+        assert config.stat().st_mode & 0o777 == 0o600  # OpenClaw keeps tokens there
+    assert not (places["home"] / ".openclaw" / "openclaw.json").exists()
+    assert (places["home"] / ".openclaw" / "skills" / "auto-dream" / "SKILL.md").is_file()
+    installed = tree_hash(tmp_path)
+    assert "already installed" in _run(cli, places, "install", "openclaw").out
+    assert tree_hash(tmp_path) == installed
+    _run(cli, places, "uninstall", "openclaw")
+    assert tree_hash(tmp_path) == before
+
+
+def test_openclaw_config_path_in_a_folder_that_is_not_there_is_refused(cli, places, tmp_path, monkeypatch):
+    """Install makes no folder for a config outside OpenClaw's state folder (its record keeps only the
+    skill's folders, so uninstall could not take them away again): one error line, nothing written."""
+    config = tmp_path / "nowhere" / "openclaw.json"
+    monkeypatch.setenv("OPENCLAW_CONFIG_PATH", str(config))
+    before = tree_hash(tmp_path)
+    done = cli("--root", places["store"], "install", "openclaw")
+    assert done.code == 1 and f"there is no folder {config.parent} for {config}" in done.err
+    assert tree_hash(tmp_path) == before
+
+
+# ---------------------------------------------------------------- Cursor's hooks (https://cursor.com/docs/hooks)
+
+CURSOR_HOOKS = ('{\r\n  "version": 1,\r\n  // mine\r\n  "hooks": {\r\n'
+                '    "sessionStart": [{ "command": "./session-init.sh" }],\r\n'
+                '    "afterFileEdit": [{ "command": "./hooks/format.sh", "timeout": 30 }]\r\n'
+                '  }\r\n}\r\n')  # CRLF, a comment
+
+
+def _cursor_hooks(command: tuple[str, ...], store: Path) -> dict:
+    """Our sessionStart and sessionEnd hooks, as Cursor lists them: `{"command"}` under each event."""
+    base = " ".join([*command, "--root", str(store)])
+    marker = "# added by auto-dream install cursor"
+    return {"sessionStart": [{"command": f"{base} context --cursor-json {marker}"}],
+            "sessionEnd": [{"command": f"nohup {base} dream --if-due </dev/null >/dev/null 2>&1 & {marker}"}]}
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_cursor_hooks_go_beside_the_users_own_and_come_out_byte_for_byte(cli, places, tmp_path, scope):
+    """`install cursor` adds a sessionStart hook (the context) and a sessionEnd hook (a dream when due) to
+    hooks.json, after the user's own hooks of those events; installing again changes nothing, installing
+    for another store replaces ours only, --dry-run writes nothing, uninstall gives every byte back."""
+    hooks_json = _base(places, "cursor", scope) / ".cursor" / "hooks.json"
+    hooks_json.parent.mkdir(parents=True, exist_ok=True)
+    hooks_json.write_bytes(CURSOR_HOOKS.encode())
+    before = tree_hash(tmp_path)
+    assert "sessionStart and sessionEnd hooks" in _run(cli, places, "install", "cursor", "--scope", scope,
+                                                       "--dry-run").out
+    assert tree_hash(tmp_path) == before
+
+    _run(cli, places, "install", "cursor", "--scope", scope)
+    from auto_dream.store.json_text import load
+
+    ours = _cursor_hooks(auto_dream_command(), places["store"])
+    value = load(hooks_json.read_text(), "comments")
+    assert value["version"] == 1 and "// mine" in hooks_json.read_text()
+    assert value["hooks"] == {"sessionStart": [{"command": "./session-init.sh"}, *ours["sessionStart"]],
+                              "afterFileEdit": [{"command": "./hooks/format.sh", "timeout": 30}],
+                              "sessionEnd": ours["sessionEnd"]}
+    installed = tree_hash(tmp_path)
+    assert "already installed" in _run(cli, places, "install", "cursor", "--scope", scope).out
+    assert tree_hash(tmp_path) == installed
+
+    other = tmp_path / "other" / ".auto-dream"
+    assert cli("--root", other, "install", "cursor", "--scope", scope).code == 0
+    theirs = _cursor_hooks(auto_dream_command(), other)
+    assert load(hooks_json.read_text(), "comments")["hooks"]["sessionStart"] == [
+        {"command": "./session-init.sh"}, *theirs["sessionStart"]]
+    assert cli("--root", other, "uninstall", "cursor", "--scope", scope, "--dry-run").code == 0
+    assert cli("--root", other, "uninstall", "cursor", "--scope", scope).code == 0
+    assert tree_hash(tmp_path) == before
+
+
+def test_cursor_hooks_json_install_creates_is_version_1_and_goes_again(cli, places, tmp_path):
+    """A hooks.json install creates holds `"version": 1` (Cursor's schema version) and our hooks; once
+    the user adds a hook of their own to it, uninstall takes ours out and keeps the file."""
+    hooks_json = places["project"] / ".cursor" / "hooks.json"
+    _run(cli, places, "install", "cursor")
+    assert json.loads(hooks_json.read_text()) == {"version": 1,
+                                                  "hooks": _cursor_hooks(auto_dream_command(), places["store"])}
+    value = json.loads(hooks_json.read_text())
+    value["hooks"]["stop"] = [{"command": "./audit.sh"}]
+    hooks_json.write_text(json.dumps(value, indent=2) + "\n")
+    _run(cli, places, "uninstall", "cursor")
+    assert json.loads(hooks_json.read_text()) == {"version": 1, "hooks": {"stop": [{"command": "./audit.sh"}]}}
+
+
+def test_context_cursor_json_is_what_a_cursor_session_start_hook_answers(cli, places, root):
+    """`context --cursor-json` prints `{"additional_context": TEXT}`, TEXT what `context` prints; with
+    nothing to say, `{}` (a JSON answer with no fields, so Cursor has nothing to add)."""
+    assert json.loads(cli("--root", root, "context", "--cursor-json").out) == {}
+    assert cli("--root", root, "append", "--type", "project", "The hooks run in the project's root").code == 0
+    plain = cli("--root", root, "context").out
+    assert "The hooks run in the project's root" in plain
+    assert json.loads(cli("--root", root, "context", "--cursor-json").out) == {"additional_context": plain}
+    done = cli("--root", root, "context", "--json", "--cursor-json")
+    assert done.code == 2 and "give one" in done.err

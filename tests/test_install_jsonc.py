@@ -174,6 +174,8 @@ def test_gemini_cli_hooks_into_a_file_without_hooks_come_out_again(cli, places, 
     # Gemini CLI strips comments and calls JSON.parse: a trailing comma is an error to it
     ("gemini-cli", ".gemini/settings.json", '{\n  "theme": "Dracula",\n}\n', "not valid JSON (line 3, column 1"),
     ("cursor", ".cursor/mcp.json", '{"mcpServers": {"a": {"command": "x"},}}', "not valid JSON (line 1, column 39"),
+    ("cursor", ".cursor/hooks.json", '{"version": 1, "hooks": []}\n', "'hooks' is not a JSON object"),
+    ("cursor", ".cursor/hooks.json", '{"hooks": {"sessionEnd": {}}}', "'hooks' → 'sessionEnd' is not a JSON array"),
     ("opencode", "opencode.json", '{\n  "mcp": {} /* never closed\n}', "a /* comment that never ends"),
     ("opencode", "opencode.json", "{mcp: {}}", "not valid JSON (line 1, column 2"),
 ])

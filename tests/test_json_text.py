@@ -271,3 +271,24 @@ def test_json5_values_are_read_as_json5_reads_them(text, value):
     assert load(text, "json5") == value
     with pytest.raises(JsonTextError):
         load(text, "jsonc")  # not JSONC
+
+
+def test_json5_unquoted_keys_may_spell_their_letters_as_unicode_escapes():
+    """An unquoted key is ECMAScript 5.1's IdentifierName (https://spec.json5.org, "Objects"), whose
+    characters may be written `\\uXXXX` (https://262.ecma-international.org/5.1/#sec-7.6): the key is
+    what the escapes spell, and the server goes into the object such a key names, byte for byte."""
+    text = "{\\u006dcp: {serv\\u0065rs: {}}, \\u0024x: 1, _\\u0031: 2, caf\\u00e9: 3}\n"
+    assert load(text, "json5") == {"mcp": {"servers": {}}, "$x": 1, "_1": 2, "café": 3}
+    added = set_member(text, ("mcp", "servers"), "auto-dream", {"command": "ad"})
+    assert load(added, "json5")["mcp"]["servers"] == {"auto-dream": {"command": "ad"}}
+    assert remove_member(added, ("mcp", "servers"), "auto-dream") == text
+
+
+@pytest.mark.parametrize("text, column", [
+    ("{\\u0031a: 1}", 2),  # a digit cannot start a name, escaped or not
+    ("{a\\u002d: 1}", 3),  # nor can `-` stand in one
+    ("{\\ud835\\udc00: 1}", 2),  # a UTF-16 half is no letter
+])
+def test_json5_a_unicode_escape_that_could_not_stand_in_a_name_itself_is_refused(text, column):
+    with pytest.raises(JsonTextError, match=re.escape(f"column {column}: Invalid \\u escape in a property name")):
+        load(text, "json5")

@@ -33,6 +33,7 @@ from auto_dream.shell import (
     given_folder,
     home_folder,
     local_time,
+    openclaw_config_path,
     openclaw_state_dir,
     openclaw_workspace,
     run_owed_checks,
@@ -916,17 +917,28 @@ def schedule_status_command(
 @app.command("context")
 def context_command(ctx: typer.Context, as_json: Annotated[bool, typer.Option(
         "--json", help="Print it as the JSON a Gemini CLI SessionStart hook answers with: "
-        '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": TEXT}}.')] = False) -> None:
+        '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": TEXT}}.')] = False,
+        cursor_json: Annotated[bool, typer.Option(
+            "--cursor-json", help='Print it as the JSON a Cursor sessionStart hook answers with: '
+            '{"additional_context": TEXT}; with nothing to say, {}.')] = False) -> None:
     """Print the store's MEMORY.md as a session should start with it: one line naming the store
     (MEMORY.md's links are relative to it), then MEMORY.md within Claude Code's caps — 10,000
     characters of a hook's output, 200 lines, 25,000 bytes — and a last line saying where it was
     cut, when it was; then, in the room left, the newest log entries not yet dreamed and how many
     more there are. No store, or neither MEMORY.md nor a pending entry: nothing, exit 0. The
-    SessionStart hooks that `auto-dream install claude-code` and `install gemini-cli` add run it."""
+    session-start hooks that `auto-dream install claude-code`, `install gemini-cli` and `install cursor`
+    add run it."""
     from auto_dream.commands.context import session_context
 
+    if as_json and cursor_json:
+        raise InputError("--json and --cursor-json: give one")
     found = session_context(_root(ctx))
-    if found is not None:
+    if cursor_json:
+        # Cursor reads a hook's stdout as JSON; sessionStart's `additional_context` is added to the
+        # conversation's initial system context (https://cursor.com/docs/hooks, "sessionStart").
+        write_out(json.dumps({"additional_context": found.text} if found is not None else {},
+                             ensure_ascii=False) + "\n")
+    elif found is not None:
         # Gemini CLI reads a hook's stdout as JSON; the context is hookSpecificOutput.additionalContext
         # (https://geminicli.com/docs/hooks, "SessionStart").
         write_out(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
@@ -1031,12 +1043,13 @@ def install_openclaw(
 ) -> None:
     """Install the skill where OpenClaw loads skills for every local agent:
     ~/.openclaw/skills/auto-dream/ ($OPENCLAW_STATE_DIR/skills/ when set), and register the MCP server in
-    `mcp.servers` of ~/.openclaw/openclaw.json (JSON5: its comments, unquoted keys and the rest kept
-    as they are). Its commands name the store
+    `mcp.servers` of ~/.openclaw/openclaw.json ($OPENCLAW_STATE_DIR/openclaw.json, or $OPENCLAW_CONFIG_PATH,
+    when set; JSON5: its comments, unquoted keys and the rest kept as they are). Its commands name the store
     (--root; default ~/.openclaw/workspace/.auto-dream) and this auto-dream by its absolute path."""
     from auto_dream.commands.install import openclaw_places
 
-    _install(ctx, openclaw_places(home_folder(), openclaw_state_dir()), Path.cwd(), dry_run, force)
+    places = openclaw_places(home_folder(), openclaw_state_dir(), openclaw_config_path())
+    _install(ctx, places, Path.cwd(), dry_run, force)
 
 
 CodexDryRunOption = Annotated[bool, typer.Option("--dry-run", help="Print the change (and each file's diff); "
@@ -1100,7 +1113,7 @@ def uninstall_openclaw(ctx: typer.Context, dry_run: DryRunOption = False) -> Non
     """Remove the skill and the MCP server `install openclaw` added. The store and its memories are not touched."""
     from auto_dream.commands.install import openclaw_places, plan_uninstall, read_snapshot
 
-    places = openclaw_places(home_folder(), openclaw_state_dir())
+    places = openclaw_places(home_folder(), openclaw_state_dir(), openclaw_config_path())
     _show_plan(ctx, plan_uninstall(places, read_snapshot(places)), dry_run)
 
 
@@ -1158,9 +1171,10 @@ def install_gemini_cli(ctx: typer.Context, scope: AgentScopeOption = "project", 
 def install_cursor(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
                    dry_run: DryRunOption = False, force: AgentForceOption = False) -> None:
     """Register auto-dream's MCP server in Cursor's mcp.json (<project>/.cursor/mcp.json, or
-    ~/.cursor/mcp.json at --scope user) and, for a project, add the rule .cursor/rules/auto-dream.mdc
-    saying when to recall and remember (Cursor keeps user rules in its settings, not in a file).
-    Comments in mcp.json are kept."""
+    ~/.cursor/mcp.json at --scope user), add a sessionStart hook (MEMORY.md as context, by `auto-dream
+    context --cursor-json`) and a sessionEnd hook (`dream --if-due`, in the background) to hooks.json in
+    the same folder and, for a project, the rule .cursor/rules/auto-dream.mdc saying when to recall and
+    remember (Cursor keeps user rules in its settings, not in a file). Comments in those files are kept."""
     _install_agent(ctx, "cursor", scope, project, dry_run, force)
 
 
@@ -1185,7 +1199,7 @@ def uninstall_gemini_cli(ctx: typer.Context, scope: AgentScopeOption = "project"
 @uninstall_app.command("cursor")
 def uninstall_cursor(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
                      dry_run: DryRunOption = False) -> None:
-    """Remove the MCP server and the rule `install cursor` added; the rest is kept byte for byte."""
+    """Remove the MCP server, the hooks and the rule `install cursor` added; the rest is kept byte for byte."""
     _uninstall_agent(ctx, "cursor", scope, project, dry_run)
 
 

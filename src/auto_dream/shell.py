@@ -79,6 +79,13 @@ def openclaw_state_dir() -> Path | None:
     return Path(given).expanduser().absolute() if given else None
 
 
+def openclaw_config_path() -> Path | None:
+    """OpenClaw's config file when OPENCLAW_CONFIG_PATH moves it from <state-dir>/openclaw.json, else None
+    (https://docs.openclaw.ai/help/environment: it overrides the config file path)."""
+    given = os.environ.get("OPENCLAW_CONFIG_PATH", "").strip()
+    return Path(given).expanduser().absolute() if given else None
+
+
 def xdg_config_home() -> Path | None:
     """$XDG_CONFIG_HOME when set (OpenCode's config is $XDG_CONFIG_HOME/opencode, else ~/.config/opencode)."""
     given = os.environ.get("XDG_CONFIG_HOME", "").strip()

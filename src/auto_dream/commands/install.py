@@ -14,13 +14,15 @@ reads, and where (the sources are cited in docs/agents.md):
   `.claude.json` with them (store.claude_home).
 - OpenClaw (docs/tools/skills.md of openclaw/openclaw, "Loading order"): managed skills in
   `<state-dir>/skills/<name>/SKILL.md`, the state dir being `$OPENCLAW_STATE_DIR` or `~/.openclaw`;
-  MCP servers in `mcp.servers` of `<state-dir>/openclaw.json` (https://docs.openclaw.ai/cli/mcp), a
-  JSON5 file (https://docs.openclaw.ai/gateway/configuration-reference).
+  MCP servers in `mcp.servers` of `<state-dir>/openclaw.json` (https://docs.openclaw.ai/cli/mcp), or of
+  `$OPENCLAW_CONFIG_PATH` (https://docs.openclaw.ai/help/environment), a JSON5 file
+  (https://docs.openclaw.ai/gateway/configuration-reference).
 - Gemini CLI (https://geminicli.com/docs/tools/mcp-server, https://geminicli.com/docs/cli/gemini-md,
   https://geminicli.com/docs/hooks): `mcpServers` and `hooks` (SessionStart, SessionEnd) of
   `.gemini/settings.json` or `~/.gemini/settings.json`; GEMINI.md, given a marked block.
-- Cursor (https://cursor.com/docs/mcp, https://cursor.com/docs/rules): `mcpServers` of `.cursor/mcp.json`
-  or `~/.cursor/mcp.json`; a project rule `.cursor/rules/auto-dream.mdc`.
+- Cursor (https://cursor.com/docs/mcp, https://cursor.com/docs/rules, https://cursor.com/docs/hooks):
+  `mcpServers` of `.cursor/mcp.json` or `~/.cursor/mcp.json`; `hooks` (sessionStart, sessionEnd) of
+  `.cursor/hooks.json` or `~/.cursor/hooks.json`; a project rule `.cursor/rules/auto-dream.mdc`.
 - OpenCode (https://opencode.ai/docs/mcp-servers, https://opencode.ai/docs/rules): `mcp` of
   `opencode.json` or `~/.config/opencode/opencode.json`, `{"type": "local", "command": [...]}`; AGENTS.md,
   given a marked block.
@@ -74,7 +76,8 @@ SKILL_NAME = "auto-dream"
 RECORD_NAME = ".auto-dream-install.json"
 HOOK_MARKER = "# added by auto-dream install claude-code"
 GEMINI_HOOK_MARKER = "# added by auto-dream install gemini-cli"
-HOOK_MARKERS = (HOOK_MARKER, GEMINI_HOOK_MARKER)
+CURSOR_HOOK_MARKER = "# added by auto-dream install cursor"
+HOOK_MARKERS = (HOOK_MARKER, GEMINI_HOOK_MARKER, CURSOR_HOOK_MARKER)
 SKILL_MARKER = "<!-- Installed by `auto-dream install"
 SCOPES = ("project", "local", "user")
 AGENT_SCOPES = ("project", "user")  # Gemini CLI's, Cursor's and OpenCode's
@@ -89,6 +92,9 @@ CURSOR_RULE = "auto-dream.mdc"
 # one has lost it. (SessionStart matchers: https://code.claude.com/docs/en/hooks, "SessionStart".)
 SESSION_START_MATCHER = "startup|clear|compact"
 GEMINI_SESSION_START = ("startup", "clear")  # Gemini CLI's SessionStart sources that start without the context
+# The events of the hooks install adds, in each agent's spelling (Cursor's: https://cursor.com/docs/hooks).
+HOOK_EVENTS = {"cursor": ("sessionStart", "sessionEnd")}
+CLAUDE_HOOK_EVENTS = ("SessionStart", "SessionEnd")  # Claude Code's and Gemini CLI's
 OPENCLAW_STORE = Path(".openclaw") / "workspace" / STORE_DIR_NAME  # the OpenClaw skill's store
 # --scope local keeps the skill in the project's .claude/skills/auto-dream/ (Claude Code has no personal
 # skill folder for one project), with this .gitignore in it: git then ignores the folder, itself included.
@@ -110,7 +116,7 @@ class Places:
     scope: str | None  # "project", "local" (Claude Code) or "user"; None: OpenClaw has one place
     skill_dir: Path  # the folder of our own file (skill_file) and of the record
     mcp_file: Path | None = None
-    settings: Path | None = None  # Claude Code's hooks
+    settings: Path | None = None  # the hooks' file: Claude Code's and Gemini CLI's settings, Cursor's hooks.json
     # The folders install manages: uninstall deletes no file (and no folder) whose real path is
     # outside them, so a link a cloned repository planted cannot make it delete what it names.
     owned: tuple[Path, ...] = ()
@@ -207,16 +213,20 @@ def scope_warning(places: Places, others: list[Places]) -> str:
             + " or ".join(f"`auto-dream uninstall claude-code --scope {scope}`" for scope in scopes))
 
 
-def openclaw_places(home: Path | None, state_dir: Path | None) -> Places:
+def openclaw_places(home: Path | None, state_dir: Path | None, config_path: Path | None = None) -> Places:
     """Where OpenClaw loads managed skills: `<state-dir>/skills`, shared by every local agent; and its
     MCP servers, `mcp.servers` of `<state-dir>/openclaw.json` (https://docs.openclaw.ai/cli/mcp,
-    https://docs.openclaw.ai/gateway/configuration-reference), each `{"command", "args"}`."""
+    https://docs.openclaw.ai/gateway/configuration-reference), each `{"command", "args"}`, or of the
+    file `config_path` names (OPENCLAW_CONFIG_PATH: https://docs.openclaw.ai/help/environment), whose
+    folder install then manages too."""
     if state_dir is None:
         if home is None:
             raise InputError("no home folder for ~/.openclaw (HOME is not set): set OPENCLAW_STATE_DIR")
         state_dir = home / ".openclaw"
-    return Places("openclaw", None, state_dir / "skills" / SKILL_NAME, mcp_file=state_dir / "openclaw.json",
-                  owned=(state_dir,), servers_key=("mcp", "servers"), server_shape="openclaw", json_dialect="json5")
+    config = config_path or state_dir / "openclaw.json"
+    return Places("openclaw", None, state_dir / "skills" / SKILL_NAME, mcp_file=config,
+                  owned=tuple(dict.fromkeys((state_dir, config.parent))), servers_key=("mcp", "servers"),
+                  server_shape="openclaw", json_dialect="json5")
 
 
 def gemini_cli_places(scope: str, project: Path, home: Path | None) -> Places:
@@ -236,17 +246,20 @@ def gemini_cli_places(scope: str, project: Path, home: Path | None) -> Places:
 
 def cursor_places(scope: str, project: Path, home: Path | None) -> Places:
     """Where Cursor reads MCP servers (`mcpServers` of ~/.cursor/mcp.json or <project>/.cursor/mcp.json:
-    https://cursor.com/docs/mcp) and a project's rules (.cursor/rules/*.mdc: https://cursor.com/docs/rules).
-    Cursor's user rules live in its settings, not in a file: --scope user adds the server only, and
-    keeps the record in ~/.cursor. Cursor's docs do not say whether mcp.json may hold comments; those a
-    user wrote are kept (install writes none), and a trailing comma, which Cursor reports as a JSON
-    error, is refused."""
+    https://cursor.com/docs/mcp), hooks (`hooks` of ~/.cursor/hooks.json or <project>/.cursor/hooks.json:
+    https://cursor.com/docs/hooks, "Configuration") and a project's rules (.cursor/rules/*.mdc:
+    https://cursor.com/docs/rules). Cursor's user rules live in its settings, not in a file: --scope user
+    adds the server and the hooks, and keeps the record in ~/.cursor. Cursor's docs do not say whether
+    mcp.json or hooks.json may hold comments; those a user wrote are kept (install writes none), and a
+    trailing comma, which Cursor reports as a JSON error in mcp.json, is refused."""
     folder = _agent_folder(scope, project, home, ".cursor")
     if scope == "user":
-        return Places("cursor", scope, folder, mcp_file=folder / "mcp.json", owned=(folder,), server_shape="cursor",
-                      skill_file=None, own_folder=False, json_dialect="comments")
-    return Places("cursor", scope, folder / "rules", mcp_file=folder / "mcp.json", owned=(project,),
-                  server_shape="cursor", skill_file=CURSOR_RULE, own_folder=False, json_dialect="comments")
+        return Places("cursor", scope, folder, mcp_file=folder / "mcp.json", settings=folder / "hooks.json",
+                      owned=(folder,), server_shape="cursor", skill_file=None, own_folder=False,
+                      json_dialect="comments")
+    return Places("cursor", scope, folder / "rules", mcp_file=folder / "mcp.json", settings=folder / "hooks.json",
+                  owned=(project,), server_shape="cursor", skill_file=CURSOR_RULE, own_folder=False,
+                  json_dialect="comments")
 
 
 def opencode_places(scope: str, project: Path, home: Path | None, config_home: Path | None) -> Places:
@@ -399,7 +412,8 @@ def _server_argv(entry: Any) -> list[str] | None:
 
 def hook_groups(command: tuple[str, ...], root: Path, agent: str = "claude-code") -> dict[str, list[dict]]:
     """The matcher groups of the SessionStart hook (MEMORY.md as context) and the SessionEnd one (a
-    dream when one is due), for Claude Code or Gemini CLI.
+    dream when one is due), for Claude Code or Gemini CLI; for Cursor, its sessionStart and
+    sessionEnd hooks themselves.
 
     Claude Code adds a SessionStart hook's plain stdout to the context. SessionEnd hooks share a
     1.5-second budget (https://code.claude.com/docs/en/hooks, "SessionEnd"), so the dream is started
@@ -415,9 +429,18 @@ def hook_groups(command: tuple[str, ...], root: Path, agent: str = "claude-code"
     to the user. A lifecycle matcher is one exact source, so SessionStart has a group for `startup`
     and one for `clear` (not `resume`: a resumed session holds what it was given). SessionEnd is
     best effort (Gemini CLI does not wait for it): the dream goes to the background as for Claude
-    Code. Each hook has a `name`, as `/hooks enable|disable` takes."""
+    Code. Each hook has a `name`, as `/hooks enable|disable` takes.
+
+    Cursor (https://cursor.com/docs/hooks) lists under each event the hooks themselves, `{"command"}`
+    (a shell string), with no matcher groups, and reads a hook's stdout as JSON: sessionStart's
+    `additional_context` is added to the conversation's initial system context (`context
+    --cursor-json`). sessionStart is called when a new conversation is created; sessionEnd is
+    fire-and-forget, its output unused: the dream goes to the background as for Claude Code."""
     base = shlex.join([*command, "--root", str(root)])
     background = f"nohup {base} dream --if-due </dev/null >/dev/null 2>&1 &"
+    if agent == "cursor":
+        return {"sessionStart": [{"command": f"{base} context --cursor-json {CURSOR_HOOK_MARKER}"}],
+                "sessionEnd": [{"command": f"{background} {CURSOR_HOOK_MARKER}"}]}
     if agent == "gemini-cli":
         start = {"name": "auto-dream-context", "type": "command",
                  "command": f"{base} context --json {GEMINI_HOOK_MARKER}"}
@@ -462,7 +485,7 @@ def render_skill(template: str, agent: str, command: tuple[str, ...], root: Path
 
 
 def render_instructions(agent: str, command: tuple[str, ...], root: Path) -> str:
-    """When to recall and remember, for the agents that get no skill (and, but for Gemini CLI, no hooks):
+    """When to recall and remember, for the agents that get no skill (and, but for Gemini CLI and Cursor, no hooks):
     the text of the marked block in GEMINI.md or AGENTS.md, and of Cursor's rule. Every command names this
     machine's executable and store, as the skill's do."""
     full = shlex.join([*command, "--root", str(root)])
@@ -536,7 +559,8 @@ def _remove_block(text: str, lead: str) -> str:
 
 
 def _is_our_handler(handler: Any) -> bool:
-    return (isinstance(handler, dict) and handler.get("type") == "command"
+    """A hook whose command ends with one of our markers (Cursor's hooks have no `type`: a command is its default)."""
+    return (isinstance(handler, dict) and handler.get("type", "command") == "command"
             and isinstance(handler.get("command"), str) and handler["command"].rstrip().endswith(HOOK_MARKERS))
 
 
@@ -761,6 +785,13 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
                              "own through it; nothing was written (remove the link)")
     record = _Record.parse(snapshot.files.get(places.record))
     _refuse_the_other_scope(places, record)
+    chain = _folder_chain(places.skill_dir)
+    for path in places.files():
+        # A file outside the skill's folders (OpenClaw's config moved by OPENCLAW_CONFIG_PATH) goes only into a
+        # folder that is there: the record says which folders install made, and only those of the skill's chain.
+        if path.parent not in chain and path.parent in snapshot.folders and snapshot.folders[path.parent] is None:
+            raise StoreError(f"there is no folder {path.parent} for {path}: create it, or name another file; "
+                             "nothing was written")
     files: dict[str, _FileRecord] = {}
     changes: list[FileChange] = []
     server, groups = server_entry(command, root, places.server_shape), hook_groups(command, root, places.agent)
@@ -785,8 +816,10 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
         entry = _FileRecord(created=before is None or bool(previous and previous.created))
         if path in texts:
             text = texts[path]
+        elif before is None:
+            text = new_document(_new_value(places, role))
         else:
-            text = new_document({}) if before is None else _text(path, before, places.json_dialect)
+            text = _text(path, before, places.json_dialect)
         value = _value(text)
         # the containers an earlier install made, while they are still there
         entry.containers = {c for c in (previous.containers if previous else ()) if _member(value, c) is not None}
@@ -809,7 +842,8 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
     for path, text in texts.items():
         before, after = snapshot.files[path], text.encode("utf-8")
         if after != before:
-            mode = PRIVATE_FILE_MODE if path.name in (".claude.json", "openclaw.json") else NEW_FILE_MODE
+            private = path.name == ".claude.json" or (places.agent == "openclaw" and path == places.mcp_file)
+            mode = PRIVATE_FILE_MODE if private else NEW_FILE_MODE
             changes.append(FileChange(path, before, after, " and ".join(whats[path]), mode))
 
     if places.skill is None:
@@ -832,7 +866,6 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
         changes.append(FileChange(places.ignore, snapshot.files[places.ignore], LOCAL_IGNORE,
                                   "git ignores the skill's folder: it holds this machine's paths"))
 
-    chain = _folder_chain(places.skill_dir)
     missing = [folder for folder in chain if snapshot.folders.get(folder) is None]
     made = {level for level, folder in zip(_LEVELS, chain) if folder in missing}
     kept = {level for level in (record.folders if record else ()) if snapshot.folders.get(_at_level(places, level))}
@@ -857,8 +890,19 @@ def _json_roles(places: Places) -> list[tuple[str, Path, str]]:
     if places.mcp_file is not None:
         roles.append(("mcp", places.mcp_file, f'the MCP server "{SERVER_NAME}"'))
     if places.settings is not None:
-        roles.append(("settings", places.settings, "the SessionStart and SessionEnd hooks"))
+        start, end = _hook_events(places)
+        roles.append(("settings", places.settings, f"the {start} and {end} hooks"))
     return roles
+
+
+def _hook_events(places: Places) -> tuple[str, ...]:
+    return HOOK_EVENTS.get(places.agent, CLAUDE_HOOK_EVENTS)
+
+
+def _new_value(places: Places, role: str) -> dict:
+    """What a JSON file install creates holds before ours goes in: Cursor's hooks.json its `"version": 1`
+    (https://cursor.com/docs/hooks, "Global Configuration Options"), every other file nothing."""
+    return {"version": 1} if places.agent == "cursor" and role == "settings" else {}
 
 
 def _skill_word(places: Places) -> str:
@@ -883,16 +927,10 @@ def _leftover_removals(snapshot: Snapshot) -> list[FileChange]:
             for path, data in sorted(snapshot.leftovers.items())]
 
 
-# The objects and arrays that install may add to, in each file.
-_FILLED: dict[str, tuple[tuple[str, ...], ...]] = {
-    "mcp": ((), ("mcpServers",)),
-    "settings": ((), ("hooks",), ("hooks", "SessionStart"), ("hooks", "SessionEnd")),
-}
-
-
 def _filled(places: Places, role: str) -> tuple[tuple[str, ...], ...]:
+    """The objects and arrays that install may add to, in the file of `role`."""
     if role != "mcp":
-        return _FILLED[role]
+        return ((), ("hooks",), *(("hooks", event) for event in _hook_events(places)))
     held = (*places.mcp_base, *places.servers_key)
     return tuple(held[:depth] for depth in range(len(held) + 1))
 
@@ -978,14 +1016,19 @@ def _put_hooks(path: Path, text: str, made: set[tuple[str, ...]], groups: dict[s
 
 
 def _holds_ours(group: Any) -> bool:
-    return isinstance(group, dict) and isinstance(group.get("hooks"), list) \
+    """A matcher group holding one of our hooks, or (Cursor, where an event lists the hooks themselves) ours."""
+    return _is_our_handler(group) or isinstance(group, dict) and isinstance(group.get("hooks"), list) \
         and any(_is_our_handler(handler) for handler in group["hooks"])
 
 
 def _remove_handlers(text: str, event: str, matchers: list) -> str:
-    """`text` without our handlers under hooks → event: a matcher group holding only ours goes whole."""
+    """`text` without our handlers under hooks → event: a matcher group holding only ours goes whole
+    (and under Cursor's events, which list the hooks themselves, each of ours)."""
     for index in reversed(range(len(matchers))):
         group = matchers[index]
+        if _is_our_handler(group):
+            text = remove_item(text, ("hooks", event), index)
+            continue
         handlers = group.get("hooks") if isinstance(group, dict) else None
         if not isinstance(handlers, list):
             continue
@@ -1021,7 +1064,7 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
             changes.append(FileChange(path, before, after, "when to recall and remember (a marked block)"))
     texts: dict[Path, str] = {}  # each JSON file's text as uninstall leaves it (Gemini CLI's holds two roles)
     whats: dict[Path, list[str]] = {}
-    made: set[Path] = set()  # the JSON files install created
+    made: dict[Path, dict] = {}  # the JSON files install created, and what such a file holds before ours
     for role, path, what in _json_roles(places):
         before = snapshot.files[path]
         if before is None:
@@ -1045,7 +1088,7 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
                     text = remove_member(text, (*places.mcp_base, *places.servers_key), SERVER_NAME)
         else:
             hooks = value.get("hooks")
-            for event in ("SessionStart", "SessionEnd"):
+            for event in _hook_events(places):
                 if isinstance(hooks, dict) and isinstance(hooks.get(event), list):
                     text = _remove_handlers(text, event, hooks[event])
         if entry is not None:
@@ -1058,10 +1101,10 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
         texts[path] = text
         whats.setdefault(path, []).append(what)
         if entry is not None and entry.created:
-            made.add(path)
+            made[path] = _new_value(places, role)
     for path, text in texts.items():
         before, after = snapshot.files[path], text.encode("utf-8")
-        if path in made and _value(text) == {}:
+        if path in made and _value(text) == made[path]:
             after = None  # the file install created, with nothing in it but ours
             if (real := snapshot.outside(places, path)) is not None:
                 after = text.encode("utf-8")
@@ -1114,6 +1157,9 @@ def read_snapshot(places: Places) -> Snapshot:
     files = {path: read_file(path) for path in places.files()}
     chain = _folder_chain(places.skill_dir)
     folders = {folder: _names(folder) for folder in chain}
+    for path in places.files():  # the folder of each file, which an install must not have to make (plan_install)
+        if path.parent not in folders:
+            folders[path.parent] = _names(path.parent)
     real = {path: Path(os.path.realpath(path)) for path in (*places.files(), *chain, *places.owned)}
     snapshot = Snapshot(files, folders, real)
     leftovers: dict[Path, bytes] = {}

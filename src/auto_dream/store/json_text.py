@@ -333,8 +333,13 @@ def _container(text: str, path: tuple[Step, ...], kind: str | None) -> Container
 
 # ---------------------------------------------------------------- JSON5
 
-# An ECMAScript identifier as a key (without \u escapes), and a JSON5 number.
-_IDENTIFIER = re.compile(r"(?:[^\W\d]|\$)(?:[\w$]|\u200c|\u200d)*")
+# An ECMAScript identifier as a key, and a JSON5 number. A key may be a JSON5Identifier, ECMAScript 5.1's
+# IdentifierName (https://spec.json5.org, "Objects"), whose characters may be written as \uXXXX escapes, each
+# standing for a character that may stand there itself (https://262.ecma-international.org/5.1/#sec-7.6).
+_IDENTIFIER_START = r"[^\W\d]|\$"
+_IDENTIFIER_PART = r"[\w$]|\u200c|\u200d"
+_IDENTIFIER_ESCAPE = r"\\u[0-9a-fA-F]{4}"
+_IDENTIFIER = re.compile(rf"(?:{_IDENTIFIER_START}|{_IDENTIFIER_ESCAPE})(?:{_IDENTIFIER_PART}|{_IDENTIFIER_ESCAPE})*")
 _NUMBER5 = re.compile(r"[+-]?(?:Infinity|NaN|0[xX][0-9a-fA-F]+|(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)"
                       r"(?:[eE][+-]?[0-9]+)?)")
 _ESCAPES5 = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "0": "\0"}
@@ -427,6 +432,27 @@ def _string5(text: str, at: int) -> tuple[str, int]:
             raise _fail5("Invalid \\escape", text, index)
 
 
+def _identifier5(text: str, name: re.Match) -> str:
+    """An unquoted key's name, its \\u escapes read: each must stand for a character that could be
+    written there itself (a letter, `$` or `_` first; then a digit or a joiner too)."""
+    spelled = name.group()
+    if "\\" not in spelled:
+        return spelled
+    out: list[str] = []
+    index = 0
+    while index < len(spelled):
+        if spelled[index] != "\\":
+            out.append(spelled[index])
+            index += 1
+            continue
+        char = chr(int(spelled[index + 2:index + 6], 16))
+        if not re.fullmatch(_IDENTIFIER_START if not out else f"{_IDENTIFIER_START}|{_IDENTIFIER_PART}", char):
+            raise _fail5("Invalid \\u escape in a property name", text, name.start() + index)
+        out.append(char)
+        index += 6
+    return "".join(out)
+
+
 def _scan5(text: str, start: int) -> Container:
     """`scan_container` for JSON5 (comments and trailing commas already blanked out)."""
     kind = text[start]
@@ -441,7 +467,7 @@ def _scan5(text: str, start: int) -> Container:
             if at < len(text) and text[at] in "\"'":
                 key, key_end = _string5(text, at)
             elif (name := _IDENTIFIER.match(text, at)) is not None:
-                key, key_end = name.group(), name.end()
+                key, key_end = _identifier5(text, name), name.end()
             else:
                 raise _fail5("Expecting property name", text, at)
             colon = _skip5(text, key_end)
