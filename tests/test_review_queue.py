@@ -292,3 +292,30 @@ def test_a_paraphrase_in_chinese_that_keeps_its_terms_is_listed_as_a_possible_du
     assert cli("--root", root, "dream", "--no-llm").code == 0
     (item,) = json.loads(cli("--root", root, "review", "--json").out)["items"]
     assert item["kind"] == "duplicate" and item["evidence"] == [older, newer]
+
+
+PROXY_RULE = ("In the web app's page tests, stub the backend at the network level with **nock** "
+              "(interceptors in `test/interceptors.ts`). Don't mock the data hooks.\n\n"
+              "**Why:** the real request path runs: auth refresh, retries, response parsing.")
+PROXY_NOW = ("## Network\n\n- nock is no longer used in the web app's tests: it broke with the fetch polyfill. Mock "
+             "the HTTP module with `jest.mock('src/net/http')` instead.\n\n## Timers\n\n- Use fake timers for the "
+             "retry backoff; never wait on real timeouts.\n- Restore real timers after each test.")
+
+
+@pytest.mark.parametrize("dreamed_apart", [False, True], ids=["one dream", "the rule dreamed before"])
+def test_a_memory_that_says_what_another_is_about_stopped_is_read_beside_it(cli, root, dreamed_apart):
+    """The two share few words (a rule and the notes that retired it): they are paired because one
+    says "nock is no longer used" and the other's name is about nock, and listed as a conflict."""
+    from builders import write_memory
+
+    write_memory(root, "memories/feedback/nock_rule.md", "Stub HTTP with nock in web app tests", PROXY_RULE,
+                 "feedback", datetime(2026, 10, 1, tzinfo=timezone.utc))
+    if dreamed_apart:
+        assert cli("--root", root, "dream", "--no-llm").code == 0
+    write_memory(root, "memories/feedback/testing_now.md", "Testing the web app today", PROXY_NOW, "feedback",
+                 datetime(2026, 11, 1, tzinfo=timezone.utc))
+    assert cli("--root", root, "dream", "--no-llm").code == 0
+    (item,) = json.loads(cli("--root", root, "review", "--json").out)["items"]
+    assert item["kind"] == "conflict" and sorted(item["memories"]) == ["memories/feedback/nock_rule.md",
+                                                                      "memories/feedback/testing_now.md"]
+    assert any("nock is no longer used" in quote for quote in item["evidence"])

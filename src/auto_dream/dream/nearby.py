@@ -17,8 +17,8 @@ from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.judge.pairs import stored_pairs
 from auto_dream.judge.partners import MENTION_MARKS, mentions, name_keys
 from auto_dream.judge.recent import RECENT_LIMIT, recent_pairs
-from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, anchored_floor
-from auto_dream.judge.statements import idf_weights
+from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, anchored_floor, significant_words
+from auto_dream.judge.statements import STOP_MARKS, idf_weights, stopped_things
 from auto_dream.store.cache import CachedMemory, ParseCache
 from auto_dream.store.daylog import Entry
 
@@ -53,7 +53,7 @@ def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str]
                                     high)
         found |= {(a, b) if a <= b else (b, a) for a, others in matches.items() for b in others
                   if b in stored and b in live and live[a].type == live[b].type}
-    return found | named_pairs(decisions, probes, snapshot.cache)
+    return found | named_pairs(decisions, probes, snapshot.cache) | stopped_pairs(decisions, probes, snapshot.cache)
 
 
 def named_pairs(decisions: Decisions, probes: Iterable[str], cache: ParseCache | None = None) -> set[tuple[str, str]]:
@@ -77,6 +77,39 @@ def named_pairs(decisions: Decisions, probes: Iterable[str], cache: ParseCache |
             by_key.setdefault(key, set()).add(path)
     return {(a, b) if a <= b else (b, a) for a, keys in wanted.items() for key in keys
             for b in by_key.get(key, ()) if b != a}
+
+
+def stopped_pairs(decisions: Decisions, probes: Iterable[str], cache: ParseCache | None = None) -> set[tuple[str, str]]:
+    """The pairs of a probe that says something stopped ("msw is no longer used in fieldnotes tests",
+    statements.stopped_things) and a live memory of its type whose name or description names that
+    thing ("Mock HTTP with msw in fieldnotes tests"), whatever words the two share: a memory that
+    takes back what another is about is read beside it (statements.retracted_object decides). A
+    memory the cache holds whose body has no mark of a retraction is not read (one query)."""
+    live = decisions.live
+    probes = list(probes)
+    unread = [p for p in probes if isinstance(live[p], CachedMemory) and "body" not in live[p].__dict__]
+    if cache is not None and unread:
+        holding = cache.bodies_holding(STOP_MARKS)
+        probes = [p for p in probes if p not in unread or p in holding]
+    wanted = {probe: things for probe in probes if (things := stopped_things(live[probe].body))}
+    if not wanted:
+        return set()
+    # each significant word of every memory's name and description, to the memories that hold it
+    by_word: dict[str, set[str]] = {}
+    labels: dict[str, str] = {}
+    for path in live:
+        memory = live[path]
+        labels[path] = label = f"{memory.name}\n{memory.description}".lower()
+        for word in significant_words(label):
+            by_word.setdefault(word, set()).add(path)
+    found = set()
+    for probe, things in wanted.items():
+        for thing in things:
+            words = significant_words(thing)
+            holders = set.intersection(*(by_word.get(word, set()) for word in words)) if words else set()
+            found |= {(probe, other) if probe <= other else (other, probe) for other in holders
+                      if other != probe and live[other].type == live[probe].type and thing.lower() in labels[other]}
+    return found
 
 
 class StoreNeighbours:

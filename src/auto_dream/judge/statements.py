@@ -1403,10 +1403,7 @@ def retracted_object(a: str, b: str) -> str:
     やめ、SKUごとのRedisロック…に切り替えた": a decision memo and the postmortem that reversed it share
     0.35 of their bigrams."""
     for stopping, other in ((a, b), (b, a)):
-        for match in _STOPPED.finditer(stopping):
-            named = next(g for g in match.groups() if g is not None).strip()
-            if not (significant_words(named) and (_LATIN_TERM_IN.search(named) or len(_CJK_CHARS.findall(named)) >= 4)):
-                continue
+        for named in stopped_things(stopping):
             lowered, wanted = other.lower(), named.lower()
             at = lowered.find(wanted)
             if at < 0 or (named.isascii() and not re.search(rf"(?<![\w-]){re.escape(wanted)}(?![\w-])", lowered)):
@@ -1415,6 +1412,28 @@ def retracted_object(a: str, b: str) -> str:
             if not any(start <= at < end for start, end in denied) and not retracts(other):
                 return named
     return ""
+
+
+# What a text that says something stopped holds, lower-cased: a mark of each of _STOPPED's alternatives
+_STOP_MARKS = ("no longer", "stopped using", "dropped", "retired", "やめ", "廃止", "中止", "停止", "使われなくな",
+               "不再", "停用", "弃用", "废弃", "下线")
+# ... as a case-sensitive search (SQL's instr) must ask for them
+STOP_MARKS = tuple(sorted({form for mark in _STOP_MARKS for form in (mark, mark.capitalize(), mark.upper())}))
+
+
+def stopped_things(text: str) -> list[str]:
+    """What `text` says stopped (_STOPPED), each as written, when it names something: a term of
+    Latin letters or an identifier, or four Chinese or Japanese characters ("msw", "PostgreSQLの行ロック";
+    not "it", not "公测")."""
+    lowered = text.lower()
+    if not any(mark in lowered for mark in _STOP_MARKS):
+        return []
+    found = []
+    for match in _STOPPED.finditer(text):
+        named = next(g for g in match.groups() if g is not None).strip()
+        if significant_words(named) and (_LATIN_TERM_IN.search(named) or len(_CJK_CHARS.findall(named)) >= 4):
+            found.append(named)
+    return found
 
 
 _LATIN_TERM_IN = re.compile(r"[A-Za-z]{2}")
