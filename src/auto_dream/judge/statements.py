@@ -1361,10 +1361,19 @@ def sentences_conflict(a: Side, b: Side, values: bool = True) -> Verdict | None:
     against "… output files were patched directly instead of fixing base templates." — two
     sentences that agree; "Moves job-track entries in `active/` older than 72h to
     `research_pool/` …" against "Job entries >72h moved to research_pool." — the same rule
-    said twice."""
+    said twice.
+
+    Then, however else the two differ: what one says stopped and the other says (retracted_object)."""
+    if (verdict := _rule_conflict(a, b, values)) is not None:
+        return verdict
     if stopped := retracted_object(a.core, b.core):
         return Verdict("review", "conflict", f"one says {_quote(stopped)} stopped, the other says it: "
                        f"{_quote_pair(a.core, b.core)}", (_flat(a.core), _flat(b.core)), "retracted_object")
+    return None
+
+
+def _rule_conflict(a: Side, b: Side, values: bool) -> Verdict | None:
+    """sentences_conflict by the statement rules (_SENTENCE_RULES), or None."""
     verdict = judge_statements(a, b, 1.0, CONFLICT_SENTENCE_OVERLAP)
     if verdict.kind != "conflict" or verdict.rule not in _SENTENCE_RULES or (
             verdict.rule == "value_changed" and not values):
