@@ -176,8 +176,9 @@ def _sessions_now(sentence: str) -> str:
 
 def test_what_one_document_says_stopped_and_the_other_says_is_a_conflict():
     # a postmortem and the decision it reversed share few bigrams; what stopped is named whole
-    found = verdict(SESSIONS_RULE, _sessions_now("ログインの管理はRedisのセッションストアをやめ、署名付きのJWT（有効期限"
-                                                 "15分、リフレッシュトークン付き）とCookieに切り替えた。"))
+    reversed_it = ("ログインの管理はRedisのセッションストアをやめ、署名付きのJWT（有効期限15分、"
+                   "リフレッシュトークン付き）とCookieに切り替えた。")
+    found = verdict(SESSIONS_RULE, _sessions_now(reversed_it))
     assert (found.outcome, found.kind) == ("review", "conflict"), found.evidence
     assert "Redisのセッションストア" in found.evidence and "stopped" in found.evidence
     # ... nothing said to stop: no conflict
