@@ -37,11 +37,11 @@ from auto_dream.dream.runs import (
 from auto_dream.dream.state import Snapshot
 from auto_dream.errors import StoreError
 from auto_dream.progress import NO_PROGRESS, WRITING, Progress
+from auto_dream.store.files import fingerprint
 from auto_dream.store.index import IndexResult
+from auto_dream.store.live import LiveView
 from auto_dream.store.replace import sync_folders
 from auto_dream.store.review_queue import EMPTY_QUEUE, ReviewQueue
-from auto_dream.store.scan import fingerprint
-from auto_dream.store.views import LiveView
 
 StepHook = Callable[[int], None]
 

@@ -14,13 +14,13 @@ from collections.abc import Callable, Iterable, Mapping
 from auto_dream.distill.base import Thresholds
 from auto_dream.distill.neighbours import entry_pairs, entry_profiles, relatable_pairs, search_range
 from auto_dream.dream.state import Decisions, Snapshot
-from auto_dream.judge.pairs import stored_pairs
+from auto_dream.judge.pairs import StoredPostings, stored_pairs
 from auto_dream.judge.partners import MENTION_MARKS, mentions, name_keys
 from auto_dream.judge.recent import RECENT_LIMIT, recent_pairs
 from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, anchored_floor, significant_words
 from auto_dream.judge.statements import STOP_MARKS, idf_weights, stopped_things
-from auto_dream.store.cache import CachedMemory, ParseCache
 from auto_dream.store.daylog import Entry
+from auto_dream.store.live import MemorySource
 
 
 def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str],
@@ -48,24 +48,25 @@ def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str]
                                   high, RECENT_LIMIT)
         if whole := [p for p in probes if p in pool and p not in made]:
             found |= relatable_pairs(whole, pool, lambda p: profiles[p].grounds, low, high)
-    if stored and snapshot.cache is not None:
-        matches = _stored_relatable(decisions, snapshot.cache, {p: profiles[p].words for p in probes}, grounds, low,
+    if stored and (postings := snapshot.memories.postings()) is not None:
+        matches = _stored_relatable(decisions, postings, {p: profiles[p].words for p in probes}, grounds, low,
                                     high)
         found |= {(a, b) if a <= b else (b, a) for a, others in matches.items() for b in others
                   if b in stored and b in live and live[a].type == live[b].type}
-    return found | named_pairs(decisions, probes, snapshot.cache) | stopped_pairs(decisions, probes, snapshot.cache)
+    source = snapshot.memories
+    return found | named_pairs(decisions, probes, source) | stopped_pairs(decisions, probes, source)
 
 
-def named_pairs(decisions: Decisions, probes: Iterable[str], cache: ParseCache | None = None) -> set[tuple[str, str]]:
+def named_pairs(decisions: Decisions, probes: Iterable[str], source: MemorySource) -> set[tuple[str, str]]:
     """The pairs of a probe and a live memory it names by file name (judge.partners), of any type
     and whatever words they share: "This extends the existing "never defer to human" feedback"
     pairs the memory with `feedback_never_defer_to_human.md`. A memory the cache holds whose body
     has no mark a mention needs (partners.MENTION_MARKS) is not read: the cache says so in one query."""
     live = decisions.live
     probes = list(probes)
-    unread = [p for p in probes if isinstance(live[p], CachedMemory) and "body" not in live[p].__dict__]
-    if cache is not None and unread:
-        holding = cache.bodies_holding(MENTION_MARKS)
+    unread = [p for p in probes if live.body_unread(p)]
+    if unread:
+        holding = source.bodies_holding(MENTION_MARKS)
         skipped = {p for p in unread if p not in holding}
         probes = [p for p in probes if p not in skipped]
     wanted = {probe: mentioned for probe in probes if (mentioned := mentions(live[probe].body))}
@@ -79,7 +80,7 @@ def named_pairs(decisions: Decisions, probes: Iterable[str], cache: ParseCache |
             for b in by_key.get(key, ()) if b != a}
 
 
-def stopped_pairs(decisions: Decisions, probes: Iterable[str], cache: ParseCache | None = None) -> set[tuple[str, str]]:
+def stopped_pairs(decisions: Decisions, probes: Iterable[str], source: MemorySource) -> set[tuple[str, str]]:
     """The pairs of a probe that says something stopped ("msw is no longer used in fieldnotes tests",
     statements.stopped_things) and a live memory of its type whose name or description names that
     thing ("Mock HTTP with msw in fieldnotes tests"), whatever words the two share: a memory that
@@ -87,9 +88,9 @@ def stopped_pairs(decisions: Decisions, probes: Iterable[str], cache: ParseCache
     memory the cache holds whose body has no mark of a retraction is not read (one query)."""
     live = decisions.live
     probes = list(probes)
-    unread = [p for p in probes if isinstance(live[p], CachedMemory) and "body" not in live[p].__dict__]
-    if cache is not None and unread:
-        holding = cache.bodies_holding(STOP_MARKS)
+    unread = [p for p in probes if live.body_unread(p)]
+    if unread:
+        holding = source.bodies_holding(STOP_MARKS)
         probes = [p for p in probes if p not in unread or p in holding]
     wanted = {probe: things for probe in probes if (things := stopped_things(live[probe].body))}
     if not wanted:
@@ -129,13 +130,13 @@ class StoreNeighbours:
         return {entry_id: set(paths) for entry_id, paths in self._found[low, high].items()}
 
     def _search(self, low: float, high: float) -> dict[str, set[str]]:
-        cache, decisions = self.snapshot.cache, self.decisions
+        postings, decisions = self.snapshot.memories.postings(), self.decisions
         live, stored = decisions.live, self.snapshot.stored
         profiles = entry_profiles(self.entries)
         found = entry_pairs(profiles, {p: decisions.profiles[p] for p in live.outside(stored)}, low, high)
-        if stored and cache is not None:
+        if stored and postings is not None:
             words = {entry_id: profile.words for entry_id, profile in profiles.items()}
-            matches = _stored_relatable(decisions, cache, words, {e: p.grounds for e, p in profiles.items()}, low,
+            matches = _stored_relatable(decisions, postings, words, {e: p.grounds for e, p in profiles.items()}, low,
                                         high)
             for entry_id, paths in matches.items():
                 if paths := {p for p in paths if p in stored and p in live}:
@@ -143,7 +144,7 @@ class StoreNeighbours:
         return found
 
 
-def _stored_relatable(decisions: Decisions, cache: ParseCache, probes: Mapping[str, frozenset[str]],
+def _stored_relatable(decisions: Decisions, postings: StoredPostings, probes: Mapping[str, frozenset[str]],
                       grounds: Mapping[str, int], low: float, high: float) -> dict[str, set[str]]:
     """_stored_matches at `high`, plus from `low` up the stored memories that aim (all of them,
     for a probe that aims), and those that pin something down, for a probe that does; from the
@@ -151,16 +152,17 @@ def _stored_relatable(decisions: Decisions, cache: ParseCache, probes: Mapping[s
     floor = anchored_floor(low)
     anchoring = {key: words for key, words in probes.items() if grounds[key] & ANCHORS} if floor < low else {}
     if high <= low:
-        searches = [_stored_matches(decisions, cache, probes, low)]
+        searches = [_stored_matches(decisions, postings, probes, low)]
     else:
         aiming = {key: words for key, words in probes.items() if grounds[key] & AIMS}
         aimless = {key: words for key, words in probes.items() if not grounds[key] & AIMS}
         pinning = {key: words for key, words in aimless.items() if grounds[key] & PINS}
-        searches = [_stored_matches(decisions, cache, aiming, low), _stored_matches(decisions, cache, aimless, high),
-                    _stored_matches(decisions, cache, aimless, low, among=AIMS),
-                    _stored_matches(decisions, cache, pinning, low, among=PINS)]
+        searches = [_stored_matches(decisions, postings, aiming, low),
+                    _stored_matches(decisions, postings, aimless, high),
+                    _stored_matches(decisions, postings, aimless, low, among=AIMS),
+                    _stored_matches(decisions, postings, pinning, low, among=PINS)]
     if anchoring:
-        searches.append(_stored_matches(decisions, cache, anchoring, floor, among=ANCHORS))
+        searches.append(_stored_matches(decisions, postings, anchoring, floor, among=ANCHORS))
     found: dict[str, set[str]] = {key: set() for key in probes}
     for matches in searches:
         for key, paths in matches.items():
@@ -168,8 +170,8 @@ def _stored_relatable(decisions: Decisions, cache: ParseCache, probes: Mapping[s
     return found
 
 
-def _stored_matches(decisions: Decisions, cache: ParseCache, probes: Mapping[str, frozenset[str]], threshold: float,
-                    among: int = 0) -> dict[str, set[str]]:
+def _stored_matches(decisions: Decisions, postings: StoredPostings, probes: Mapping[str, frozenset[str]],
+                    threshold: float, among: int = 0) -> dict[str, set[str]]:
     """For each probe, the stored memories whose overlap with its words reaches `threshold`
     (with `among`, of those with that ground: AIMS, PINS or ANCHORS).
 
@@ -180,7 +182,7 @@ def _stored_matches(decisions: Decisions, cache: ParseCache, probes: Mapping[str
     unasked = {words for words in probes.values() if (words, threshold, among) not in memo}
     for words in unasked:
         memo[words, threshold, among] = set()
-    for words, path in stored_pairs({words: words for words in unasked}, cache, threshold, among=among):
+    for words, path in stored_pairs({words: words for words in unasked}, postings, threshold, among=among):
         memo[words, threshold, among].add(path)
     return {key: memo[words, threshold, among] for key, words in probes.items()}
 
@@ -190,7 +192,7 @@ def word_rarity(snapshot: Snapshot, decisions: Decisions) -> Callable[[Iterable[
     in the parse cache's postings for the stored memories, in memory for the rest, when first asked."""
     weights: dict[str, float] = {}
     fresh: Counter | None = None
-    live, cache = decisions.live, snapshot.cache
+    live, source = decisions.live, snapshot.memories
 
     def rarity(words: Iterable[str]) -> dict[str, float]:
         nonlocal fresh
@@ -198,7 +200,7 @@ def word_rarity(snapshot: Snapshot, decisions: Decisions) -> Callable[[Iterable[
         if missing := [w for w in words if w not in weights]:
             if fresh is None:
                 fresh = Counter(w for path in live.outside(snapshot.stored) for w in decisions.profiles.words(path))
-            counts = cache.document_frequency(missing) if snapshot.stored and cache is not None else {}
+            counts = source.document_frequency(missing) if snapshot.stored else {}
             frequency = {w: fresh.get(w, 0) + counts.get(w, 0) for w in missing}
             weights.update(idf_weights(frequency, len(live)))
         return {w: weights[w] for w in words}

@@ -23,9 +23,9 @@ from auto_dream.dream.actions import (
 from auto_dream.dream.runs import FileChange
 from auto_dream.dream.state import Decisions, Snapshot
 from auto_dream.errors import StoreError
-from auto_dream.store.cache import Fingerprint
-from auto_dream.store.files import read_regular
+from auto_dream.store.files import Fingerprint, fingerprint, read_regular
 from auto_dream.store.index import NO_ACTIVITY, Activity, IndexResult
+from auto_dream.store.live import LiveView, MemorySource
 from auto_dream.store.memory import (
     MAX_MEMORY_BYTES,
     Memory,
@@ -37,8 +37,6 @@ from auto_dream.store.memory import (
 from auto_dream.store.memory_md import read_index_inputs, render_index
 from auto_dream.store.paths import StoreLayout
 from auto_dream.store.review_queue import EMPTY_QUEUE, KeptPair, Raised, ReviewQueue, next_queue, queue_path
-from auto_dream.store.scan import fingerprint
-from auto_dream.store.views import LiveView, StoreView
 
 
 def still_as_orient_saw(snapshot: Snapshot, path: str) -> bool:
@@ -102,7 +100,7 @@ def select_actions(actions: Sequence[Action], snapshot: Snapshot, races: bool) -
     return kept, skipped
 
 
-def live_after(actions: list[Action], memories: StoreView) -> LiveView:
+def live_after(actions: list[Action], memories: MemorySource) -> LiveView:
     """The memories as `actions` leave them."""
     live = LiveView(memories)
     for action in actions:

@@ -40,12 +40,11 @@ from auto_dream.errors import InputError, StoreError
 from auto_dream.progress import NO_PROGRESS, PLANNING, READING, RECORDING, Progress
 from auto_dream.store.cache import Parsed
 from auto_dream.store.context import StoreContext
-from auto_dream.store.files import make_dirs, write_atomic
+from auto_dream.store.files import fingerprint, make_dirs, write_atomic
 from auto_dream.store.memory import Memory, read_memory
 from auto_dream.store.memory_md import rebuild_index
 from auto_dream.store.paths import StoreLayout
 from auto_dream.store.recall import refresh_paths
-from auto_dream.store.scan import fingerprint
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,16 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from auto_dream.errors import InputError, StoreError
-from auto_dream.store.files import FILE_MODE, NotRegular, make_dirs, open_regular, read_regular, write_atomic
+from auto_dream.store.files import (
+    FILE_MODE,
+    Fingerprint,
+    NotRegular,
+    fingerprint_of,
+    make_dirs,
+    open_regular,
+    read_regular,
+    write_atomic,
+)
 from auto_dream.store.paths import StoreLayout
 from auto_dream.store.replace import (
     Expected,
@@ -28,8 +37,6 @@ from auto_dream.store.replace import (
     replace_if_unchanged,
     side_names,
 )
-from auto_dream.store.scan import Fingerprint
-from auto_dream.store.walk import fingerprint_of
 
 RUNS = "runs"
 STATUS = "status"  # a run folder's one-word status, beside its journal

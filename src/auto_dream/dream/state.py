@@ -14,10 +14,10 @@ from auto_dream.store.cache import Fingerprint, ParseCache
 from auto_dream.store.config import Config
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, LogProblem
+from auto_dream.store.live import LiveView, MemorySource
 from auto_dream.store.memory import Memory, Unreadable
 from auto_dream.store.memory_md import IndexInputs
 from auto_dream.store.review_queue import EMPTY_QUEUE, KeptPair, ReviewQueue
-from auto_dream.store.views import LiveView, StoreView
 
 
 class Profiles(dict[str, Profile]):
@@ -91,7 +91,7 @@ class Snapshot:
     now: datetime  # aware
     run_id: str
     options: DreamOptions
-    memories: StoreView  # as orient found them, by path
+    memories: MemorySource  # as orient found them, by path, and what planning asks of the parse cache
     profile: Callable[[str], Profile]  # a memory's word profile as orient read it (Decisions.profiles keeps them)
     cache: ParseCache | None = None
     unreadable: tuple[Unreadable, ...] = ()

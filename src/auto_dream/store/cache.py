@@ -49,10 +49,10 @@ from auto_dream.errors import StoreError
 from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, Profile
 from auto_dream.judge.staleness import References, extract_references
 from auto_dream.judge.status import STATUS_KINDS, Status
+from auto_dream.store.files import Fingerprint
 from auto_dream.store.index import SAME_DAY_SLACK
 from auto_dream.store.memory import Memory
 from auto_dream.store.paths import FILE_MODE, StoreLayout
-from auto_dream.store.walk import Fingerprint
 
 # PRAGMA user_version of the file; any other value is a foreign cache. Raise it whenever what
 # is stored would read differently now (the schema, how frontmatter is read, what the judge

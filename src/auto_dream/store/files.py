@@ -18,6 +18,27 @@ from auto_dream.errors import StoreError
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
+Fingerprint = tuple[int, int, int]  # (size, mtime_ns, inode) of a memory file: it changes when the file does
+
+
+def fingerprint(path: Path) -> Fingerprint | None:
+    """The file's fingerprint now (its link's, for a link), or None when it is gone."""
+    try:
+        status = path.lstat()
+    except FileNotFoundError:
+        return None
+    return fingerprint_of(status)
+
+
+def fingerprint_of(status: os.stat_result) -> Fingerprint:
+    """The fingerprint of a file whose status is at hand (an open file's fstat)."""
+    return (status.st_size, int64(status.st_mtime_ns), int64(status.st_ino))
+
+
+def int64(value: int) -> int:
+    """An unsigned stat field (an inode of 2**63 or more on some file systems, the mtime of a file
+    touched to the year 2446) as the signed 64-bit integer SQLite keeps: equal values stay equal."""
+    return value - 2**64 if value >= 2**63 else value
 
 
 class NotRegular(Exception):

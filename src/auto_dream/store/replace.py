@@ -34,8 +34,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from auto_dream.store.files import fsync_dir, mode_of, remove_temporary, write_temporary
-from auto_dream.store.walk import Fingerprint, fingerprint_of
+from auto_dream.store.files import Fingerprint, fingerprint_of, fsync_dir, mode_of, remove_temporary, write_temporary
 
 Status = Literal["done", "absent", "changed"]
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from auto_dream.store.daylog import Entry, LogProblem, log_files, read_log
+from auto_dream.store.files import Fingerprint, fingerprint
 from auto_dream.store.paths import StoreLayout
-from auto_dream.store.walk import Fingerprint, fingerprint
 
 DISTILLED = "distilled.txt"  # one entry id per line
 LOGS_DONE = "logs_done.json"  # day logs fully distilled, by fingerprint: not read again while unchanged

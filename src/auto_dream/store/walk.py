@@ -7,30 +7,14 @@ from pathlib import Path
 from stat import S_ISDIR
 from typing import Any
 
+from auto_dream.store.files import Fingerprint as Fingerprint  # re-exported: a walk gives them
+from auto_dream.store.files import fingerprint as fingerprint
+from auto_dream.store.files import fingerprint_of as fingerprint_of
+from auto_dream.store.files import int64 as _int64
 from auto_dream.store.text import Unreadable
 
-Fingerprint = tuple[int, int, int]  # (size, mtime_ns, inode) of a memory file
 FolderStamp = tuple[int, int]  # (mtime_ns, inode) of a folder: it changes when a name in it is added,
 ABSENT: FolderStamp = (-1, -1)  # removed or renamed (not when a file in it is written in place)
-
-
-def fingerprint(path: Path) -> Fingerprint | None:
-    try:
-        stat = path.lstat()
-    except FileNotFoundError:
-        return None
-    return fingerprint_of(stat)
-
-
-def fingerprint_of(stat: os.stat_result) -> Fingerprint:
-    """The fingerprint of a file whose status is at hand (an open file's fstat)."""
-    return (stat.st_size, _int64(stat.st_mtime_ns), _int64(stat.st_ino))
-
-
-def _int64(value: int) -> int:
-    """An unsigned stat field (an inode of 2**63 or more on some file systems, the mtime of a file
-    touched to the year 2446) as the signed 64-bit integer SQLite keeps: equal values stay equal."""
-    return value - 2**64 if value >= 2**63 else value
 
 
 def folder_stamp(folder: Path) -> FolderStamp:
