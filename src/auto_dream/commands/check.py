@@ -93,7 +93,7 @@ def check_store(context: StoreContext, now: datetime) -> CheckResult:
         unreadable=scan.unreadable,
         log_problems=log_problems,
         decayed=sum(1 for memory in scan.memories if activity.decayed(memory)),
-        decay_in_index=context.paths.layout != "claude-code",
+        decay_in_index=not context.paths.person_index,
         decay_days=context.config.decay_days,
         review_pending=len(pending(read_queue(context.paths)[0], {m.path: m for m in scan.memories})[0]),
     )

@@ -160,7 +160,7 @@ def _remade_by(snapshot: Snapshot, path: str) -> str:
     memories make; a Claude Code folder's is made again from itself, every line kept."""
     if path != snapshot.context.paths.relative(snapshot.context.paths.index):
         return ""
-    if snapshot.context.paths.layout == "claude-code":
+    if snapshot.context.paths.person_index:
         return "; the next dream makes it again from it as it is then, keeping every line"
     return "; the next dream makes it again from the memories"
 

@@ -11,7 +11,7 @@ from auto_dream.store.claude_home import repo_for_folder
 from auto_dream.store.context import StoreContext
 from auto_dream.store.memory import archived_names, folder_names
 from auto_dream.store.memory_md import read_index_inputs
-from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME
+from auto_dream.store.paths import MEMORY_TYPES
 from auto_dream.store.repository import open_repository
 from auto_dream.store.review_queue import read_queue
 from auto_dream.store.scan import scan_store
@@ -46,14 +46,14 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
     warnings = [f"{bad.path}: {bad.reason} (left untouched)" for bad in scan.unreadable]
     queue, queue_data = read_queue(context.paths)
     read_only = [m for m in scan.read.values()  # a cached memory never is; MEMORY.md's overflow always is
-                 if m.read_only and not (m.path == OVERFLOW_NAME and context.paths.layout == "claude-code")]
+                 if m.read_only and m.path != context.paths.overflow_name]
     for memory in read_only[:READ_ONLY_NAMED]:
         warnings.append(f"{memory.path}: read, but never rewritten: {memory.read_only}")
     if len(read_only) > READ_ONLY_NAMED:  # a Claude Code store may hold hundreds without frontmatter
         warnings.append(f"… and {len(read_only) - READ_ONLY_NAMED} more memory files read but never "
                         "rewritten (no frontmatter, CRLF line ends…)")
     repo, no_repo = repo_for_folder(context.paths.root, context.config.repo, context.home, context.claude_config_dir)
-    if repo is None and context.paths.layout == "claude-code":
+    if repo is None and context.paths.expects_repository:
         warnings.append(f"no repository to check references against ({no_repo}): every file and symbol a "
                         "memory names is unverifiable, and none is archived as stale")
     distilled = bookkeeping.read_distilled(context.paths)

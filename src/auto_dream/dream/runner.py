@@ -108,7 +108,7 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
     says when the folder was last consolidated, and a run that fails, finds it is not due or
     changes nothing puts it back (a killed one: the next dream or undo does)."""
     dry_run = options.dry_run
-    claude = context.paths.layout == "claude-code"
+    claude = context.paths.shares_claude_lock
     if claude and dry_run:
         check_free(context.paths.root, time.time())
     try:
@@ -177,7 +177,7 @@ def _carry_out(snapshot: Snapshot, plan: Plan, hold: Hold | None, step_hook: Ste
 def decide(context: StoreContext, now: datetime, decision: Decision, progress: Progress = NO_PROGRESS) -> DreamOutcome:
     """Carry out a reader's decision (dream/decide.py) as a run of its own: under dream's lock
     (and Claude Code's, in its folder), journaled, so `undo` reverses it. Nothing is distilled."""
-    claude = context.paths.layout == "claude-code"
+    claude = context.paths.shares_claude_lock
     try:
         with (consolidate_lock(context.paths.root, time.time, context.paths.state / RECORD) if claude
               else nullcontext()):
@@ -254,11 +254,11 @@ def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) 
     it is), rebuilt from the memories as the undo leaves them."""
     if run_id is not None:
         check_run_id(run_id)
-    if context.paths.layout == "claude-code":
+    if context.paths.shares_claude_lock:
         check_free(context.paths.root, time.time())  # Claude Code is not rewriting what undo restores
     _writable_store(context)
     with dream_lock(context.paths, now):
-        if context.paths.layout == "claude-code":
+        if context.paths.shares_claude_lock:
             recover(context.paths.root, context.paths.state / RECORD)  # a killed dream's hold on Claude Code's lock
         rolled, _ = roll_back_interrupted(context.paths)
         clean_leftovers(context.paths)

@@ -342,7 +342,7 @@ def restore(paths: StoreLayout, run_id: str, force: bool, rolling_back: bool = F
     warnings = recover_aside(paths, run_id, journal)
     current = {r["path"]: digest(read_if_present(paths.root / r["path"])) for r in journal["files"]}
     # rebuilt from the memories, never a reason to refuse an undo (in our own layout)
-    derived = paths.relative(paths.index) if paths.layout != "claude-code" else None
+    derived = paths.relative(paths.index) if not paths.person_index else None
     conflicts = [r["path"] for r in journal["files"] if r["path"] != derived
                  and current[r["path"]] not in (r["post_sha256"], r["pre_sha256"])]
     if conflicts and not force and not rolling_back:

@@ -58,7 +58,7 @@ def read_index_inputs(context: StoreContext, now: datetime) -> IndexInputs:
     """IndexInputs as the store holds them now."""
     paths = context.paths
     activity = activity_at(context, now)
-    if paths.layout == "claude-code":
+    if paths.person_index:
         read_from = ((paths.relative(paths.index), fingerprint(paths.index)),
                      (OVERFLOW_NAME, fingerprint(paths.root / OVERFLOW_NAME)))  # before reading: a later change shows
         existing = _read_text(paths.index)
@@ -79,7 +79,7 @@ def render_index(context: StoreContext, memories: list[Memory] | IndexSource,
     is made from besides the memories is `inputs`, read now when not given."""
     now = now or datetime.now(timezone.utc).astimezone(context.tz)  # aware, in the local zone when tz is None
     inputs = inputs if inputs is not None else read_index_inputs(context, now)
-    if context.paths.layout == "claude-code":
+    if context.paths.person_index:
         live = list(memories.values()) if isinstance(memories, Mapping) else list(memories)  # type: ignore[arg-type]
         return _claude_index(context, live, unreadable, retiring, now.date(), inputs)
     return build_index(memories, inputs.header, index_limits(context), context.tz, [u.path for u in unreadable],
@@ -117,7 +117,7 @@ def marked_memories(context: StoreContext, memories: Sequence[Memory]) -> dict[s
     with what they wrote: in the memory itself (Memory.status) and, in a Claude Code folder, on the
     MEMORY.md line that links it or the `## Archived …` heading it sits under (claude_index)."""
     found = {memory.path: memory.status for memory in memories if memory.status is not None}
-    if context.paths.layout == "claude-code":
+    if context.paths.person_index:
         try:
             text = _read_text(context.paths.index)
         except StoreError:
@@ -131,7 +131,7 @@ def marked_memories(context: StoreContext, memories: Sequence[Memory]) -> dict[s
 def index_marks(context: StoreContext, live: Collection[str]) -> dict[str, Status]:
     """What a Claude Code folder's MEMORY.md says of the status of the `live` files it names
     (claude_index.statuses_in_index); nothing in our own layout, whose MEMORY.md dream writes."""
-    if context.paths.layout != "claude-code":
+    if not context.paths.person_index:
         return {}
     try:
         text = _read_text(context.paths.index)
@@ -180,7 +180,7 @@ def rebuild_index(context: StoreContext, moves: bool = True) -> IndexBuild:
     file as it is: replaced only while it still is what was read (store/replace.py), else made
     again from it as it is then (StoreError if it keeps changing)."""
     scan = scan_memories(context.paths, context.tz, cache=ParseCache.load(context.paths), memo=context.read_memo)
-    theirs = context.paths.layout == "claude-code"
+    theirs = context.paths.person_index
     for _ in range(_ATTEMPTS):
         before = read_regular(context.paths.index) if theirs else None  # what the new one is made from
         result = render_index(context, scan.memories, scan.unreadable)

@@ -38,6 +38,16 @@ class StoreLayout(Protocol):
     def templates(self) -> Path: ...
     @property
     def layout(self) -> str: ...  # "auto-dream" or "claude-code", as discover and check name it
+    # MEMORY.md is a person's file (Claude Code's): dream rebuilds it keeping every line they wrote,
+    # moving lines past the caps to `overflow_name`; not one it makes from the memories alone
+    @property
+    def person_index(self) -> bool: ...
+    @property
+    def overflow_name(self) -> str | None: ...  # where a person_index's lines past the caps go, or None
+    @property
+    def shares_claude_lock(self) -> bool: ...  # each run also holds Claude Code's own consolidate lock
+    @property
+    def expects_repository(self) -> bool: ...  # it lies in a repository whose files its memories cite
     def relative(self, path: Path) -> str: ...
     def run_may_write(self, parts: tuple[str, ...]) -> bool: ...  # a path (its parts) a dream run may write
     def is_memory_path(self, relative: str) -> bool: ...  # a live memory file's path
@@ -115,6 +125,10 @@ class StorePaths:
         return None  # YYYYMMDD_<slug>.md (docs/store.md, "Memory files") in the type's folder
 
     layout = "auto-dream"
+    person_index = False  # MEMORY.md is ours, made from the memories
+    overflow_name = None
+    shares_claude_lock = False
+    expects_repository = False  # a store may live anywhere; config `repo` names one
     untyped = None  # a file outside a type folder that names no type is not a memory here
     archive_ext = ".md"
     report_name = "report.md"
@@ -156,6 +170,10 @@ class StorePaths:
         return Path(os.path.relpath(path, self.root)).as_posix()
 
 
+# The topic file MEMORY.md's hand-written lines move to when it is over Claude Code's caps.
+OVERFLOW_NAME = "MEMORY_overflow.md"
+
+
 class ClaudeFolder:
     """A Claude Code memory folder dreamed in place: topic files `*.md` flat beside MEMORY.md,
     as Claude Code keeps them; Claude Code's own daily logs in logs/YYYY/MM/ (its assistant
@@ -165,6 +183,10 @@ class ClaudeFolder:
 
     __slots__ = ("root",)
     layout = "claude-code"
+    person_index = True  # Claude Code's MEMORY.md: every line a person or the agent wrote is kept
+    overflow_name = OVERFLOW_NAME
+    shares_claude_lock = True  # as Claude Code's Auto Dream does (dream/claude_lock.py)
+    expects_repository = True  # ~/.claude/projects/<the project>/memory: the project is the repository
     untyped = "reference"  # a topic file that names no type is still one Claude Code reads
     # Claude Code reads every `*.md` under the folder, dot-folders too, as a memory to recall
     # (src/memdir/memoryScan.ts: readdir(memoryDir, {recursive: true}), filtered on ".md"): what
@@ -298,8 +320,6 @@ def check_layout(paths: StoreLayout) -> None:
 # is a store, perhaps half made, that ensure_store completes.
 NATIVE_ENTRIES = ("logs", "memories", "archive", ".state", "config.toml", "templates")
 CLAUDE_INDEX = "MEMORY.md"
-# The topic file MEMORY.md's hand-written lines move to when it is over Claude Code's caps.
-OVERFLOW_NAME = "MEMORY_overflow.md"
 # Where Claude Code keeps memory folders: auto memory in ~/.claude/projects/<project>/memory/
 # (https://code.claude.com/docs/en/memory, "Storage location"); a subagent's `memory:` scope in
 # ~/.claude/agent-memory/<agent>/ (user), .claude/agent-memory/<agent>/ (project) and
