@@ -118,16 +118,14 @@ def run_quick_recall(found: dict) -> int:
 
     from auto_dream.commands.recall import check_query, recall_owing, render_hits
     from auto_dream.console import OutputLost, tell, tell_failure, write_out
-    from auto_dream.errors import InputError
     from auto_dream.shell import claude_config_dir, home_folder, local_time, run_owed_checks, store_root
     from auto_dream.store.context import open_context
-    from auto_dream.store.paths import MEMORY_TYPES
+    from auto_dream.store.paths import check_memory_type
 
     text = " ".join(found["words"])
     try:
         check_query(text)  # before the store is opened, as the Typer command does
-        if found["type"] is not None and found["type"] not in MEMORY_TYPES:
-            raise InputError(f"unknown type {found['type']!r}: use one of {', '.join(MEMORY_TYPES)}")
+        check_memory_type(found["type"])
         context = open_context(store_root(found["root"]), home=home_folder(), claude_config_dir=claude_config_dir())
         hits, owed = recall_owing(context, text, int(found["limit"]), found["type"], found["archived"], local_time())
         if found["json"]:

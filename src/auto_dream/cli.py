@@ -183,7 +183,8 @@ def list_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON list on stdout.")] = False,
 ) -> None:
     """Memories grouped by type, newest first, with their age."""
-    from auto_dream.commands.listing import check_memory_type, list_memories
+    from auto_dream.commands.listing import list_memories
+    from auto_dream.store.paths import check_memory_type
 
     check_memory_type(memory_type)  # before the store is opened: a bad flag is named first
     now = local_time()
@@ -257,8 +258,8 @@ def recall(
     two-character words; ties go to the newer memory. Log entries not yet dreamed are ranked with
     them, marked pending, with their id and day log. Open one whole with `auto-dream show PATH|ID`.
     No match: one line saying so (with --json, []), exit 0."""
-    from auto_dream.commands.listing import check_memory_type
     from auto_dream.commands.recall import check_query, recall_owing, render_hits
+    from auto_dream.store.paths import check_memory_type
 
     text = " ".join(query)
     check_query(text)  # before the store is opened: bad input is named first

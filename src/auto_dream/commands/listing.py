@@ -3,13 +3,12 @@
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from auto_dream.errors import InputError
 from auto_dream.judge.status import Status
 from auto_dream.store.cache import ParseCache
 from auto_dream.store.context import StoreContext
 from auto_dream.store.memory import Memory, Unreadable, shown
 from auto_dream.store.memory_md import marked_memories
-from auto_dream.store.paths import MEMORY_TYPES
+from auto_dream.store.paths import MEMORY_TYPES, check_memory_type
 from auto_dream.store.scan import scan_memories
 
 GREEN_DAYS = 7
@@ -58,12 +57,6 @@ class ListedMemory:
 class ListResult:
     memories: list[ListedMemory]
     unreadable: list[Unreadable]
-
-
-def check_memory_type(memory_type: str | None) -> None:
-    """A type to filter by is one of MEMORY_TYPES (None: every type)."""
-    if memory_type is not None and memory_type not in MEMORY_TYPES:
-        raise InputError(f"unknown type {memory_type!r}: use one of {', '.join(MEMORY_TYPES)}")
 
 
 def list_memories(context: StoreContext, now: datetime, memory_type: str | None = None,

@@ -18,7 +18,7 @@ from auto_dream.judge.words import SEARCH_SHORTEST, word_sequence, word_spans
 from auto_dream.store.consult import append_consult
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, format_entry
-from auto_dream.store.paths import MEMORY_TYPES
+from auto_dream.store.paths import check_memory_type
 from auto_dream.store.recall import Found, FullCheck, RecallIndex, with_recall_index
 from auto_dream.store.text import Unreadable, shown
 
@@ -129,8 +129,7 @@ def recall_owing(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, 
     until after the answer (store.recall.with_recall_index): the caller runs it once it has given
     the answer (shell.run_owed_checks forks it off; FullCheck.run runs it where it is called)."""
     check_query(query)
-    if memory_type is not None and memory_type not in MEMORY_TYPES:  # as commands.listing says it
-        raise InputError(f"unknown type {memory_type!r}: use one of {', '.join(MEMORY_TYPES)}")
+    check_memory_type(memory_type)
     if limit < 1:
         raise InputError(f"--limit must be at least 1, not {limit}")
     limit = min(limit, 1_000_000)  # more than any store holds; SQLite's LIMIT takes no bigger number

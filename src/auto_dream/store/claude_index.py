@@ -448,10 +448,10 @@ def _place(parsed: _Parsed, unlisted: list[Memory], limits: IndexLimits, cr: str
     for number, line in enumerate(parsed.lines):
         lines.append(line)
         lines.extend(inserted.get(number, ()))
-    for section, (memory_type, new) in enumerate(added_sections):
+    for section, (added_type, new) in enumerate(added_sections):
         if lines and lines[-1].content.strip():
             lines.append(_Line(cr, _NEW, section=section, written=False))
-        lines.append(_Line(f"## {memory_type.capitalize()}{cr}", _NEW, section=section, written=False))
+        lines.append(_Line(f"## {added_type.capitalize()}{cr}", _NEW, section=section, written=False))
         for line in new:
             line.section = section
         lines.extend(new)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from auto_dream.errors import InputError, StoreError
 from auto_dream.store.files import FILE_MODE, NotRegular, TooLarge, kind_of, make_dirs, read_file
-from auto_dream.store.paths import MEMORY_TYPES, StoreLayout
+from auto_dream.store.paths import MEMORY_TYPES, StoreLayout, check_memory_type
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
 ENTRY_LINE = re.compile(r"- \[(\d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d)?)\](.*)")
@@ -265,8 +265,7 @@ def parse_when(value: str, tz: tzinfo | None, now: datetime | None = None) -> da
 
 def make_entry(text: str, entry_type: str | None, at: datetime) -> Entry:
     """Validate user input into an entry: non-empty text, known type."""
-    if entry_type is not None and entry_type not in MEMORY_TYPES:
-        raise InputError(f"unknown type {entry_type!r}: use one of {', '.join(MEMORY_TYPES)}")
+    check_memory_type(entry_type)
     text = text.strip()
     if not text or _is_blank(text):
         raise InputError("nothing to append: the text is empty")

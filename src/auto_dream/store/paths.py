@@ -4,13 +4,28 @@ import os
 from datetime import date
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
-from typing import Protocol
+from typing import Literal, Protocol, TypeGuard, get_args
 
 from auto_dream.errors import InputError, StoreError
 from auto_dream.store.files import FILE_MODE as FILE_MODE  # re-exported: store/cache.py takes it from here
 from auto_dream.store.files import make_dirs, refuse_link
 
-MEMORY_TYPES = ("user", "feedback", "project", "reference")  # the folders under memories/ and archive/
+# The four types of memory: the folders under memories/ and archive/, MEMORY.md's sections, in that order.
+MemoryType = Literal["user", "feedback", "project", "reference"]
+MEMORY_TYPES: tuple[MemoryType, ...] = get_args(MemoryType)
+
+
+def is_memory_type(value: object) -> TypeGuard[MemoryType]:
+    return value in MEMORY_TYPES
+
+
+def check_memory_type(value: str | None) -> MemoryType | None:
+    """A type given on the command line, in an entry or to a tool: one of MEMORY_TYPES, or None
+    (none given); anything else is an InputError, in the same words everywhere."""
+    if value is None or is_memory_type(value):
+        return value
+    raise InputError(f"unknown type {value!r}: use one of {', '.join(MEMORY_TYPES)}")
+
 STORE_DIR_NAME = ".auto-dream"
 # Where the OpenClaw skill keeps its store, under the home folder (docs/store.md).
 OPENCLAW_STORE = Path(".openclaw", "workspace", STORE_DIR_NAME)
