@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from auto_dream.errors import InputError, StoreError
+from auto_dream.judge.fences import fenced
 from auto_dream.store.claude_home import claude_homes
 from auto_dream.store.files import fsync_dir, remove_temporary, write_temporary
 from auto_dream.store.json_text import (
@@ -469,11 +470,9 @@ def render_skill(template: str, agent: str, command: tuple[str, ...], root: Path
             f"On this machine the store is `{root}` and `auto-dream` is `{full}`: the commands below "
             "are written out with it; use it the same way wherever this page says `auto-dream`.\n")
     lines = body.split("\n")
-    out, in_code, placed = [], False, False
-    for line in lines:
-        if line.startswith("```"):
-            in_code = not in_code
-        elif in_code and line.startswith("auto-dream "):
+    out, placed = [], False
+    for line, code in zip(lines, fenced(lines)):
+        if code and line.startswith("auto-dream "):  # a command the page shows, in a code block
             line = full + line[len("auto-dream"):]
         out.append(line)
         if not placed and line.startswith("# "):

@@ -24,6 +24,7 @@ from auto_dream.distill.folds import added_text, extended_description
 from auto_dream.dream.actions import CreateMemory, ReviewPair, SkipEntries, UpdateMemory
 from auto_dream.dream.nearby import StoreNeighbours, memory_pairs, word_rarity
 from auto_dream.dream.state import Decisions, Snapshot
+from auto_dream.judge.fences import fenced
 from auto_dream.judge.kinds import guess_type
 from auto_dream.judge.similarity import Profile, overlap, significant_words
 from auto_dream.judge.statements import ABSORB_LIMIT, Side, Verdict, judge
@@ -379,14 +380,12 @@ def carried_body(older: Memory, newer: Memory) -> str:
 
 
 def _blocks(body: str) -> list[str]:
-    """A body's paragraphs, split at blank lines outside code fences (a fence is one block)."""
+    """A body's paragraphs, split at blank lines outside fenced code (judge.fences: a fence is one block)."""
     blocks: list[str] = []
     current: list[str] = []
-    fenced = False
-    for line in body.strip("\n").split("\n"):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-        if not line.strip() and not fenced:
+    lines = body.strip("\n").split("\n")
+    for line, code in zip(lines, fenced(lines)):
+        if not line.strip() and not code:
             if current:
                 blocks.append("\n".join(current))
             current = []

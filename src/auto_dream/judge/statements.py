@@ -27,6 +27,7 @@ from datetime import datetime
 from functools import cached_property, lru_cache
 from typing import NamedTuple, Protocol, cast
 
+from auto_dream.judge.fences import fenced
 from auto_dream.judge.partners import mentions, name_keys, names_partner
 from auto_dream.judge.similarity import (
     _AUXILIARY_NAMES,
@@ -1501,12 +1502,9 @@ def claims(text: str) -> list[str]:
     of LWW?" asks, it decides nothing), nor its **Why:** — the story of how it came to be, in
     which "5 memory files … were not synced" is no rule against "Synced to chezmoi: …"."""
     found: list[str] = []
-    fenced = False
-    for line in text.split("\n"):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-            continue
-        if fenced or _NOT_A_CLAIM.search(line):
+    lines = text.split("\n")
+    for line, code in zip(lines, fenced(lines)):
+        if code or _NOT_A_CLAIM.search(line):
             continue
         found.extend(s for s in sentences(line) if not s.rstrip().endswith("?") and _TOKEN.search(s))
     return found

@@ -16,6 +16,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
+from auto_dream.judge.fences import closes
 from auto_dream.judge.status import Kind, Status, written_status
 from auto_dream.store.index import SEPARATOR, IndexLimits, entry_text, link_path, shorten, unreadable_line
 from auto_dream.store.memory import Memory
@@ -59,7 +60,6 @@ _CODE_FILE = re.compile(r"(?<!`)`([^`\s]+\.md)`(?!`)")  # a code span that is a 
 _DEFINITION = re.compile(r" {0,3}\[(?:[^\]\\]|\\.)+\]:[ \t]*(?P<dest><[^<>\n]*>|\S+)")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 # `## Feedback`, `## Projects`, `### References:`, `## Project Memories` (application-pipeline)
 _TYPE_HEADING = re.compile(r"(user|feedback|project|reference)s?(?:[ \t]+memor(?:y|ies))?[ \t]*:?", re.IGNORECASE)
@@ -249,7 +249,7 @@ class _Code:
         for number_of_block, (token, (first, end)) in enumerate(blocks):
             block.update(dict.fromkeys(range(first, end), number_of_block))
             if token.type == "fence" and token.level == 0 and end == len(lines) \
-                    and not (end - 1 > first and _closes(lines[end - 1], token.markup)):
+                    and not (end - 1 > first and closes(lines[end - 1], token.markup)):
                 open_at = first
         return cls(block, open_at)
 
@@ -261,14 +261,6 @@ def _commonmark() -> "MarkdownIt":
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark").disable(["inline", "text_join"])  # the blocks are all that is asked
-
-
-def _closes(line: str, opening: str) -> bool:
-    """Whether `line` closes a fence opened with `opening` (CommonMark: up to three spaces, the same
-    character at least as many times, then only spaces or tabs)."""
-    closing = _FENCE.match(line.removesuffix("\r"))
-    return bool(closing and closing.group(1)[0] == opening[0] and len(closing.group(1)) >= len(opening)
-                and not line.removesuffix("\r")[closing.end():].strip(" \t"))
 
 
 def _destinations(content: str, bare: bool = False) -> Iterator[str]:
