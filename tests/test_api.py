@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import auto_dream
-from auto_dream.commands.dream import choose_distiller, resolve_options
+from auto_dream.commands.dream import DreamRequest, choose_distiller, resolve_options
 from auto_dream.distill.claude import AnthropicDistiller
 from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.store.config import Config
@@ -164,13 +164,13 @@ def test_claude_is_asked_with_the_key_and_url_given(store):
     (Config(budget=7), False, 30, (False, 30)),
 ])
 def test_flags_beat_config_into_resolved_options(config, propose, budget, expected):
-    options = resolve_options(config, propose=propose, budget=budget)
+    options = resolve_options(config, DreamRequest(propose=propose, budget=budget))
     assert (options.propose, options.budget) == expected
 
 
 def test_a_negative_budget_is_bad_input():
     with pytest.raises(auto_dream.InputError, match="budget"):
-        resolve_options(Config(), budget=-1)
+        resolve_options(Config(), DreamRequest(budget=-1))
 
 
 @pytest.mark.parametrize("llm_config, llm_flag, key, claude", [

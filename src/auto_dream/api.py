@@ -119,12 +119,12 @@ class Store:
         `keep_plan` (with `dry_run`) keeps the plan under an id, the outcome's `plan_id`; a real run
         given `plan_id` applies that plan and no other, or raises PlanChangedError (a StoreError)
         when the store changed since, writing nothing."""
-        from auto_dream.commands.dream import dream
+        from auto_dream.commands.dream import DreamRequest, dream
         from auto_dream.progress import NO_PROGRESS
 
-        return dream(self._context(), _now(now), dry_run=dry_run, propose=propose, full=full, budget=budget,
-                     llm=llm, if_due=if_due, api_key=api_key, base_url=base_url,
-                     progress=NO_PROGRESS if progress is None else progress, keep_plan=keep_plan, plan_id=plan_id)
+        request = DreamRequest(dry_run=dry_run, propose=propose, full=full, budget=budget, llm=llm, if_due=if_due,
+                               api_key=api_key, base_url=base_url, keep_plan=keep_plan, plan_id=plan_id)
+        return dream(self._context(), _now(now), request, progress=NO_PROGRESS if progress is None else progress)
 
     @_store_errors
     def undo(self, run_id: str | None = None, force: bool = False, now: datetime | None = None) -> "Restored":

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress as RichProgress
     from rich.progress import TaskID
 
-    from auto_dream.commands.dream import FolderDream
+    from auto_dream.commands.dream import DreamRequest, FolderDream
     from auto_dream.commands.install import Places
     from auto_dream.commands.install import Plan as InstallPlan
     from auto_dream.commands.schedule import Installed
@@ -398,14 +398,15 @@ def dream_command(
     that might be duplicates or conflicts are kept and listed for review (with --llm, Claude
     decides them). Every run can be undone. A Claude Code memory folder is dreamed in place. On a
     terminal, a dream that takes more than a second shows its progress on stderr (not with --json)."""
-    from auto_dream.commands.dream import dream
+    from auto_dream.commands.dream import DreamRequest, dream
     from auto_dream.dream.report import render_markdown
 
     if path is not None and not every_folder:
         raise InputError(f"PATH ({path}) is for `dream --all`; to dream one store or folder, give --root")
+    request = DreamRequest(dry_run=dry_run, propose=propose, full=full, budget=budget, llm=llm, if_due=if_due,
+                           api_key=os.environ.get("ANTHROPIC_API_KEY"), base_url=os.environ.get("ANTHROPIC_BASE_URL"))
     if every_folder:
-        _dream_all(ctx, Path(path).expanduser().absolute() if path else Path.cwd(), as_json, dry_run=dry_run,
-                   propose=propose, full=full, budget=budget, llm=llm, if_due=if_due)
+        _dream_all(ctx, Path(path).expanduser().absolute() if path else Path.cwd(), as_json, request)
         return
     context = _context(ctx)
     progress = _dream_progress(as_json)
@@ -414,9 +415,7 @@ def dream_command(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        outcome = dream(context, local_time(), dry_run=dry_run, propose=propose, full=full, budget=budget, llm=llm,
-                        if_due=if_due, api_key=os.environ.get("ANTHROPIC_API_KEY"),
-                        base_url=os.environ.get("ANTHROPIC_BASE_URL"), step_hook=STEP_HOOK, progress=progress)
+        outcome = dream(context, local_time(), request, step_hook=STEP_HOOK, progress=progress)
     finally:
         progress.finish()  # the dream finished it already; this is for an error before it began
         if collecting:
@@ -438,19 +437,17 @@ def dream_command(
         stdout.print(render_markdown(outcome.report, warnings=False).rstrip(), markup=False)
 
 
-def _dream_all(ctx: typer.Context, under: Path, as_json: bool, **flags: Any) -> None:
+def _dream_all(ctx: typer.Context, under: Path, as_json: bool, request: "DreamRequest") -> None:
     """`dream --all`: a report per folder as it is dreamed, then one summary; the exit code is
     the worst of the folders' (a folder that failed does not stop the others)."""
     from auto_dream.commands.dream import dream_all
 
     done = []
     # each folder's bar is taken down before its report is printed (dream_all's runs finish it)
-    for folder in dream_all(under, home_folder(), claude_config_dir(), local_time(),
-                            api_key=os.environ.get("ANTHROPIC_API_KEY"),
-                            base_url=os.environ.get("ANTHROPIC_BASE_URL"), progress=_dream_progress(as_json),
-                            **flags):
+    for folder in dream_all(under, home_folder(), claude_config_dir(), local_time(), request,
+                            progress=_dream_progress(as_json)):
         done.append(folder)
-        if not flags["dry_run"] and folder.outcome is not None:
+        if not request.dry_run and folder.outcome is not None:
             _store_changed(ctx)
         if as_json:
             continue

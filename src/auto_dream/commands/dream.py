@@ -22,13 +22,30 @@ from auto_dream.store.context import StoreContext, open_context
 from auto_dream.store.discovery import Found
 
 
-def resolve_options(config: Config, dry_run: bool = False, propose: bool = False, full: bool = False,
-                    budget: int | None = None) -> DreamOptions:
+@dataclass(frozen=True, kw_only=True)
+class DreamRequest:
+    """What a front door asks of one dream, as its flags say it — the command line's, the
+    arguments of the library's Store.dream (and so the MCP tools') — built once there and
+    resolved against the store's config here (flags beat config)."""
+
+    dry_run: bool = False
+    propose: bool = False  # retirements are listed, not applied
+    full: bool = False  # every pair of memories, not only the changed ones
+    budget: int | None = None  # retirements this run (None: config `budget`)
+    llm: bool | None = None  # --llm / --no-llm (None: config `llm`)
+    if_due: bool = False  # only when due (config due_hours, due_entries)
+    api_key: str | None = None  # for Claude
+    base_url: str | None = None  # the Messages API's address (None: Anthropic's)
+    keep_plan: bool = False  # a dry run keeps its plan under an id
+    plan_id: str | None = None  # a real run applies that kept plan and no other
+
+
+def resolve_options(config: Config, request: DreamRequest) -> DreamOptions:
     """Flags beat config: propose with --propose or `mode = "propose"`; --budget N, else `budget`."""
-    if budget is not None and budget < 0:
-        raise InputError(f"budget must be 0 or more, not {budget}")
-    return DreamOptions(dry_run=dry_run, propose=propose or config.mode == "propose", full=full,
-                        budget=config.budget if budget is None else budget)
+    if request.budget is not None and request.budget < 0:
+        raise InputError(f"budget must be 0 or more, not {request.budget}")
+    return DreamOptions(dry_run=request.dry_run, propose=request.propose or config.mode == "propose",
+                        full=request.full, budget=config.budget if request.budget is None else request.budget)
 
 
 def choose_distiller(context: StoreContext, llm: bool | None, api_key: str | None,
@@ -51,27 +68,24 @@ def choose_distiller(context: StoreContext, llm: bool | None, api_key: str | Non
     return AnthropicDistiller(settings, context.paths.templates)
 
 
-def dream(context: StoreContext, now: datetime, *, dry_run: bool = False, propose: bool = False,
-          full: bool = False, budget: int | None = None, llm: bool | None = None, if_due: bool = False,
-          api_key: str | None = None, base_url: str | None = None,
-          step_hook: StepHook | None = None, progress: Progress = NO_PROGRESS, keep_plan: bool = False,
-          plan_id: str | None = None) -> DreamOutcome:
+def dream(context: StoreContext, now: datetime, request: DreamRequest = DreamRequest(), *,
+          step_hook: StepHook | None = None, progress: Progress = NO_PROGRESS) -> DreamOutcome:
     """Distil, tidy and report (dream/runner.py); with `dry_run`, only plan and report. `progress`
     hears how far the run has got (auto_dream.progress). `keep_plan` (a dry run) keeps the plan
     under an id (the outcome's `plan_id`); `plan_id` (a real run) applies that plan and no other
     (dream/saved_plans.py): a store changed since is a PlanChangedError, nothing written."""
-    options = resolve_options(context.config, dry_run, propose, full, budget)
+    options = resolve_options(context.config, request)
     expect = None
-    if plan_id is not None:
-        if dry_run:
+    if request.plan_id is not None:
+        if request.dry_run:
             raise InputError("a plan id is for applying that plan: a dry run makes a new one")
-        kept = load_plan(context.paths, plan_id)
+        kept = load_plan(context.paths, request.plan_id)
         check_unchanged(context.paths, kept, options)
         expect = kept.digest
-    fingerprint = inputs_fingerprint(context.paths) if keep_plan and dry_run else None
-    distiller = choose_distiller(context, llm, api_key, base_url)
-    outcome = run_dream(context, now, options, distiller, if_due=if_due, step_hook=step_hook, progress=progress,
-                        expect=expect)
+    fingerprint = inputs_fingerprint(context.paths) if request.keep_plan and request.dry_run else None
+    distiller = choose_distiller(context, request.llm, request.api_key, request.base_url)
+    outcome = run_dream(context, now, options, distiller, if_due=request.if_due, step_hook=step_hook,
+                        progress=progress, expect=expect)
     if fingerprint is not None and outcome.report is not None:
         outcome = replace(outcome, plan_id=save_plan(context.paths, outcome.report, options, fingerprint))
     return outcome
@@ -92,9 +106,8 @@ class FolderDream:
     exit_code: int = 0
 
 
-def dream_all(path: Path, home: Path | None, claude_config_dir: Path | None, now: datetime, *,
-              llm: bool | None = None, api_key: str | None = None, base_url: str | None = None,
-              progress: Progress = NO_PROGRESS, **flags: bool | int | None) -> Iterator[FolderDream]:
+def dream_all(path: Path, home: Path | None, claude_config_dir: Path | None, now: datetime,
+              request: DreamRequest = DreamRequest(), *, progress: Progress = NO_PROGRESS) -> Iterator[FolderDream]:
     """Dream each memory folder `discover` finds under `path` and in `home`, one at a time, each
     on its own: the memories of two agents or projects are never compared with each other. A
     folder that fails (its lock held, a bad config) is reported and the next one dreamed.
@@ -102,8 +115,7 @@ def dream_all(path: Path, home: Path | None, claude_config_dir: Path | None, now
     for found in discover_folders(path, home):
         try:
             context = open_context(found.path, home=home, claude_config_dir=claude_config_dir)
-            outcome = dream(context, now, llm=llm, api_key=api_key, base_url=base_url, progress=progress,
-                            **flags)  # type: ignore[arg-type]
+            outcome = dream(context, now, request, progress=progress)
         except Exception as error:
             failure = failure_line(error)
             if failure is None:
