@@ -19,7 +19,10 @@ import sys
 
 # Nothing else at the top: a Ctrl-C while the rest is imported is caught in main().
 
-_VALUE_OPTIONS = {"--type": "type", "-t": "type", "--at": "at"}
+
+def _by_name(table: dict[str, tuple[str, ...]], key: dict[str, str]) -> dict[str, str]:
+    """Each name on the command line of shell's option `table`, to the key the fast path files it under."""
+    return {name: key[parameter] for parameter, names in table.items() for name in names}
 
 
 def _command_args(argv: list[str], command: str) -> tuple[str | None, list[str] | None]:
@@ -39,6 +42,9 @@ def quick_append_arguments(argv: list[str]) -> dict | None:
     root, args = _command_args(argv, "append")
     if args is None:
         return None
+    from auto_dream.shell import APPEND_OPTIONS
+
+    values = _by_name(APPEND_OPTIONS, {"entry_type": "type", "at": "at"})
     found: dict = {"root": root, "type": None, "at": None, "words": []}
     while args:
         arg = args.pop(0)
@@ -46,10 +52,10 @@ def quick_append_arguments(argv: list[str]) -> dict | None:
             found["words"].extend(args)
             break
         name, has_value, value = arg.partition("=")
-        if name in _VALUE_OPTIONS and name.startswith("--") and has_value:
-            found[_VALUE_OPTIONS[name]] = value
-        elif arg in _VALUE_OPTIONS and args and not has_value:
-            found[_VALUE_OPTIONS[arg]] = args.pop(0)
+        if name in values and name.startswith("--") and has_value:
+            found[values[name]] = value
+        elif arg in values and args and not has_value:
+            found[values[arg]] = args.pop(0)
         elif arg.startswith("-") and arg != "-":
             return None
         else:
@@ -80,8 +86,6 @@ def run_quick_append(found: dict) -> int:
     return 0
 
 
-_RECALL_VALUES = {"--limit": "limit", "-n": "limit", "--type": "type", "-t": "type"}
-_RECALL_FLAGS = {"--archived": "archived", "--json": "json"}
 
 
 def quick_recall_arguments(argv: list[str]) -> dict | None:
@@ -90,6 +94,10 @@ def quick_recall_arguments(argv: list[str]) -> dict | None:
     root, args = _command_args(argv, "recall")
     if args is None:
         return None
+    from auto_dream.shell import RECALL_FLAGS, RECALL_OPTIONS
+
+    values = _by_name(RECALL_OPTIONS, {"limit": "limit", "memory_type": "type"})
+    flags = _by_name(RECALL_FLAGS, {"archived": "archived", "as_json": "json"})
     found: dict = {"root": root, "limit": "10", "type": None, "archived": False, "json": False, "words": []}
     while args:
         arg = args.pop(0)
@@ -97,12 +105,12 @@ def quick_recall_arguments(argv: list[str]) -> dict | None:
         if arg == "--":
             found["words"].extend(args)
             break
-        if name in _RECALL_VALUES and name.startswith("--") and has_value:
-            found[_RECALL_VALUES[name]] = value
-        elif arg in _RECALL_VALUES and args:
-            found[_RECALL_VALUES[arg]] = args.pop(0)
-        elif arg in _RECALL_FLAGS:
-            found[_RECALL_FLAGS[arg]] = True
+        if name in values and name.startswith("--") and has_value:
+            found[values[name]] = value
+        elif arg in values and args:
+            found[values[arg]] = args.pop(0)
+        elif arg in flags:
+            found[flags[arg]] = True
         elif arg.startswith("-"):
             return None  # --help, a negative number, an option this parser does not know
         else:

@@ -26,6 +26,9 @@ from auto_dream.commands.append import append_text
 from auto_dream.console import OutputLost, stderr_file, stdout_file, tell, tell_failure, write_out
 from auto_dream.errors import InputError, StoreError
 from auto_dream.shell import (
+    APPEND_OPTIONS,
+    RECALL_FLAGS,
+    RECALL_OPTIONS,
     auto_dream_command,
     claude_config_dir,
     codex_home_dir,
@@ -163,10 +166,10 @@ def append(
         metavar="TEXT", help="The fact to remember; several words are joined by spaces. "
         "`-` reads the text from standard input.")],
     entry_type: Annotated[Optional[str], typer.Option(
-        "--type", "-t", metavar="TYPE", help="user, feedback, project or reference.")] = None,
+        *APPEND_OPTIONS["entry_type"], metavar="TYPE", help="user, feedback, project or reference.")] = None,
     at: Annotated[Optional[str], typer.Option(
-        "--at", metavar="WHEN", help="Back-date the entry: ISO 8601 or 'YYYY-MM-DD HH:MM' (in the store's "
-        "timezone unless it has an offset), or 'yesterday 15:00', '2h ago', 'now'.")] = None,
+        *APPEND_OPTIONS["at"], metavar="WHEN", help="Back-date the entry: ISO 8601 or 'YYYY-MM-DD HH:MM' (in the "
+        "store's timezone unless it has an offset), or 'yesterday 15:00', '2h ago', 'now'.")] = None,
 ) -> None:
     """Add one entry to today's log (the store is created if it does not exist yet)."""
     entry, log_path = append_text(_root(ctx), entry_text(text), entry_type, at)
@@ -241,16 +244,18 @@ def recall(
     ctx: typer.Context,
     query: Annotated[list[str], typer.Argument(
         metavar="QUERY", help="The words to look for; several words are joined by spaces (any of them may match).")],
-    limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=1, help="At most N memories.")] = 10,
+    limit: Annotated[int, typer.Option(*RECALL_OPTIONS["limit"], metavar="N", min=1,
+                                       help="At most N memories.")] = 10,
     memory_type: Annotated[Optional[str], typer.Option(
-        "--type", "-t", metavar="TYPE",
+        *RECALL_OPTIONS["memory_type"], metavar="TYPE",
         help="Only memories of this type: user, feedback, project or reference.")] = None,
     archived: Annotated[bool, typer.Option(
-        "--archived", help="Search the archive as well as the live memories: memories dream retired (superseded, "
-        "merged, stale). (`list --archived` lists the archive instead of the live memories.)")] = False,
+        *RECALL_FLAGS["archived"], help="Search the archive as well as the live memories: memories dream retired "
+        "(superseded, merged, stale). (`list --archived` lists the archive instead of the live memories.)")] = False,
     as_json: Annotated[bool, typer.Option(
-        "--json", help="Print one JSON list of {path, name, type, description, score, snippet, pending}; a "
-        "pending hit (a log entry not yet dreamed) also has id and at, and its path is its day log.")] = False,
+        *RECALL_FLAGS["as_json"], help="Print one JSON list of {path, name, type, description, score, snippet, "
+        "pending}; a pending hit (a log entry not yet dreamed) also has id and at, and its path is its day log.")]
+    = False,
 ) -> None:
     """Find the memories that best answer QUERY, best first: name, type, path, score, description
     and a snippet with the matched words in **bold**. Ranking is BM25 over name, description and

@@ -20,6 +20,13 @@ if TYPE_CHECKING:
     from auto_dream.commands.schedule import Surroundings, ToolResult
     from auto_dream.store.recall import FullCheck
 
+# The options of `append` and `recall`, the commands agents call all day: each parameter's names
+# on the command line. cli.py declares them to Typer from here and __main__'s fast path parses a
+# plain line by them, so the two read one line alike (tests/test_quick_options.py).
+APPEND_OPTIONS: dict[str, tuple[str, ...]] = {"entry_type": ("--type", "-t"), "at": ("--at",)}
+RECALL_OPTIONS: dict[str, tuple[str, ...]] = {"limit": ("--limit", "-n"), "memory_type": ("--type", "-t")}
+RECALL_FLAGS: dict[str, tuple[str, ...]] = {"archived": ("--archived",), "as_json": ("--json",)}
+
 # sd_booted(3): "checks whether the directory /run/systemd/system/ exists" — systemd runs here.
 # Module-level, so that a test can point it at a folder of its own.
 SYSTEMD_BOOTED = Path("/run/systemd/system")
