@@ -246,7 +246,7 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
         exactly that plan with `dream` (`apply` true, that `plan_id`); if the store changes in
         between, that call applies nothing and says so. Writes: the plan is kept in the store's
         .state/plans/ (the newest 20). Lists name their first rows; `<list>_total` counts them all."""
-        return dreamed(False, None, propose, if_due)
+        return dreamed(apply=False, plan_id=None, propose=propose, if_due=if_due)
 
     @server.tool(title="Dream: distil and tidy the memories", annotations=CHANGES)
     def dream(

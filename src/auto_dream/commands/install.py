@@ -879,8 +879,8 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
             and record.owns_skill(current) else None
         journal = replace(new_record, replacing=replacing).render(places.install_line, root)
     changes += _leftover_removals(snapshot)
-    return Plan(places, False, root, tuple(changes), tuple(reversed(missing)), snapshot.staged, tuple(notes),
-                journal=journal)
+    return Plan(places, uninstall=False, root=root, changes=tuple(changes), make_folders=tuple(reversed(missing)),
+                remove_folders=snapshot.staged, notes=tuple(notes), journal=journal)
 
 
 def _json_roles(places: Places) -> list[tuple[str, Path, str]]:
@@ -1144,7 +1144,8 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
             break
         remove_folders.append(folder)
         removed.add(folder)
-    return Plan(places, True, None, tuple(changes), (), tuple(remove_folders), tuple(notes))
+    return Plan(places, uninstall=True, root=None, changes=tuple(changes), remove_folders=tuple(remove_folders),
+                notes=tuple(notes))
 
 
 # ---------------------------------------------------------------- files

@@ -352,7 +352,8 @@ def plan_codex_install(places: CodexPlaces, snapshot: CodexSnapshot, command: tu
     if snapshot.files[places.record] != record_bytes:
         changes.insert(0, FileChange(places.record, snapshot.files[places.record], record_bytes,
                                      "what uninstall removes"))
-    return CodexPlan(places, False, root, tuple(changes), make_home=not snapshot.home_exists, notes=tuple(notes))
+    return CodexPlan(places, uninstall=False, root=root, changes=tuple(changes), make_home=not snapshot.home_exists,
+                     notes=tuple(notes))
 
 
 def plan_codex_uninstall(places: CodexPlaces, snapshot: CodexSnapshot) -> CodexPlan:
@@ -369,7 +370,7 @@ def plan_codex_uninstall(places: CodexPlaces, snapshot: CodexSnapshot) -> CodexP
         if config is not None and f"[mcp_servers.{SERVER_NAME}]".encode() in config:
             notes.append(f"kept [mcp_servers.{SERVER_NAME}] in {places.config}: no {RECORD_NAME} says auto-dream "
                          "install added it")
-        return CodexPlan(places, True, None, notes=tuple(notes))
+        return CodexPlan(places, uninstall=True, root=None, notes=tuple(notes))
     changes: list[FileChange] = []
     notes = []
     kept = False
@@ -404,11 +405,12 @@ def plan_codex_uninstall(places: CodexPlaces, snapshot: CodexSnapshot) -> CodexP
         else:
             changes.append(FileChange(path, before, after.encode("utf-8"), what))
     if kept:  # the record stays, so that a later uninstall still knows what was ours
-        return CodexPlan(places, True, None, tuple(changes), notes=tuple(notes))
+        return CodexPlan(places, uninstall=True, root=None, changes=tuple(changes), notes=tuple(notes))
     changes.append(FileChange(places.record, data, None, "the install record"))
     removed = {change.path for change in changes if change.after is None}
     remove_home = record.home_created and not os.path.islink(places.home) and _only(places.home, removed)
-    return CodexPlan(places, True, None, tuple(changes), remove_home=remove_home, notes=tuple(notes))
+    return CodexPlan(places, uninstall=True, root=None, changes=tuple(changes), remove_home=remove_home,
+                     notes=tuple(notes))
 
 
 def _parses(text: str) -> bool:

@@ -1489,7 +1489,8 @@ def only_existential(text: str) -> bool:
     rule reversed. Real case (application-pipeline): a pipeline entry's "no research pool entry"
     was a conflict of the rule that moves stale entries to research_pool."""
     found = [m.group().lower() for m in _negation_matches(unnegatable(text).lower(), after=False)]
-    return bool(found) and all(word in _EXISTENTIAL for word in found) and not _negation_matches(text.lower(), True)
+    return bool(found) and all(word in _EXISTENTIAL for word in found) and not _negation_matches(text.lower(),
+                                                                                                after=True)
 
 
 _NOT_A_CLAIM = re.compile(r"^\s*(?:#|\||```|>|<|(?:[-*+]\s+)?\*\*why[:：]?\*\*|why\s*[:：])|\?\s*$|\|.*\|",

@@ -172,7 +172,8 @@ class RecallIndex:
         if row is None:
             return None
         log, found_id, kind, at, text = row
-        return Found(log, found_id, "", kind, datetime.fromisoformat(at), text, False, 0.0, found_id)
+        return Found(log, found_id, "", kind, datetime.fromisoformat(at), text, archived=False, bm25=0.0,
+                     entry=found_id)
 
     def file(self, path: str) -> Named | None:
         """The memory file at `path` (relative to the root), live or archived, readable or not."""
@@ -226,7 +227,7 @@ def with_recall_index(paths: StoreLayout, tz: tzinfo | None, question: Callable[
             _remove(file)
     db = sqlite3.connect(":memory:", isolation_level=None)
     _create(db)
-    return _ask(db, paths, tz, question, False)
+    return _ask(db, paths, tz, question, defer=False)
 
 
 def _ask(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None, question: Callable[[RecallIndex], _T],
