@@ -1,5 +1,6 @@
 """Shared fixtures: every test runs with HOME and the store root pointed at tmp_path."""
 
+import functools
 import hashlib
 import os
 import shutil
@@ -9,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+import typer
 
 from auto_dream.cli import run
 from auto_dream.store.paths import StorePaths, ensure_store
@@ -144,9 +146,15 @@ class CliResult:
         return f"CliResult(code={self.code}, out={self.out!r}, err={self.err!r})"
 
 
+# The Click command Typer makes of the app, made once: cli.run makes it on each call (8 ms, as much
+# as a small command takes), which a process running one command pays once too.
+_command_of = functools.cache(typer.main.get_command)
+
+
 @pytest.fixture
-def cli(capsys):
+def cli(capsys, monkeypatch):
     """Run the real CLI entry point in-process: cli('--root', r, 'list', '--json')."""
+    monkeypatch.setattr(typer.main, "get_command", _command_of)
 
     def invoke(*argv: str, stdin: str | None = None) -> CliResult:
         capsys.readouterr()
