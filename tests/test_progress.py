@@ -356,7 +356,7 @@ def test_a_long_dream_with_json_on_a_terminal_shows_no_bar(long_dream):
     assert json.loads(out)["stats"]["llm_calls"] == 3
 
 
-
+@pytest.mark.slow  # about 5 seconds: a dream of 1,200 entries
 def test_a_dream_of_a_thousand_entries_moves_at_every_entry_and_every_pair(root):
     """A long distillation shows it is working: one step per entry (far more than one per
     thousand), then one per pair checked, the pairs bounded by the comparison budget."""
