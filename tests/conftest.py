@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from hypothesis import settings
 
 from auto_dream.cli import run
 from auto_dream.store.paths import StorePaths, ensure_store
@@ -25,6 +26,13 @@ def examples(wanted: int) -> int:
     """How many examples a property test tries: `wanted`, or a tenth of it in the fast suite."""
     return max(10, wanted // 10) if FAST else wanted
 
+
+# Hypothesis's settings for the run: "fast" (`make test-fast`) tries 10 examples where a test asks
+# for none, "full" (`make test`) Hypothesis's own default; a test that asks for a number asks
+# examples() for it. Both print the blob that replays a failure (`@reproduce_failure`).
+settings.register_profile("full", print_blob=True)
+settings.register_profile("fast", parent=settings.get_profile("full"), max_examples=10)
+settings.load_profile("fast" if FAST else "full")
 
 BIN = Path(sys.executable).parent
 
