@@ -110,9 +110,9 @@ def snapshot_of(memories: Mapping[str, str | Memory] | None = None,
             unreadable.append(parsed)
         else:
             read[path] = parsed
-    # every memory read from its file, none from a parse cache: the view never asks for one
+    # every memory read from its file, none held by a parse cache: the view never asks the cache (None)
     view = StoreView(StoreScan(paths=list(read), read=read, unchanged=set(), unreadable=unreadable,
-                               fingerprints={}), cache=None)  # type: ignore[arg-type]
+                               fingerprints={}), cache=None)
     first: dict[str, Entry] = {}  # each once, oldest first, as gather reads them
     for given in entries:
         entry = given if isinstance(given, Entry) else Entry(given[2].replace(tzinfo=None), given[0], given[1])
