@@ -33,6 +33,7 @@ def store(tmp_path) -> auto_dream.Store:
 # ---------------------------------------------------------------- the package
 
 
+@pytest.mark.slow  # starts a child Python
 def test_import_loads_nothing_heavy_and_every_exported_name_resolves():
     code = """
 import sys

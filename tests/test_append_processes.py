@@ -5,9 +5,13 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from auto_dream.store.daylog import read_all_entries
 from auto_dream.store.paths import StorePaths
 from conftest import installed_command
+
+pytestmark = pytest.mark.slow  # every test starts the installed command or a child Python
 
 WORKERS = 8
 APPENDS = 100

@@ -41,6 +41,7 @@ def lint_imports(project: Path) -> tuple[int, dict[str, str], str]:
     return done.returncode, verdicts, done.stdout + done.stderr
 
 
+@pytest.mark.slow  # runs lint-imports
 def test_the_package_keeps_every_import_contract():
     code, verdicts, output = lint_imports(REPO)
     assert verdicts == dict.fromkeys(CONTRACTS, "KEPT"), output
@@ -72,6 +73,7 @@ BREACHES = {
 }
 
 
+@pytest.mark.slow  # runs lint-imports
 @pytest.mark.parametrize("module, line, broken, named", BREACHES.values(), ids=BREACHES.keys())
 def test_a_forbidden_import_breaks_the_contract_it_names(tmp_path, module, line, broken, named):
     shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")

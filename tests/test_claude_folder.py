@@ -165,6 +165,7 @@ def test_append_writes_the_day_log_inside_the_folder(tmp_path, cli):
 # ---------------------------------------------------------------- Claude Code's .consolidate-lock
 
 
+@pytest.mark.slow  # a child process holds the lock
 def test_a_live_claude_code_consolidation_makes_dream_exit_3_and_touch_nothing(tmp_path, cli, sleeper):
     folder = claude_folder(tmp_path, {"feedback_tmp.md": METADATA})
     lock = folder / ".consolidate-lock"
@@ -298,6 +299,7 @@ def test_dream_all_dreams_each_folder_on_its_own_and_never_merges_across_agents(
         assert all("/" not in r["path"] and "/" not in (r["target"] or "") for r in merged)
 
 
+@pytest.mark.slow  # a child process holds the lock
 def test_dream_all_reports_a_busy_folder_and_dreams_the_others(tmp_path, isolated_env, cli, sleeper):
     base = tmp_path / "project" / ".claude" / "agent-memory"
     for agent in ("busy", "free"):

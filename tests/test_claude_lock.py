@@ -37,6 +37,7 @@ def as_it_is(lock: Path) -> tuple[bytes, int]:
     return lock.read_bytes(), lock.stat().st_mtime_ns
 
 
+@pytest.mark.slow  # a child process holds the lock
 def test_a_live_recent_holder_stops_us_and_the_file_is_untouched(tmp_path, sleeper):
     lock = write_lock(tmp_path, str(sleeper.pid), age_seconds=300)
     before = as_it_is(lock)
@@ -53,6 +54,7 @@ def test_a_live_recent_holder_stops_us_and_the_file_is_untouched(tmp_path, sleep
     assert f"pid {sleeper.pid}" in message and str(lock) in message and "try again later" in message
 
 
+@pytest.mark.slow  # a child process holds the lock
 @pytest.mark.parametrize("body", ["{pid}\n", "  {pid}  ", "{pid}abc", "+{pid}"])
 def test_the_pid_is_read_as_claude_codes_parseint_reads_it(tmp_path, sleeper, body):
     write_lock(tmp_path, body.format(pid=sleeper.pid), age_seconds=60)
@@ -60,12 +62,14 @@ def test_the_pid_is_read_as_claude_codes_parseint_reads_it(tmp_path, sleeper, bo
         check_free(tmp_path, time.time())
 
 
+@pytest.mark.slow  # a child process holds the lock
 def test_a_live_holder_stamped_in_the_future_still_holds_it_as_in_claude_code(tmp_path, sleeper):
     write_lock(tmp_path, str(sleeper.pid), age_seconds=-2 * HOUR)  # Date.now() - mtime < 1 h
     with pytest.raises(LockHeldError):
         check_free(tmp_path, time.time())
 
 
+@pytest.mark.slow  # a child process holds the lock
 def test_a_live_holder_two_hours_old_is_stale_and_taken(tmp_path, sleeper):
     lock = write_lock(tmp_path, str(sleeper.pid), age_seconds=2 * HOUR)
     check_free(tmp_path, time.time())
@@ -75,6 +79,7 @@ def test_a_live_holder_two_hours_old_is_stale_and_taken(tmp_path, sleeper):
     assert lock.read_text() == str(os.getpid())
 
 
+@pytest.mark.slow  # starts a child Python
 def test_a_dead_holder_is_taken_and_stamped_with_the_end_of_the_run(tmp_path):
     lock = write_lock(tmp_path, str(dead_pid()), age_seconds=60)
     with consolidate_lock(tmp_path, time.time) as hold:
@@ -91,6 +96,7 @@ def test_the_end_time_comes_from_the_clock_we_are_given(tmp_path):
     assert (tmp_path / LOCK_FILE).stat().st_mtime_ns == 1_050_000_500_000_000
 
 
+@pytest.mark.slow  # starts a child Python
 @pytest.mark.parametrize("failure", [RuntimeError("distiller broke"), KeyboardInterrupt()])
 def test_a_failed_run_puts_the_lock_back_byte_for_byte_and_to_the_nanosecond(tmp_path, failure):
     lock = write_lock(tmp_path, f"{dead_pid()}\n", age_seconds=0)
@@ -111,6 +117,7 @@ def test_a_failed_run_leaves_no_lock_where_there_was_none(tmp_path):
     assert not (tmp_path / LOCK_FILE).exists()
 
 
+@pytest.mark.slow  # starts a child Python
 def test_a_run_that_changed_nothing_puts_the_lock_back_byte_for_byte_and_to_the_nanosecond(tmp_path):
     """Issue 25: a dream that applied nothing left the lock stamped with its end, and Claude
     Code's 24-hour gate counted a consolidation that never happened."""
@@ -153,6 +160,7 @@ def killed_holder(folder: Path, record: Path, consolidated: bool) -> tuple[bytes
     return before
 
 
+@pytest.mark.slow  # starts a child Python
 def test_recover_puts_back_the_lock_a_killed_run_left(tmp_path):
     record = tmp_path / "state" / claude_lock.RECORD
     before = killed_holder(tmp_path, record, consolidated=False)
@@ -160,6 +168,7 @@ def test_recover_puts_back_the_lock_a_killed_run_left(tmp_path):
     assert as_it_is(tmp_path / LOCK_FILE) == before and not record.exists()
 
 
+@pytest.mark.slow  # starts a child Python
 def test_recover_leaves_the_lock_of_a_killed_run_that_had_applied_its_changes(tmp_path):
     record = tmp_path / "state" / claude_lock.RECORD
     killed_holder(tmp_path, record, consolidated=True)
@@ -168,6 +177,7 @@ def test_recover_leaves_the_lock_of_a_killed_run_that_had_applied_its_changes(tm
     assert as_it_is(tmp_path / LOCK_FILE) == left and not record.exists()
 
 
+@pytest.mark.slow  # a child process holds the lock
 def test_recover_leaves_a_lock_taken_since_and_a_record_whose_run_is_alive(tmp_path, sleeper):
     record = tmp_path / "state" / claude_lock.RECORD
     killed_holder(tmp_path, record, consolidated=False)
@@ -195,6 +205,7 @@ def test_no_process_or_our_own_process_counts_as_free(tmp_path, pid):
         pass
 
 
+@pytest.mark.slow  # starts a child Python
 def test_check_free_never_writes(tmp_path):
     folder = tmp_path / "memory"
     folder.mkdir()
@@ -206,6 +217,7 @@ def test_check_free_never_writes(tmp_path):
     assert as_it_is(lock) == before and os.listdir(folder) == [LOCK_FILE]
 
 
+@pytest.mark.slow  # a child process holds the lock
 def test_a_symlink_named_like_the_lock_is_refused_and_not_followed(tmp_path, sleeper):
     target = tmp_path / "elsewhere"
     target.write_text(str(dead_pid()))
@@ -226,6 +238,7 @@ def test_a_fifo_named_like_the_lock_is_refused_without_blocking(tmp_path):
         check_free(tmp_path, time.time())
 
 
+@pytest.mark.slow  # a child process holds the lock
 @pytest.mark.parametrize("fails", [True, False])
 def test_a_lock_someone_took_over_during_our_run_is_left_to_them(tmp_path, sleeper, fails):
     with pytest.raises(RuntimeError) if fails else contextlib.nullcontext():
@@ -237,6 +250,7 @@ def test_a_lock_someone_took_over_during_our_run_is_left_to_them(tmp_path, sleep
     assert as_it_is(tmp_path / LOCK_FILE) == before
 
 
+@pytest.mark.slow  # a child process holds the lock
 def test_losing_the_race_to_write_backs_off_and_leaves_the_winner(tmp_path, sleeper, monkeypatch):
     real_write = claude_lock.write_atomic
 

@@ -96,6 +96,7 @@ def test_unknown_command_is_one_error_line_exit_2(cli):
     assert "lst" in assert_one_error_line(result.code, result.err, 2)
 
 
+@pytest.mark.slow  # starts a child Python
 def test_python_dash_m_works():
     done = subprocess.run([sys.executable, "-m", "auto_dream", "--version"], capture_output=True,
                           text=True, timeout=60)
@@ -223,6 +224,7 @@ def test_bad_append_does_not_create_the_store(cli, tmp_path, argv, stdin, named)
     assert not (tmp_path / "project").exists()
 
 
+@pytest.mark.slow  # starts the installed command
 def test_bad_append_through_the_installed_command(tmp_path):
     root = tmp_path / "project" / ".auto-dream"
     for argv in (["append", ""], ["append", "--type", "idea", "x"], ["append", "--at", "soon", "x"],
@@ -351,6 +353,7 @@ def append_as_another_user(cli, root: Path, text: str) -> tuple[int, str, str]:
     return run_entry_point_as(NOBODY, argv)
 
 
+@pytest.mark.slow  # starts the installed command
 def test_append_to_a_store_it_cannot_write_exits_1_naming_the_path(cli, reachable_folder):
     from auto_dream.store.paths import ensure_store
 
@@ -366,6 +369,7 @@ def test_append_to_a_store_it_cannot_write_exits_1_naming_the_path(cli, reachabl
     assert tree_hash(root) == before
 
 
+@pytest.mark.slow  # starts the installed command
 def test_append_to_a_root_folder_it_cannot_write_exits_1_naming_the_path(cli, reachable_folder):
     root = reachable_folder / "locked"
     root.mkdir()
@@ -377,6 +381,7 @@ def test_append_to_a_root_folder_it_cannot_write_exits_1_naming_the_path(cli, re
     assert list(root.iterdir()) == []
 
 
+@pytest.mark.slow  # starts the installed command
 def test_the_same_append_succeeds_once_writes_are_allowed(cli, reachable_folder):
     """The refusal above comes from the permissions, not from the way the command is run."""
     root = reachable_folder / "open"
@@ -680,6 +685,7 @@ PARITY_CASES = [
 ]
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("argv, stdin", PARITY_CASES)
 def test_installed_fast_path_and_typer_write_identical_lines(cli, tmp_path, argv, stdin):
     fast_root, typer_root = tmp_path / "fast", tmp_path / "typer"
@@ -698,6 +704,7 @@ def test_installed_fast_path_and_typer_write_identical_lines(cli, tmp_path, argv
     assert fast_logs == typer_logs and len(fast_logs) == 1
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("argv", [["append", "--type", "idea", "x"], ["append", "--at", "someday", "x"],
                                   ["append", " "]])
 def test_installed_fast_path_and_typer_fail_alike(cli, tmp_path, argv):
@@ -708,6 +715,7 @@ def test_installed_fast_path_and_typer_fail_alike(cli, tmp_path, argv):
     assert_one_error_line(fast.returncode, fast.stderr, 2)
 
 
+@pytest.mark.slow  # starts the installed command
 def test_installed_append_without_at_is_stamped_now(tmp_path):
     root = tmp_path / "store"
     before = datetime.now()
@@ -734,6 +742,7 @@ def wait_until_reading_stdin(process: subprocess.Popen) -> None:
         time.sleep(0.01)
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("argv, fast", [(["append", "-"], True), (["append", "-tuser", "-"], False)],
                          ids=["fast path", "typer"])
 def test_ctrl_c_while_append_reads_stdin_is_one_line_not_a_traceback(tmp_path, argv, fast):

@@ -154,6 +154,7 @@ def test_cli_with_a_bad_config_exits_1_with_one_line_naming_the_file(cli, root, 
     assert tree_hash(root) == before
 
 
+@pytest.mark.slow  # starts the installed command
 def test_installed_append_with_a_bad_config_exits_1(root):
     from conftest import run_installed
 

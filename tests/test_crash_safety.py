@@ -184,6 +184,7 @@ def kill_dream(root: Path, step: int):
     return killed
 
 
+@pytest.mark.slow  # starts the installed command
 def test_the_shipped_command_reads_no_kill_switch_from_the_environment(template, tmp_path):
     """The kill points are a test's hook (cli.STEP_HOOK, set in a child process), not a variable
     the product reads: a dream whose environment names one runs to the end."""
@@ -194,6 +195,7 @@ def test_the_shipped_command_reads_no_kill_switch_from_the_environment(template,
     assert (run / "status").read_text() == "done" and not (root / STALE).exists()  # archived, to the end
 
 
+@pytest.mark.slow  # kills a child Python at each step
 @pytest.mark.parametrize("kill", KILL_POINTS, ids=kill_id)
 def test_a_dream_killed_at_any_step_loses_nothing_and_the_next_dream_completes_it(kill, template, tmp_path,
                                                                                    cli):
@@ -244,6 +246,7 @@ def one_error_line(stderr: str) -> str:
     return lines[0]
 
 
+@pytest.mark.slow  # kills a child Python at each step
 @pytest.mark.parametrize("kill", [1, 2, 12, -1], ids=kill_id)
 def test_undo_after_a_killed_first_dream_restores_the_store_before_it(kill, template, tmp_path):
     root = copy_repo(template.repo, tmp_path / "repo")
@@ -259,6 +262,7 @@ def test_undo_after_a_killed_first_dream_restores_the_store_before_it(kill, temp
     assert not (root / ".state" / "dream.lock").exists()
 
 
+@pytest.mark.slow  # kills a child Python at each step
 @pytest.mark.parametrize("kill", [2, -1], ids=kill_id)
 def test_undo_after_a_killed_dream_reverses_that_dream_only(kill, template, tmp_path, cli):
     root = copy_repo(template.repo, tmp_path / "repo")
@@ -279,6 +283,7 @@ def test_undo_after_a_killed_dream_reverses_that_dream_only(kill, template, tmp_
     assert files(root) == before
 
 
+@pytest.mark.slow  # starts the installed command
 def test_undo_after_a_clean_dream_restores_memories_archive_and_index_byte_for_byte(template, tmp_path, cli):
     root = copy_repo(template.repo, tmp_path / "repo")
     assert cli("--root", root, "dream").code == 0
@@ -294,6 +299,7 @@ def test_undo_after_a_clean_dream_restores_memories_archive_and_index_byte_for_b
     assert cli("--root", root, "undo").code == 1  # nothing left to undo
 
 
+@pytest.mark.slow  # starts the installed command
 def test_undo_refuses_a_file_changed_since_the_run_and_force_restores_it(template, tmp_path, cli):
     root = copy_repo(template.repo, tmp_path / "repo")
     assert cli("--root", root, "dream").code == 0
@@ -335,6 +341,7 @@ def test_undo_keeps_the_age_of_a_memory_dated_by_its_file_time(tmp_path, cli):
     assert [a["kind"] for a in again["actions"] if a["kind"] == "archive"] == ["archive"]
 
 
+@pytest.mark.slow  # kills a child Python at each step
 def test_after_a_kill_memories_dated_by_their_file_time_keep_their_age(template, tmp_path, cli):
     """Rolling back a run, even one killed before it changed a file, must not make old memories new."""
     root = copy_repo(template.repo, tmp_path / "repo")
@@ -353,6 +360,7 @@ def test_after_a_kill_memories_dated_by_their_file_time_keep_their_age(template,
     assert readable_memories(root, archived=True) == readable_memories(clean, archived=True)
 
 
+@pytest.mark.slow  # starts the installed command
 def test_dry_run_writes_nothing_and_takes_no_lock(template, tmp_path):
     root = copy_repo(template.repo, tmp_path / "repo")
     whole = tree_hash(root)

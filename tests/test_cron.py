@@ -66,6 +66,7 @@ def assert_dreamed(home: Path) -> None:
     assert (home / ".auto-dream" / "MEMORY.md").read_text().count("scheduled fact") == 5
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("name", ["auto-dream-weekly.crontab", "auto-dream-hourly.crontab"])
 def test_crontab_line_parses_and_its_command_dreams(name, home_with_store):
     path = CRON / name
@@ -95,6 +96,7 @@ def test_weekly_and_hourly_schedules_say_what_they_promise():
     assert "--if-due" in hourly[5] and "--if-due" not in weekly[5]
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("name", ["auto-dream", "auto-dream-hourly"])
 def test_systemd_timer_and_service(name, home_with_store):
     timer = systemd_unit(CRON / f"{name}.timer")
@@ -110,6 +112,7 @@ def test_systemd_timer_and_service(name, home_with_store):
     assert_dreamed(home_with_store)
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("name", ["com.auto-dream.dream.plist", "com.auto-dream.dream-hourly.plist"])
 def test_launchd_plist(name, home_with_store):
     raw = (CRON / name).read_bytes()

@@ -5,6 +5,8 @@ agent keeps looking up stays in the index; the report and `check` count the deca
 import json
 from datetime import timedelta
 
+import pytest
+
 from auto_dream.store.consult import append_consult, last_consulted
 from auto_dream.store.paths import StorePaths
 from test_dream import NOW, memory, run
@@ -72,6 +74,7 @@ def test_check_counts_the_decayed(root, cli):
     assert "decayed (neither changed nor looked up in 30 days" in text
 
 
+@pytest.mark.slow  # starts a pool of processes
 def test_the_consult_log_keeps_every_line_whole_under_concurrent_writers(root):
     import multiprocessing
 

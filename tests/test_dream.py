@@ -7,15 +7,20 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from auto_dream.distill.deterministic import DeterministicDistiller
-from auto_dream.dream.runner import dream
+from auto_dream.dream.actions import RetireMemory
+from auto_dream.dream.plan import Plan
+from auto_dream.dream.report import build_report
+from auto_dream.dream.runner import decide_dream, dream
 from auto_dream.dream.state import DreamOptions
 from auto_dream.judge.kinds import guess_type
 from auto_dream.store.context import open_context
+from auto_dream.store.memory import Memory
 from auto_dream.store.paths import StorePaths
 from auto_dream.store.scan import scan_memories
-from builders import add_entry, write_memory
+from builders import add_entry, memory_text, write_memory
 from builders import live_memories as live
 from conftest import tree_hash, write_memory_file
+from fakes import snapshot_of
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 
@@ -46,6 +51,42 @@ def live_text(root) -> str:
 
 def kinds(report) -> list[str]:
     return [a["kind"] for a in report["actions"]]
+
+
+# The cases that check only what a dream decides plan over a Snapshot built in memory (fakes.snapshot_of):
+# no store on disk, the same decisions (test_plan.py checks that they are).
+
+
+def memory_file(name, body, kind, days_ago=30, extra="") -> str:
+    """memory()'s file, as text."""
+    return memory_text(name, kind, NOW - timedelta(days=days_ago), body, extra=extra)
+
+
+def logged(text, kind=None, days_ago=1, hour=10) -> tuple:
+    """add()'s entry: its text, type and time."""
+    return text, kind, (NOW - timedelta(days=days_ago)).replace(hour=hour)
+
+
+def decided(memories: dict[str, str], entries=(), **options) -> tuple[dict, Plan]:
+    """The report and the plan of a dream over `memories` and the log's `entries`, decided in memory."""
+    plan = decide_dream(snapshot_of(memories, entries, now=NOW, options=DreamOptions(**options)),
+                        DeterministicDistiller())
+    return build_report(plan).as_json(), plan
+
+
+def planned_live(plan: Plan) -> dict[str, Memory]:
+    """The live memories the plan leaves, by path (live() of the store it is applied to)."""
+    return dict(plan.live.items())
+
+
+def planned_archive(plan: Plan) -> dict[str, Memory]:
+    """The memories the plan archives, by archive path (archived() of the store it is applied to)."""
+    return {a.archived.path: a.archived for a in plan.actions
+            if isinstance(a, RetireMemory) and not a.proposed and a.archived is not None}
+
+
+def planned_text(plan: Plan) -> str:
+    return "\n".join(m.text() for m in planned_live(plan).values())
 
 
 # ---------------------------------------------------------------- distilling entries
@@ -101,23 +142,23 @@ def test_untyped_entries_are_typed_by_documented_rules():
     assert guess_type("The billing service moves to Kafka next sprint") == "project"
 
 
-def test_english_duplicate_entry_merges_into_the_memory_keeping_its_details(root):
-    memory(root, "memories/feedback/20261001_no_mocks.md", "No database mocks",
-           "Don't mock the database in integration tests.", "feedback")
-    add(root, "Do not mock the database in integration tests: use the docker compose Postgres", "feedback")
-    report = run(root)
+def test_english_duplicate_entry_merges_into_the_memory_keeping_its_details():
+    report, plan = decided(
+        {"memories/feedback/20261001_no_mocks.md": memory_file(
+            "No database mocks", "Don't mock the database in integration tests.", "feedback")},
+        [logged("Do not mock the database in integration tests: use the docker compose Postgres", "feedback")])
     assert kinds(report) == ["merge", "index"]
-    merged = live(root)["memories/feedback/20261001_no_mocks.md"]
+    merged = planned_live(plan)["memories/feedback/20261001_no_mocks.md"]
     assert "docker compose Postgres" in merged.body and "Don't mock the database" in merged.body
-    assert len(merged.sources) == 1 and len(live(root)) == 1
+    assert len(merged.sources) == 1 and len(planned_live(plan)) == 1
 
 
-def test_chinese_duplicates_merge(root):
-    memory(root, "memories/user/20261001_分享.md", "内容平台", "用户想通过内容平台分享知识", "user")
-    add(root, "用户想通过内容平台分享知识和经验", "user")
-    report = run(root)
+def test_chinese_duplicates_merge():
+    report, plan = decided({"memories/user/20261001_分享.md": memory_file("内容平台", "用户想通过内容平台分享知识",
+                                                                        "user")},
+                           [logged("用户想通过内容平台分享知识和经验", "user")])
     assert kinds(report) == ["merge", "index"]
-    assert "分享知识和经验" in live(root)["memories/user/20261001_分享.md"].body
+    assert "分享知识和经验" in planned_live(plan)["memories/user/20261001_分享.md"].body
 
 
 def test_chinese_contradiction_supersedes_and_the_retracted_rule_is_not_live(root):
@@ -133,70 +174,70 @@ def test_chinese_contradiction_supersedes_and_the_retracted_rule_is_not_live(roo
     assert all("用 Postgres 做数据库" != m.body for m in live(root).values())
 
 
-def test_contradiction_with_high_overlap_is_superseded_not_merged(root):
-    memory(root, "memories/feedback/20261001_rebase.md", "Rebase policy", "Always rebase feature branches", "feedback")
-    add(root, "Never rebase feature branches", "feedback")
-    report = run(root)
+def test_contradiction_with_high_overlap_is_superseded_not_merged():
+    report, plan = decided({"memories/feedback/20261001_rebase.md": memory_file(
+        "Rebase policy", "Always rebase feature branches", "feedback")},
+        [logged("Never rebase feature branches", "feedback")])
     assert "merge" not in kinds(report) and "supersede" in kinds(report)
-    assert "Always rebase" not in live_text(root)
-    assert "Never rebase feature branches" in live_text(root)
+    assert "Always rebase" not in planned_text(plan)
+    assert "Never rebase feature branches" in planned_text(plan)
 
 
-def test_a_negation_that_does_not_negate_what_a_memory_says_supersedes_nothing(root):
+def test_a_negation_that_does_not_negate_what_a_memory_says_supersedes_nothing():
     older = ("Maria is swamped with exams and packing but is eager to explore Lisbon, taste the pastries, "
              "and see the old tram lines with Ana.")
-    memory(root, "memories/project/20261001_lisbon.md", "Maria and Lisbon", older, "project")
-    add(root, "Maria has never been to Lisbon but is eager to see the famous tiles next spring.", "project", days_ago=3)
-    # in one dream: the later entry does not supersede the earlier one
-    add(root, "Omar has never tried sushi but plans to try it while in Osaka.", "project", days_ago=2)
-    add(root, "Lena shares a photo of a sushi platter she tried in Kyoto and tells Omar to try it in Osaka.",
-        "project", days_ago=1)
-    report = run(root)
+    report, plan = decided(
+        {"memories/project/20261001_lisbon.md": memory_file("Maria and Lisbon", older, "project")},
+        [logged("Maria has never been to Lisbon but is eager to see the famous tiles next spring.", "project",
+                days_ago=3),
+         # in one dream: the later entry does not supersede the earlier one
+         logged("Omar has never tried sushi but plans to try it while in Osaka.", "project", days_ago=2),
+         logged("Lena shares a photo of a sushi platter she tried in Kyoto and tells Omar to try it in Osaka.",
+              "project", days_ago=1)])
     assert "supersede" not in kinds(report) and report["stats"]["superseded"] == 0
-    assert report.get("skipped", []) == [] and archived(root) == {}
-    text = live_text(root)
+    assert report.get("skipped", []) == [] and planned_archive(plan) == {}
+    text = planned_text(plan)
     for fact in (older, "Maria has never been to Lisbon", "Omar has never tried sushi", "sushi platter she tried"):
         assert fact in text
 
 
-def test_contradiction_between_existing_memories_the_newer_wins(root):
-    memory(root, "memories/feedback/20260901_a.md", "Package manager", "Use pnpm for installs", "feedback", days_ago=60)
-    memory(root, "memories/feedback/20261101_b.md", "Package manager now",
-           "Switched to npm instead of pnpm for installs", "feedback", days_ago=20)
-    report = run(root)
+def test_contradiction_between_existing_memories_the_newer_wins():
+    report, _ = decided({
+        "memories/feedback/20260901_a.md": memory_file("Package manager", "Use pnpm for installs", "feedback", 60),
+        "memories/feedback/20261101_b.md": memory_file("Package manager now",
+                                                       "Switched to npm instead of pnpm for installs", "feedback", 20)})
     assert [(a["kind"], a["path"], a["target"]) for a in report["actions"] if a["kind"] != "index"] == [
         ("supersede", "memories/feedback/20260901_a.md", "memories/feedback/20261101_b.md")]
 
 
-def test_duplicate_memories_merge_into_the_newer_carrying_sources(root):
-    memory(root, "memories/project/20260901_a.md", "Deploy day",
-           "Deploys happen every Tuesday afternoon from the release branch\n\nRollbacks need two approvals",
-           "project", days_ago=60, extra="sources: [aaaaaaaaaaaa]\n")
-    memory(root, "memories/project/20261101_b.md", "Deploy schedule",
-           "Deploys happen every Tuesday afternoon from the release branch", "project", days_ago=20,
-           extra="sources: [bbbbbbbbbbbb]\n")
-    report = run(root)
-    survivor = live(root)["memories/project/20261101_b.md"]
+def test_duplicate_memories_merge_into_the_newer_carrying_sources():
+    report, plan = decided({
+        "memories/project/20260901_a.md": memory_file(
+            "Deploy day",
+            "Deploys happen every Tuesday afternoon from the release branch\n\nRollbacks need two approvals",
+            "project", days_ago=60, extra="sources: [aaaaaaaaaaaa]\n"),
+        "memories/project/20261101_b.md": memory_file(
+            "Deploy schedule", "Deploys happen every Tuesday afternoon from the release branch", "project", days_ago=20,
+            extra="sources: [bbbbbbbbbbbb]\n")})
+    survivor = planned_live(plan)["memories/project/20261101_b.md"]
     assert "Rollbacks need two approvals" in survivor.body
     assert set(survivor.sources) == {"aaaaaaaaaaaa", "bbbbbbbbbbbb"}
-    assert "archive/project/20260901_a.md" in archived(root)
+    assert "archive/project/20260901_a.md" in planned_archive(plan)
     assert ("merge", "memories/project/20260901_a.md") in [(a["kind"], a["path"]) for a in report["actions"]]
 
 
-def test_a_memory_that_absorbs_several_duplicates_in_one_run_keeps_every_detail_and_words_that_match_its_text(root):
+def test_a_memory_that_absorbs_several_duplicates_in_one_run_keeps_every_detail_and_words_that_match_its_text():
     from auto_dream.dream.consolidate import consolidate
-    from auto_dream.dream.gather import gather
-    from auto_dream.dream.orient import orient
     from auto_dream.dream.state import Decisions
     from auto_dream.judge.similarity import significant_words
 
     base = "Deploys happen every Tuesday afternoon from the release branch"
     details = ["Rollbacks need two approvals", "Hotfixes skip the staging soak", "Release notes go to the wiki"]
-    for n, detail in enumerate(details):
-        memory(root, f"memories/project/2026090{n}_old{n}.md", f"Deploy day {n}", f"{base}\n\n{detail}", "project",
-               days_ago=60 - n)
-    memory(root, "memories/project/20261101_new.md", "Deploy schedule", base, "project", days_ago=20)
-    snapshot = gather(orient(open_context(root), NOW, "0001-test", DreamOptions()))
+    memories = {f"memories/project/2026090{n}_old{n}.md": memory_file(f"Deploy day {n}", f"{base}\n\n{detail}",
+                                                                      "project", days_ago=60 - n)
+                for n, detail in enumerate(details)}
+    memories["memories/project/20261101_new.md"] = memory_file("Deploy schedule", base, "project", days_ago=20)
+    snapshot = snapshot_of(memories, now=NOW, run_id="0001-test")
     decisions = Decisions.start(snapshot)
     consolidate(snapshot, decisions, DeterministicDistiller())
     survivor = decisions.live["memories/project/20261101_new.md"]
@@ -206,23 +247,24 @@ def test_a_memory_that_absorbs_several_duplicates_in_one_run_keeps_every_detail_
     assert decisions.profiles[survivor.path].words == significant_words(survivor.text())
 
 
-def test_unrelated_memories_sharing_a_few_words_are_left_alone(root):
-    memory(root, "memories/user/20261001_ja.md", "Japanese", "The user is learning Japanese", "user")
-    memory(root, "memories/user/20261002_piano.md", "Piano", "The user is learning the piano", "user")
-    memory(root, "memories/project/20261003_api.md", "API", "The billing API runs on Kubernetes in eu-west", "project")
-    add(root, "The billing team meets on Kubernetes migration every Friday", "project")
-    report = run(root)
+def test_unrelated_memories_sharing_a_few_words_are_left_alone():
+    report, plan = decided({
+        "memories/user/20261001_ja.md": memory_file("Japanese", "The user is learning Japanese", "user"),
+        "memories/user/20261002_piano.md": memory_file("Piano", "The user is learning the piano", "user"),
+        "memories/project/20261003_api.md": memory_file("API", "The billing API runs on Kubernetes in eu-west",
+                                                        "project")},
+        [logged("The billing team meets on Kubernetes migration every Friday", "project")])
     assert kinds(report) == ["create", "index"]
-    assert len(live(root)) == 4 and archived(root) == {}
+    assert len(planned_live(plan)) == 4 and planned_archive(plan) == {}
 
 
-def test_a_newer_memory_beats_an_older_back_dated_entry(root):
-    memory(root, "memories/feedback/20261120_x.md", "Rebase", "Never rebase feature branches", "feedback", days_ago=5)
-    add(root, "Always rebase feature branches", "feedback", days_ago=40)
-    report = run(root)
+def test_a_newer_memory_beats_an_older_back_dated_entry():
+    report, plan = decided({"memories/feedback/20261120_x.md": memory_file(
+        "Rebase", "Never rebase feature branches", "feedback", days_ago=5)},
+        [logged("Always rebase feature branches", "feedback", days_ago=40)])
     assert report["stats"]["created"] == 0 and report["stats"]["superseded"] == 0
     assert report["skipped"] and "newer memory" in report["skipped"][0]["reason"]
-    assert "Always rebase" not in live_text(root)
+    assert "Always rebase" not in planned_text(plan)
 
 
 # ---------------------------------------------------------------- safety and modes
@@ -253,12 +295,12 @@ def test_second_dream_plans_nothing_and_dry_run_writes_nothing(root):
     assert run(root)["actions"] == []
 
 
-def test_propose_adds_but_retires_nothing(root):
-    memory(root, "memories/feedback/20261001_rebase.md", "Rebase", "Always rebase feature branches", "feedback")
-    add(root, "Never rebase feature branches", "feedback")
-    report = run(root, propose=True)
+def test_propose_adds_but_retires_nothing():
+    report, plan = decided({"memories/feedback/20261001_rebase.md": memory_file(
+        "Rebase", "Always rebase feature branches", "feedback")}, [logged("Never rebase feature branches", "feedback")],
+        propose=True)
     assert report["mode"] == "propose"
-    assert (root / "memories/feedback/20261001_rebase.md").exists() and archived(root) == {}
+    assert "memories/feedback/20261001_rebase.md" in planned_live(plan) and planned_archive(plan) == {}
     supersede = next(a for a in report["actions"] if a["kind"] == "supersede")
     assert supersede["proposed"] is True and report["stats"]["proposed"] == 1 and report["stats"]["superseded"] == 0
     assert report["stats"]["created"] == 1  # the new fact is added all the same

@@ -86,6 +86,7 @@ def test_an_edit_to_the_survivor_made_while_dream_applies_is_kept_and_nothing_is
     assert "20260901_a.md" in index and "20261101_b.md" in index
 
 
+@pytest.mark.slow  # starts the installed command
 def test_an_edit_to_the_memory_being_retired_is_kept_live(root):
     older, newer = two_duplicates(root)
     report = run(root, step_hook=edit_at_first_write(older, "\nA detail added during the dream.\n"))
@@ -128,6 +129,7 @@ def test_a_file_written_where_dream_creates_one_is_kept(root):
     assert any("not created" in w for w in report["warnings"]), report["warnings"]
 
 
+@pytest.mark.slow  # starts the installed command
 def test_memory_md_edited_while_dream_applies_is_kept_and_the_report_says_so(root):
     two_duplicates(root)
     assert run_installed("--root", root, "build-index").returncode == 0
@@ -142,6 +144,7 @@ def test_memory_md_edited_while_dream_applies_is_kept_and_the_report_says_so(roo
 # ---------------------------------------------------------------- undo: ids and journals
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("bad", ["../..", "", "bogus-id", "0001-2026", "0001-20261130T120000/../.."])
 def test_undo_refuses_a_bad_run_id_with_exit_2_and_writes_nothing(root, bad):
     two_duplicates(root)
@@ -153,6 +156,7 @@ def test_undo_refuses_a_bad_run_id_with_exit_2_and_writes_nothing(root, bad):
     assert tree_hash(root) == before
 
 
+@pytest.mark.slow  # starts the installed command
 def test_undo_of_a_well_formed_run_id_that_does_not_exist_is_bad_input(root):
     two_duplicates(root)
     assert run_installed("--root", root, "dream").returncode == 0
@@ -161,6 +165,7 @@ def test_undo_of_a_well_formed_run_id_that_does_not_exist_is_bad_input(root):
     assert "no dream run" in one_error_line(undone.stderr)
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("planted", ["../outside.txt", "ABSOLUTE", "memories/../../outside.txt",
                                      42, None, "logs/2026/11/2026-11-30.md"])
 def test_a_planted_journal_never_makes_undo_write_outside_what_a_run_touches(root, tmp_path, planted):
@@ -182,6 +187,7 @@ def test_a_planted_journal_never_makes_undo_write_outside_what_a_run_touches(roo
     assert not any(p.exists() for p in outside)
 
 
+@pytest.mark.slow  # starts the installed command
 def test_run_ids_sort_as_numbers_so_undo_takes_run_10000_after_9999(root):
     two_duplicates(root)
     assert run_installed("--root", root, "dream").returncode == 0
@@ -211,6 +217,7 @@ def index_targets(root) -> list[str]:
     return re.findall(r"\]\(([^)]+\.md)\)", text)
 
 
+@pytest.mark.slow  # kills a child Python at each step
 def test_undo_of_an_interrupted_run_leaves_a_changed_file_says_so_and_the_index_has_no_dangling_link(root):
     add(root, "The staging cluster lives in eu-west-1.")
     add(root, "Release notes are written in the CHANGELOG.md file.")
@@ -229,6 +236,7 @@ def test_undo_of_an_interrupted_run_leaves_a_changed_file_says_so_and_the_index_
         assert (root / target).is_file(), f"MEMORY.md links {target}, which is gone"
 
 
+@pytest.mark.slow  # starts the installed command
 def test_undo_after_build_index_rebuilds_the_index_and_reverts_last_dream(root):
     two_duplicates(root)
     assert run_installed("--root", root, "dream").returncode == 0
@@ -299,6 +307,7 @@ def test_a_write_error_half_way_rolls_the_run_back(root, monkeypatch):
 # ---------------------------------------------------------------- leftovers, .state, MEMORY.md link
 
 
+@pytest.mark.slow  # starts the installed command
 def test_the_next_run_removes_temporary_files_and_run_folders_a_kill_or_full_disk_left(root):
     two_duplicates(root)
     left = [root / "memories" / "project" / ".20261101_b.md.ab12cd34.tmp",
@@ -316,6 +325,7 @@ def test_the_next_run_removes_temporary_files_and_run_folders_a_kill_or_full_dis
     assert [p for p in root.rglob(".*.tmp")] == []
 
 
+@pytest.mark.slow  # starts the installed command
 def test_dream_and_undo_recreate_a_deleted_state_folder(root):
     two_duplicates(root)
     import shutil
@@ -328,6 +338,7 @@ def test_dream_and_undo_recreate_a_deleted_state_folder(root):
     assert (root / ".state" / "runs").is_dir()
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_symlinked_memory_md_is_refused_not_replaced(root, tmp_path):
     two_duplicates(root)
     elsewhere = tmp_path / "elsewhere.md"
@@ -343,6 +354,7 @@ def test_a_symlinked_memory_md_is_refused_not_replaced(root, tmp_path):
     assert tree_hash(root) == before
 
 
+@pytest.mark.slow  # starts the installed command
 def test_undo_gives_memory_md_back_its_mode(root):
     two_duplicates(root)
     assert run_installed("--root", root, "build-index").returncode == 0

@@ -152,6 +152,7 @@ def _where_it_went(root: Path, report: dict, path: str) -> Path:
     return moved[0]
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("how", ["merged", "archived"])
 @pytest.mark.parametrize("case", [c for c, _ in ODD_VALUES])
 def test_a_rewrite_keeps_a_name_or_description_it_cannot_hold_as_one_line_exactly_as_written(rewritten, case, how):
@@ -173,6 +174,7 @@ def test_a_rewrite_keeps_a_name_or_description_it_cannot_hold_as_one_line_exactl
         assert any(path in warning for warning in report["warnings"]), report["warnings"]
 
 
+@pytest.mark.slow  # starts the installed command
 def test_the_merged_and_the_archived_memories_were_indeed_rewritten(rewritten):
     """Keeping the values must not mean never touching the file: a merge and an archive still happen."""
     _root, written, report = rewritten
@@ -183,6 +185,7 @@ def test_the_merged_and_the_archived_memories_were_indeed_rewritten(rewritten):
         assert ("archive", archived_path) in kinds, (case, kinds)
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_second_dream_after_the_rewrite_plans_nothing(rewritten):
     root, _written, _report = rewritten
     again = run(root, "dream", "--json")
@@ -193,6 +196,7 @@ def test_a_second_dream_after_the_rewrite_plans_nothing(rewritten):
 # ---------------------------------------------------------------- 2. a header that leaves no room
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("header", ["lines", "bytes"])
 @pytest.mark.parametrize("command", ["build-index", "check", "dream", "list"])
 def test_a_header_larger_than_the_index_caps_is_refused_in_one_line_with_nothing_written(root, header, command):
@@ -237,6 +241,7 @@ def project_with_a_fifo(tmp_path) -> Path:
     return project
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("command", ["check", "dream"])
 def test_a_fifo_in_the_repository_does_not_block_the_symbol_scan(project_with_a_fifo, command):
     root = project_with_a_fifo / ".auto-dream"
@@ -278,6 +283,7 @@ def store_with_work(tmp_path) -> Path:
     return root
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("folder", ["memories", "archive", ".state", "memories/project", "archive/project",
                                     ".state/runs"])
 @pytest.mark.parametrize("command", ["dream", "append", "build-index"])
@@ -299,6 +305,7 @@ def test_a_store_folder_that_is_a_symlink_is_refused_and_nothing_is_written(stor
     assert tree_hash(root) == store_before
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_day_log_that_is_a_symlink_is_not_appended_through(root, tmp_path):
     outside = tmp_path / "notes.md"
     outside.write_text("my own notes\n", encoding="utf-8")
@@ -312,6 +319,7 @@ def test_a_day_log_that_is_a_symlink_is_not_appended_through(root, tmp_path):
     assert log.is_symlink()
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_log_folder_that_is_a_symlink_is_not_appended_through(root, tmp_path):
     outside = tmp_path / "year"
     outside.mkdir()
@@ -322,6 +330,7 @@ def test_a_log_folder_that_is_a_symlink_is_not_appended_through(root, tmp_path):
     assert list(outside.iterdir()) == []
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("kind", ["fifo", "symlink", "folder"])
 @pytest.mark.parametrize("command", ["build-index", "check", "dream"])
 def test_a_memory_index_that_is_not_a_regular_file_is_refused_not_read(root, tmp_path, kind, command):
@@ -338,6 +347,7 @@ def test_a_memory_index_that_is_not_a_regular_file_is_refused_not_read(root, tmp
     assert outside.read_text(encoding="utf-8") == "a file of someone else's\n"
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_store_root_that_is_a_symlink_still_works(tmp_path):
     """Refusing links inside the store must not refuse a store kept elsewhere and linked to."""
     real = tmp_path / "synced" / "auto-dream"
@@ -359,6 +369,7 @@ def secret(tmp_path) -> Path:
     return path
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("command", ["build-index", "dream", "check"])
 def test_a_header_template_that_links_out_of_the_store_is_refused(root, secret, command):
     assert_no_traceback(run(root, "build-index"))
@@ -391,6 +402,7 @@ def test_a_prompt_template_that_links_out_of_the_store_is_refused(root, secret):
         load_template("prompts/system.md", StorePaths(root).templates)
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_template_linked_to_another_file_inside_the_store_is_used(root):
     write_memory_file(root, "my_header.md", "# Team memory\nLast updated: {last_updated}\n")
     (root / "templates").mkdir()
@@ -399,6 +411,7 @@ def test_a_template_linked_to_another_file_inside_the_store_is_used(root):
     assert (root / "MEMORY.md").read_text(encoding="utf-8").startswith("# Team memory\n")
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_template_that_is_a_fifo_does_not_block(root):
     (root / "templates").mkdir()
     os.mkfifo(root / "templates" / "MEMORY_header.md")
@@ -425,6 +438,7 @@ def hostile_store(root) -> Path:
     return root
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("command", ["list", "check", "build-index"])
 def test_control_characters_in_memories_never_reach_the_terminal(hostile_store, command):
     done = run(hostile_store, command)
@@ -436,6 +450,7 @@ def test_control_characters_in_memories_never_reach_the_terminal(hostile_store, 
         assert "Esc\\x1b[2Jname.md" in done.stdout
 
 
+@pytest.mark.slow  # starts the installed command
 def test_control_characters_are_not_written_raw_into_the_index(hostile_store):
     assert_no_traceback(run(hostile_store, "build-index"))
     index = (hostile_store / "MEMORY.md").read_text(encoding="utf-8")
@@ -448,6 +463,7 @@ def test_control_characters_are_not_written_raw_into_the_index(hostile_store):
     assert (hostile_store / unquote(link)).is_file()  # the link still resolves
 
 
+@pytest.mark.slow  # starts the installed command
 def test_list_json_keeps_the_exact_text(hostile_store):
     done = run(hostile_store, "list", "--json")
     assert_no_traceback(done)
@@ -457,6 +473,7 @@ def test_list_json_keeps_the_exact_text(hostile_store):
     assert "memories/project/20260102_Esc\x1b[2Jname.md" in listed
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("command", ["list", "dream", "build-index"])
 def test_an_unreadable_file_whose_name_holds_an_escape_is_named_in_a_warning_written_out(root, command):
     write_memory_file(root, "memories/project/broken\x1b]0;pwned\x07.md", "---\nname: [unclosed\n---\nBroken.\n")
@@ -467,6 +484,7 @@ def test_an_unreadable_file_whose_name_holds_an_escape_is_named_in_a_warning_wri
         assert char not in done.stdout + done.stderr
 
 
+@pytest.mark.slow  # starts the installed command
 def test_an_entry_with_escape_sequences_becomes_an_index_line_without_them(root):
     write_memory_file(root, log_day(1), log_line(1, "The build prints \x1b[32mOK\x1b[0m in green\x07 when done."))
     assert_no_traceback(run(root, "dream"))
@@ -498,6 +516,7 @@ def _assert_still_works(root: Path, bad: str) -> None:
     assert "](memories/project/20260101_Billing.md)" in (root / "MEMORY.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_memory_file_name_that_is_not_utf8_is_reported_not_a_crash(store_with_a_good_memory):
     root = store_with_a_good_memory
     bad = os.fsencode(root / "memories" / "project") + b"/caf\xe9\xff.md"
@@ -507,6 +526,7 @@ def test_a_memory_file_name_that_is_not_utf8_is_reported_not_a_crash(store_with_
     assert os.path.exists(bad)
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_folder_name_that_is_not_utf8_is_reported_not_a_crash(store_with_a_good_memory):
     root = store_with_a_good_memory
     folder = os.fsencode(root / "memories" / "project") + b"/notes\xff"
@@ -516,6 +536,7 @@ def test_a_folder_name_that_is_not_utf8_is_reported_not_a_crash(store_with_a_goo
     _assert_still_works(root, "memories/project/notes\\xff")
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("loop", ["self", "pair"])
 def test_a_symlink_loop_under_memories_is_reported_not_a_crash(store_with_a_good_memory, loop):
     root = store_with_a_good_memory
@@ -554,6 +575,7 @@ def test_an_extreme_date_in_the_frontmatter_is_no_crash(root, cli, key, value):
     assert extreme["age_days"] < 2
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_memory_file_whose_own_time_is_far_in_the_future_is_no_crash(store_with_a_good_memory):
     root = store_with_a_good_memory
     odd = write_memory_file(root, "memories/project/20260103_Future.md",
@@ -583,6 +605,7 @@ def test_scan_memories_never_gives_a_time_that_cannot_be_converted(root):
 # ---------------------------------------------------------------- found while merging the hardening work
 
 
+@pytest.mark.slow  # starts the installed command
 def test_dream_does_not_read_a_day_log_that_is_a_symlink_so_a_secret_never_becomes_a_memory(tmp_path):
     root = tmp_path / "store"
     ensure_store(root)
@@ -598,6 +621,7 @@ def test_dream_does_not_read_a_day_log_that_is_a_symlink_so_a_secret_never_becom
     assert not any(b"hunter2" in p.read_bytes() for p in stored)
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("name", ["Brackets [/] close nothing", "[red]not red[/red]", "[bold"])
 def test_a_name_that_looks_like_rich_markup_is_listed_as_written(tmp_path, name):
     root = tmp_path / "store"
@@ -610,6 +634,7 @@ def test_a_name_that_looks_like_rich_markup_is_listed_as_written(tmp_path, name)
     assert name in run(root, "list").stdout
 
 
+@pytest.mark.slow  # starts the installed command
 def test_the_dream_report_writes_control_characters_out(tmp_path):
     root = tmp_path / "store"
     ensure_store(root)

@@ -80,6 +80,7 @@ def make_zero_link(root: Path) -> Path:
     return path
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("make", [make_fifo, make_zero_link], ids=["fifo", "symlink to /dev/zero"])
 @pytest.mark.parametrize("argv", [["check"], ["dream", "--no-llm"], ["dream", "--dry-run", "--no-llm"]],
                          ids=["check", "dream", "dry run"])
@@ -93,6 +94,7 @@ def test_a_day_log_that_is_not_a_regular_file_is_skipped_with_a_warning(waiting,
     assert bad.is_symlink() or stat.S_ISFIFO(bad.lstat().st_mode)  # left as it was
 
 
+@pytest.mark.slow  # starts the installed command
 def test_append_into_a_fifo_named_like_the_day_log_is_refused_and_writes_nothing(root):
     fifo = make_fifo(root)
     reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # holds the pipe open: a write would stay readable
@@ -438,6 +440,7 @@ def test_a_lock_file_holding_infinity_is_broken(waiting, cli):
     assert not lock.exists()
 
 
+@pytest.mark.slow  # a child process holds the lock
 @pytest.mark.parametrize("minutes, code", [(61, 0), (60 * 24 * 365 * 100, 0), (59, 3), (5, 3)])
 def test_a_lock_started_in_the_future_expires_like_an_old_one(waiting, cli, sleeper, minutes, code):
     lock = write_lock(waiting, sleeper.pid, datetime.now().astimezone() + timedelta(minutes=minutes))
@@ -448,6 +451,7 @@ def test_a_lock_started_in_the_future_expires_like_an_old_one(waiting, cli, slee
         assert one_line(result.err).startswith("auto-dream: error: another dream is running")
 
 
+@pytest.mark.slow  # a child process holds the lock
 @pytest.mark.parametrize("started", ["9999-12-31T23:59:59-12:00", "0001-01-01T00:00:00+14:00", "0001-01-01T00:00:00",
                                      "9999-12-31T23:59:59"])
 def test_a_lock_started_at_the_calendar_edge_is_broken(waiting, cli, sleeper, started):
@@ -473,6 +477,7 @@ BAD_USAGE = {
 }
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("usage", BAD_USAGE.values(), ids=BAD_USAGE.keys())
 def test_usage_the_api_cannot_have_meant_is_unknown_with_a_warning(waiting, usage):
     from fake_anthropic import FakeAnthropic, answer, one_memory_per_entry, with_usage
@@ -495,6 +500,7 @@ def test_usage_the_api_cannot_have_meant_is_unknown_with_a_warning(waiting, usag
     assert sum("usage" in line for line in done.stderr.splitlines()) == 1
 
 
+@pytest.mark.slow  # starts the installed command
 def test_usage_with_null_cache_fields_is_counted(waiting):
     from fake_anthropic import FakeAnthropic, answer, one_memory_per_entry, with_usage
 
@@ -543,6 +549,7 @@ LOST_OUTPUTS = [closed_stdout, broken_stdout, full_stdout]
 APPENDS = {"fast path": ["append", "a fact worth keeping"], "typer": ["append", "-tproject", "a fact worth keeping"]}
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("lose", LOST_OUTPUTS, ids=["closed", "broken pipe", "disk full"])
 @pytest.mark.parametrize("argv", APPENDS.values(), ids=APPENDS.keys())
 def test_an_append_whose_confirmation_is_lost_exits_0_and_writes_the_entry_once(root, lose, argv):
@@ -556,6 +563,7 @@ def test_an_append_whose_confirmation_is_lost_exits_0_and_writes_the_entry_once(
     assert [e.text for e in entries] == ["a fact worth keeping"]
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("argv", APPENDS.values(), ids=APPENDS.keys())
 def test_an_append_with_stdout_and_stderr_closed_exits_0(root, argv):
     def close_both():
@@ -571,6 +579,7 @@ READERS = {"list": ["list"], "list --json": ["list", "--json"], "check": ["check
            "dry run": ["dream", "--no-llm", "--dry-run"], "version": ["--version"]}
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("argv", READERS.values(), ids=READERS.keys())
 def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(dreamt, argv):
     """`auto-dream check | head -2`: the reader has what it wanted; no error, exit 0."""
@@ -580,6 +589,7 @@ def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(dreamt, argv):
     assert tree_hash(dreamt) == before
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("lose", [closed_stdout, full_stdout], ids=["closed", "disk full"])
 @pytest.mark.parametrize("argv", READERS.values(), ids=READERS.keys())
 def test_a_command_whose_output_is_lost_fails_with_one_line(dreamt, lose, argv):
@@ -591,6 +601,7 @@ def test_a_command_whose_output_is_lost_fails_with_one_line(dreamt, lose, argv):
     assert tree_hash(dreamt) == before
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("lose", LOST_OUTPUTS, ids=["closed", "broken pipe", "disk full"])
 def test_a_dream_and_an_undo_whose_report_is_lost_are_done_and_exit_0(waiting, lose):
     done = lose(["--root", waiting, "dream", "--no-llm"])
@@ -603,6 +614,7 @@ def test_a_dream_and_an_undo_whose_report_is_lost_are_done_and_exit_0(waiting, l
     assert list((waiting / "memories").rglob("*.md")) == []
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("lose", LOST_OUTPUTS, ids=["closed", "broken pipe", "disk full"])
 def test_build_index_and_init_with_a_lost_output_are_done(tmp_path, lose):
     store = tmp_path / "new" / ".auto-dream"
@@ -613,6 +625,7 @@ def test_build_index_and_init_with_a_lost_output_are_done(tmp_path, lose):
     assert built.returncode == 0 and "Traceback" not in built.stderr, built.stderr
 
 
+@pytest.mark.slow  # starts the installed command
 def test_append_dash_with_stdin_closed_is_bad_input(root):
     for argv in APPENDS.values():
         done = subprocess.run([installed_command(), "--root", str(root), *argv[:-1], "-"],
@@ -694,6 +707,7 @@ main()
 """
 
 
+@pytest.mark.slow  # starts a child Python
 @pytest.mark.parametrize("argv", [["append", "a fact"], ["append", "-tuser", "a fact"], ["check"], ["list", "--json"]])
 def test_a_process_without_home_or_passwd_entry_works_with_root(dreamt, argv):
     env = {k: v for k, v in os.environ.items() if k != "HOME"}
@@ -725,6 +739,7 @@ main()
 """
 
 
+@pytest.mark.slow  # starts a child Python
 @pytest.mark.parametrize("module, argv", [
     ("auto_dream.cli", ["list"]), ("typer", ["check"]), ("rich.console", ["--version"]),
     ("auto_dream.commands.append", ["append", "a fact"]), ("auto_dream.store.daylog", ["append", "a fact"]),

@@ -400,6 +400,7 @@ def test_native_undo_rebuilds_memory_md_when_it_changed_since_the_run(tmp_path, 
 # ---------------------------------------------------------------- item 18: Claude Code's lock after a kill
 
 
+@pytest.mark.slow  # kills a child Python at each step
 @pytest.mark.parametrize("after", [("undo",), ("dream", "--if-due", "--no-llm")])
 def test_a_killed_dream_rolled_back_puts_claude_codes_lock_back_too(tmp_path, cli, after):
     """A dream SIGKILLed while applying left .consolidate-lock naming its dead PID with a fresh

@@ -16,6 +16,7 @@ from conftest import run_installed
 ZONE_WARNING = " is 24 hours or more from UTC, more than Python's clock can hold: times are taken in UTC\n"
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("zone", ["UTC+24", "UTC-24"])
 def test_a_posix_zone_24_hours_from_utc_is_taken_as_utc_with_a_warning(tmp_path, zone):
     """`TZ=UTC+24` is valid POSIX, but an offset of a whole day is more than datetime takes:
@@ -38,6 +39,7 @@ def test_a_posix_zone_24_hours_from_utc_is_taken_as_utc_with_a_warning(tmp_path,
     assert names == {"The build server is ci-7", "Deploys happen on Fridays"}
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_zone_python_can_hold_gives_no_warning_and_keeps_its_wall_clock(tmp_path):
     def day() -> str:
         return f"{datetime.now(timezone.utc) - timedelta(hours=23, minutes=59):%Y-%m-%d}.md"

@@ -20,6 +20,8 @@ import stat
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import installed_command, write_memory_file
 
 
@@ -73,6 +75,7 @@ def mode(path: Path) -> str:
     return oct(stat.S_IMODE(path.stat().st_mode))
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_merge_and_an_archive_change_only_the_keys_dream_owns_and_keep_the_modes(tmp_path):
     folder = claude_folder(tmp_path, {"feedback_tabs.md": TABS, "project_deploy.md": DEPLOY, "MEMORY.md": INDEX})
     for name in ("feedback_tabs.md", "project_deploy.md", "MEMORY.md"):
@@ -101,6 +104,7 @@ def test_a_merge_and_an_archive_change_only_the_keys_dream_owns_and_keep_the_mod
     assert (folder / "project_deploy.md").read_text(encoding="utf-8") == DEPLOY
 
 
+@pytest.mark.slow  # starts the installed command
 def test_build_index_keeps_memory_md_s_mode(tmp_path):
     folder = claude_folder(tmp_path, {"feedback_tabs.md": TABS, "MEMORY.md": "# Memory Index\n"})
     os.chmod(folder / "MEMORY.md", 0o644)
@@ -112,6 +116,7 @@ def test_build_index_keeps_memory_md_s_mode(tmp_path):
 # ---------------------------------------------------------------- a long run of letters
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_memory_of_900000_letters_is_listed_and_checked_in_moments_not_an_hour(root):
     letters = "a" * 900_000  # under the 1 MB a memory may hold
     write_memory_file(root, "memories/project/20261101_letters.md",
@@ -151,6 +156,7 @@ def claude_folder(base: Path, files: dict[str, str]) -> Path:
     return folder
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_fence_never_closed_in_memory_md_does_not_make_every_run_add_the_links_again(tmp_path):
     folder = claude_folder(tmp_path, {
         "MEMORY.md": "# Memory Index\n\n## Feedback\n- [Tabs](feedback_tabs.md) — tabs, not spaces\n\n"

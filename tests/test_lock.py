@@ -53,6 +53,7 @@ def memory_count(root: Path) -> int:
     return sum(1 for _ in (root / "memories").rglob("*.md"))
 
 
+@pytest.mark.slow  # starts the installed command
 def test_two_dreams_started_together_one_runs_the_other_exits_3(root, cli):
     # Enough distinct entries that a dream holds the lock for a good part of a second.
     def word(i: int, j: int) -> str:
@@ -79,6 +80,7 @@ def test_two_dreams_started_together_one_runs_the_other_exits_3(root, cli):
     assert json.loads(cli("--root", root, "dream", "--json").out)["actions"] == []
 
 
+@pytest.mark.slow  # starts the installed command
 def test_dream_and_undo_exit_3_while_another_process_holds_the_lock_but_a_dry_run_works(store, cli):
     assert cli("--root", store, "dream").code == 0
     assert cli("--root", store, "append", "Release notes live in docs/releases.md.").code == 0
@@ -94,6 +96,7 @@ def test_dream_and_undo_exit_3_while_another_process_holds_the_lock_but_a_dry_ru
     assert undone.returncode == 0, undone.stderr
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_lock_held_by_a_live_recent_process_stops_the_dream_and_changes_nothing(store, sleeper):
     write_lock(store, sleeper.pid, now() - timedelta(minutes=5))
     whole = tree_hash(store)
@@ -104,6 +107,7 @@ def test_a_lock_held_by_a_live_recent_process_stops_the_dream_and_changes_nothin
     assert memory_count(store) == 0
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_lock_left_by_a_dead_process_is_broken(store):
     pid = dead_pid()
     write_lock(store, pid, now())
@@ -113,6 +117,7 @@ def test_a_lock_left_by_a_dead_process_is_broken(store):
     assert not lock_file(store).exists()
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("minutes, code", [(61, 0), (59, 3)])
 def test_a_lock_older_than_60_minutes_is_broken_even_if_its_process_lives(store, sleeper, minutes, code):
     write_lock(store, sleeper.pid, now() - timedelta(minutes=minutes))
@@ -122,6 +127,7 @@ def test_a_lock_older_than_60_minutes_is_broken_even_if_its_process_lives(store,
     assert lock_file(store).exists() == (code == 3)  # a broken lock is gone; a held one left alone
 
 
+@pytest.mark.slow  # starts the installed command
 def test_an_unreadable_lock_file_is_broken_not_a_crash(store):
     lock_file(store).write_text("")  # e.g. a lock file truncated by a full disk
     ran = run_installed("--root", store, "dream")
@@ -130,6 +136,7 @@ def test_an_unreadable_lock_file_is_broken_not_a_crash(store):
     assert not lock_file(store).exists()
 
 
+@pytest.mark.slow  # starts the installed command
 def test_the_lock_is_gone_after_a_dream_and_after_a_refused_undo(store, cli):
     ran = run_installed("--root", store, "dream")
     assert ran.returncode == 0, ran.stderr

@@ -164,6 +164,7 @@ def test_a_bad_call_changes_no_file(root):
     assert tree_hash(root) == before
 
 
+@pytest.mark.slow  # a child process holds the lock
 def test_a_dream_that_finds_the_lock_held_is_a_tool_error_and_changes_nothing(root, sleeper):
     ok(call(root, "remember", text="Release notes live in docs/releases.md", type="reference"))
     lock = root / ".state" / "dream.lock"
@@ -343,6 +344,7 @@ def wire(root, isolated_env):
 LONG_ID = "9" * 4_301  # one digit more than Python turns into an int (sys.get_int_max_str_digits)
 
 
+@pytest.mark.slow  # starts a child Python
 @pytest.mark.parametrize("line, ident, code", [
     pytest.param('{"jsonrpc":"2.0","id":3,"method":', None, -32700, id="json cut short"),  # the id cannot be told
     pytest.param('{"jsonrpc":"2.0","id":3,"method":"ping"} trailing', None, -32700, id="json and more"),
@@ -368,6 +370,7 @@ def test_a_request_the_sdk_transport_drops_gets_a_json_rpc_error(wire, line, ide
                                                                           "result": {}}
 
 
+@pytest.mark.slow  # starts a child Python
 def test_a_batch_is_answered_for_each_request_in_it(wire):
     """MCP has no batches (since 2025-06-18): each request in one gets an error with its id, a
     notification none, and an empty batch one error with id null."""
@@ -377,6 +380,7 @@ def test_a_batch_is_answered_for_each_request_in_it(wire):
     assert wire.ask("[]")["error"]["code"] == -32600
 
 
+@pytest.mark.slow  # starts a child Python
 @pytest.mark.parametrize("tool, arguments, says", [
     pytest.param("remember", r'{"text":"Deploys ship on Fridays \ud83d"}', "not valid Unicode", id="emoji cut in half"),
     pytest.param("remember", '{"text":"The caf\xe9 opens at nine"}', "not valid Unicode", id="latin-1 byte"),

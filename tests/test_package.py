@@ -6,11 +6,14 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 # What a build leaves behind, and what it does not need: the wheel is built from a copy.
 NOT_BUILT = shutil.ignore_patterns(".*", "build", "dist", "*.egg-info", "__pycache__", "tests", "bench")
 
 
+@pytest.mark.slow  # starts a child Python
 def test_wheel_contains_templates_schedules_and_example(tmp_path):
     checkout = sorted(p.relative_to(REPO) for p in (*REPO.iterdir(), *(REPO / "src").iterdir()))
     source = tmp_path / "source"

@@ -127,6 +127,7 @@ def test_cli_falls_back_to_the_home_store(cli, tmp_path, isolated_env, monkeypat
     assert log_lines(isolated_env / ".auto-dream") == ["- [2026-04-01 09:00:00] at home"]
 
 
+@pytest.mark.slow  # starts the installed command
 def test_installed_command_resolves_the_root_like_the_cli(project, tmp_path):
     """The fast `append` path in __main__ reads the environment itself: same rules."""
     subfolder = project / "src" / "pkg"

@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 
 from auto_dream.demo import install_example, make_project
+from auto_dream.distill.base import Skip
 from auto_dream.distill.deterministic import DeterministicDistiller
-from auto_dream.dream.actions import RetireMemory, UpdateMemory
+from auto_dream.dream.actions import CreateMemory, RetireMemory, SkipEntries, UpdateMemory
 from auto_dream.dream.gather import gather
 from auto_dream.dream.orient import orient
 from auto_dream.dream.plan import read_kept
+from auto_dream.dream.report import build_report
 from auto_dream.dream.runner import decide_dream, dream, new_run_id, plan_dream
 from auto_dream.dream.runs import digest
 from auto_dream.dream.state import DreamOptions
@@ -24,7 +26,7 @@ from auto_dream.store.paths import ensure_store
 from builders import add_entry as add
 from builders import memory_text
 from conftest import make_git_project, tree_hash, write_memory_file
-from fakes import DictRepository
+from fakes import DictRepository, FakeDistiller, snapshot_of
 
 STALE = "memories/project/20260822_old_module_port.md"
 REBASE = "memories/feedback/20261001_rebase.md"
@@ -66,21 +68,30 @@ def only_the_index_is_out_of_date(project: Path, now: datetime) -> Path:
     return root
 
 
+def merges_and_supersedes_held(now: datetime) -> tuple[dict[str, str], list[tuple[str, str, datetime]]]:
+    """Its memory files (by path) and log entries (text, type, time)."""
+    deploys = "Deploys happen every Tuesday afternoon from the release branch"
+    memories = {
+        "memories/project/20260901_a.md": memory_text("Deploy day", "project", now - timedelta(days=60),
+                                                      f"{deploys}\n\nRollbacks need two approvals"),
+        "memories/project/20261101_b.md": memory_text("Deploy schedule", "project", now - timedelta(days=20), deploys),
+        REBASE: memory_text("Rebase policy", "feedback", now - timedelta(days=30), "Always rebase feature branches"),
+        "memories/user/20261001_分享.md": memory_text("内容平台", "user", now - timedelta(days=30),
+                                                    "用户想通过内容平台分享知识")}
+    entries = [("Never rebase feature branches", "feedback", now - timedelta(days=1)),
+               ("用户想通过内容平台分享知识和经验", "user", now - timedelta(days=1, hours=-1)),
+               ("The billing service publishes invoices to the Kafka topic billing.invoices", "project",
+                now - timedelta(days=1, hours=-2))]
+    return memories, entries
+
+
 def merges_and_supersedes(project: Path, now: datetime) -> Path:
     root = ensure_store(project / ".auto-dream").root
-    deploys = "Deploys happen every Tuesday afternoon from the release branch"
-    write_memory_file(root, "memories/project/20260901_a.md", memory_text(
-        "Deploy day", "project", now - timedelta(days=60), f"{deploys}\n\nRollbacks need two approvals"))
-    write_memory_file(root, "memories/project/20261101_b.md", memory_text(
-        "Deploy schedule", "project", now - timedelta(days=20), deploys))
-    write_memory_file(root, REBASE, memory_text("Rebase policy", "feedback", now - timedelta(days=30),
-                                                "Always rebase feature branches"))
-    write_memory_file(root, "memories/user/20261001_分享.md", memory_text(
-        "内容平台", "user", now - timedelta(days=30), "用户想通过内容平台分享知识"))
-    add(root, "Never rebase feature branches", "feedback", now - timedelta(days=1))
-    add(root, "用户想通过内容平台分享知识和经验", "user", now - timedelta(days=1, hours=-1))
-    add(root, "The billing service publishes invoices to the Kafka topic billing.invoices", "project",
-        now - timedelta(days=1, hours=-2))
+    memories, entries = merges_and_supersedes_held(now)
+    for relative, text in memories.items():
+        write_memory_file(root, relative, text)
+    for text, kind, at in entries:
+        add(root, text, kind, at)
     return root
 
 
@@ -246,3 +257,41 @@ def test_planning_opens_no_file_runs_no_program(make_store, tmp_path):
         archives = {a.memory.path: a.archived.path for a in plan.actions
                     if isinstance(a, RetireMemory) and a.archived is not None}
         assert archives[STALE] == "archive/project/20260822_old_module_port_3.md"
+
+
+# ---------------------------------------------------------------- a snapshot without a store (tests/fakes.py)
+
+
+def test_a_snapshot_built_in_memory_plans_as_the_one_orient_and_gather_read_from_the_store(tmp_path):
+    """fakes.snapshot_of stands in for orient and gather: the store's memories and entries, given
+    in memory, make the plan the store on disk makes. test_dream.py's cases that check only a
+    decision plan over it."""
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+    root = merges_and_supersedes(tmp_path / "project", now)
+    options = DreamOptions(dry_run=True)
+    read = gather(orient(open_context(root), now, "0001-20261130T120000", options))
+    memories, entries = merges_and_supersedes_held(now)
+    held = snapshot_of(memories, entries, now=now, options=options)
+    assert held.run_id == read.run_id and held.memories.keys() == read.memories.keys()
+    assert held.new_entries == read.new_entries and held.entry_logs == read.entry_logs
+    on_disk, in_memory = (decide_dream(snapshot, DeterministicDistiller()) for snapshot in (read, held))
+    assert in_memory.actions and build_report(in_memory).as_json() == build_report(on_disk).as_json()
+    assert [c.change.path for c in in_memory.changes] == [c.change.path for c in on_disk.changes]
+    assert in_memory.index.text == on_disk.index.text
+
+
+def test_the_distiller_is_asked_once_with_every_new_entry_and_the_plan_carries_out_its_answer():
+    """A FakeDistiller records what dream asks and answers what the test scripted: here, skip
+    every entry. The plan creates nothing from them, and records them as distilled."""
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+    memories, entries = merges_and_supersedes_held(now)
+    snapshot = snapshot_of(memories, entries, now=now)
+    ids = tuple(entry.id for entry in snapshot.new_entries)
+    distiller = FakeDistiller([Skip(ids, "a person decides these")])
+    plan = decide_dream(snapshot, distiller)
+    [request] = distiller.requests
+    assert distiller.entries_asked == [[text for text, _, _ in entries]]  # oldest first
+    assert set(request.memories) == set(memories) and request.now == now
+    assert [a for a in plan.actions if isinstance(a, SkipEntries)] == [SkipEntries(ids, "a person decides these")]
+    assert not any(isinstance(a, CreateMemory) for a in plan.actions)
+    assert set(plan.distilled_entry_ids) == set(ids)

@@ -324,6 +324,7 @@ def on_terminal(argv: list[str], env: dict) -> tuple[int, str, str, float]:
     return child.returncode, out.decode(), b"".join(chunks).decode("utf-8", "replace"), time.monotonic() - began
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_long_dream_on_a_terminal_shows_the_bar_and_the_report_stays_clean(long_dream):
     root, env = long_dream
     code, out, drawn, _ = on_terminal(["--root", str(root), "dream", "--llm"], env)
@@ -334,6 +335,7 @@ def test_a_long_dream_on_a_terminal_shows_the_bar_and_the_report_stays_clean(lon
     assert out.startswith("## Dream Consolidation Report") and "\x1b" not in out
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_long_dream_piped_shows_no_bar(long_dream):
     root, env = long_dream
     began = time.monotonic()
@@ -344,6 +346,7 @@ def test_a_long_dream_piped_shows_no_bar(long_dream):
     assert done.stderr == "" and done.stdout.startswith("## Dream Consolidation Report")
 
 
+@pytest.mark.slow  # starts the installed command
 def test_a_long_dream_with_json_on_a_terminal_shows_no_bar(long_dream):
     root, env = long_dream
     code, out, drawn, took = on_terminal(["--root", str(root), "dream", "--llm", "--json"], env)
@@ -353,7 +356,7 @@ def test_a_long_dream_with_json_on_a_terminal_shows_no_bar(long_dream):
     assert json.loads(out)["stats"]["llm_calls"] == 3
 
 
-
+@pytest.mark.slow  # about 5 seconds: a dream of 1,200 entries
 def test_a_dream_of_a_thousand_entries_moves_at_every_entry_and_every_pair(root):
     """A long distillation shows it is working: one step per entry (far more than one per
     thousand), then one per pair checked, the pairs bounded by the comparison budget."""

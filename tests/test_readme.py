@@ -22,6 +22,7 @@ def python_section() -> tuple[str, str]:
     return code.group(1), printed.group(1)
 
 
+@pytest.mark.slow  # starts a child Python
 def test_the_python_example_prints_what_the_doc_shows(tmp_path):
     code, printed = python_section()
     home, temporary = tmp_path / "home", tmp_path / "tmp"

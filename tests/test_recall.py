@@ -403,6 +403,7 @@ def test_the_library_refuses_text_with_a_lone_surrogate_as_bad_input(store, ask)
 # ---------------------------------------------------------------- many processes at once
 
 
+@pytest.mark.slow  # starts a child Python
 def test_eight_processes_recalling_at_once_on_a_fresh_store_agree(store):
     for number in range(200):
         put(store, f"memories/reference/bulk{number:03}.md", f"Bulk note {number}",

@@ -52,6 +52,7 @@ def test_without_the_lookup_the_same_memory_is_archived(root, repo):
     assert [a["path"] for a in archive_actions(run_dream(root))] == [relative]
 
 
+@pytest.mark.slow  # starts a child Python
 def test_sixteen_processes_recalling_at_once_each_leave_one_whole_line(root, repo):
     add_stale_project(root)
     env = {**os.environ, "AUTO_DREAM_ROOT": str(root)}
@@ -73,6 +74,7 @@ RECALL_CASES = [["recall", "old", "module", "port"], ["recall", "port", "--json"
                 ["recall", "nothing", "matches", "this"], ["recall", "--", "--port"]]
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("argv", RECALL_CASES, ids=" ".join)
 def test_the_fast_recall_path_and_typer_answer_alike(root, repo, cli, argv):
     from auto_dream.__main__ import quick_recall_arguments
@@ -87,6 +89,7 @@ def test_the_fast_recall_path_and_typer_answer_alike(root, repo, cli, argv):
     assert len(consult_lines(root)) == 2  # each recorded its lookup
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("argv", [["recall", " "], ["recall", "--type", "idea", "port"]], ids=" ".join)
 def test_the_fast_recall_path_and_typer_fail_alike(root, cli, argv):
     fast = __import__("conftest").run_installed("--root", root, *argv)
@@ -112,6 +115,7 @@ def test_a_symlinked_recall_index_is_refused_and_its_target_left_alone(root, rep
     assert other.read_bytes() == before
 
 
+@pytest.mark.slow  # starts a child Python
 def test_a_fifo_where_the_consult_log_goes_never_blocks_a_lookup_or_a_check(root, repo, cli):
     add_stale_project(root)
     os.mkfifo(root / ".state" / "consult.jsonl")
@@ -130,6 +134,7 @@ def test_a_consult_line_nested_past_pythons_limit_is_passed_over(root, repo, cli
     assert cli("--root", root, "dream", "--dry-run").code == 0
 
 
+@pytest.mark.slow  # starts the installed command
 @pytest.mark.parametrize("limit", ["²", "٣", "99999999999999999999"])
 def test_an_odd_limit_gets_the_same_answer_on_both_paths(root, repo, cli, limit):
     from conftest import run_installed

@@ -138,6 +138,7 @@ def test_the_library_never_defers(large):
     assert recalled(large, "platypus", defer=False) == (["memories/project/note4.md"], None)
 
 
+@pytest.mark.slow  # starts a child Python
 def test_the_command_line_answers_then_checks_every_file_in_a_process_of_its_own(large):
     """`auto-dream recall` in a subprocess: its answer comes without the file written in place,
     its output closes at once (the check is off the caller's pipes), the check holds the lock

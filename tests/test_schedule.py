@@ -177,6 +177,7 @@ def crontab_entries(table: bytes) -> list[str]:
 # ---------------------------------------------------------------- cron
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 def test_install_into_a_crontab_keeps_every_other_line_byte_for_byte(cli, fakes, store):
     fakes.table_path.write_bytes(USER_CRONTAB)
     done = cli("--root", store, "schedule", "install", "--cron")
@@ -193,6 +194,7 @@ def test_install_into_a_crontab_keeps_every_other_line_byte_for_byte(cli, fakes,
     assert fakes.argvs("crontab") == [["-l"], ["-"]]
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 def test_remove_gives_back_the_crontab_as_it_was(cli, fakes, store):
     fakes.table_path.write_bytes(USER_CRONTAB)
     assert cli("--root", store, "schedule", "install", "--cron").code == 0
@@ -205,6 +207,7 @@ def test_remove_gives_back_the_crontab_as_it_was(cli, fakes, store):
     assert fakes.table == USER_CRONTAB
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 def test_remove_after_install_into_no_crontab_leaves_no_crontab(cli, fakes, store):
     assert fakes.table is None
     assert cli("--root", store, "schedule", "install", "--cron").code == 0
@@ -214,6 +217,7 @@ def test_remove_after_install_into_no_crontab_leaves_no_crontab(cli, fakes, stor
     assert fakes.argvs("crontab")[-1] == ["-r"]
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 def test_installing_twice_leaves_one_entry_and_writes_nothing_the_second_time(cli, fakes, store):
     fakes.table_path.write_bytes(b"MAILTO=\n")
     assert cli("--root", store, "schedule", "install", "--cron").code == 0
@@ -225,6 +229,7 @@ def test_installing_twice_leaves_one_entry_and_writes_nothing_the_second_time(cl
     assert fakes.argvs("crontab") == [["-l"], ["-"], ["-l"]]
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 def test_weekly_then_hourly_replaces_the_line_in_its_place(cli, fakes, store):
     fakes.table_path.write_bytes(b"# before\n")
     assert cli("--root", store, "schedule", "install", "--cron").code == 0
@@ -240,6 +245,7 @@ def test_weekly_then_hourly_replaces_the_line_in_its_place(cli, fakes, store):
     assert "installed the hourly cron schedule" in done.out
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 def test_two_stores_each_have_one_and_remove_takes_only_its_own(cli, fakes, store, tmp_path):
     other = tmp_path / "other" / ".auto-dream"
     ensure_store(other)
@@ -255,6 +261,7 @@ def test_two_stores_each_have_one_and_remove_takes_only_its_own(cli, fakes, stor
     assert fakes.table == USER_CRONTAB + b"\n"
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 def test_status_says_what_is_installed_where_and_when(cli, fakes, store):
     none = cli("--root", store, "schedule", "status")
     assert (none.code, none.out.splitlines()[0]) == (
@@ -272,6 +279,7 @@ def test_status_says_what_is_installed_where_and_when(cli, fakes, store):
     assert fakes.argvs("crontab")[-1] == ["-l"]  # status only reads
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 def test_a_line_edited_by_hand_shows_as_changed_and_is_still_removed(cli, fakes, store):
     assert cli("--root", store, "schedule", "install", "--cron").code == 0
     fakes.table_path.write_bytes(fakes.table.replace(b"0 3 * * 0 ", b"30 4 * * 6 "))
@@ -281,6 +289,7 @@ def test_a_line_edited_by_hand_shows_as_changed_and_is_still_removed(cli, fakes,
     assert fakes.table is None
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 def test_dry_run_prints_the_change_and_changes_nothing(cli, fakes, store):
     fakes.table_path.write_bytes(b"MAILTO=me\n")
     done = cli("--root", store, "schedule", "install", "--cron", "--dry-run")
@@ -297,6 +306,7 @@ def test_dry_run_prints_the_change_and_changes_nothing(cli, fakes, store):
     assert len(crontab_entries(fakes.table)) == 1
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 def test_a_hand_written_auto_dream_line_is_kept_and_named(cli, fakes, store):
     hand = b'0 3 * * 0 "$HOME/.local/bin/auto-dream" --root "$HOME/.auto-dream" dream\n'
     fakes.table_path.write_bytes(hand)
@@ -308,6 +318,7 @@ def test_a_hand_written_auto_dream_line_is_kept_and_named(cli, fakes, store):
     assert fakes.table == hand
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 @pytest.mark.parametrize("after_marker", [
     b"*/5 * * * * /usr/local/bin/backup --quiet\n", b"\n", b"# my notes\n",
     # jobs that only name a store or a script with auto-dream in its name: they run something else
@@ -334,6 +345,7 @@ def test_a_line_of_the_users_right_after_our_marker_is_not_taken_for_ours(cli, f
     assert fakes.table == after_marker
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 @pytest.mark.parametrize("edit", [
     lambda entry: b"#" + entry,  # commented out to pause it
     lambda entry: b"# " + entry.replace(b"0 3 * * 0 ", b"30 4 * * 6 "),
@@ -350,6 +362,7 @@ def test_our_line_paused_or_retimed_by_hand_is_still_ours(cli, fakes, store, edi
     assert fakes.table == b"MAILTO=me\n"
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 def test_a_crontab_that_cannot_be_read_is_left_alone(cli, fakes, store):
     fakes.table_path.write_bytes(b"MAILTO=me\n")
     fakes.fail("crontab", "-l")
@@ -365,6 +378,7 @@ def test_a_crontab_that_cannot_be_read_is_left_alone(cli, fakes, store):
 # ---------------------------------------------------------------- systemd
 
 
+@pytest.mark.slow  # runs the fake crontab and systemctl (child Pythons)
 def test_systemd_install_writes_two_units_and_enables_the_timer(cli, fakes, store, systemd_runs, isolated_env):
     done = cli("--root", store, "schedule", "install")  # systemd runs here: the default
     assert done.code == 0, done
@@ -400,12 +414,14 @@ def test_systemd_install_writes_two_units_and_enables_the_timer(cli, fakes, stor
     assert fakes.listed("enabled") == set()
 
 
+@pytest.mark.slow  # runs the fake crontab and systemctl (child Pythons)
 def test_systemd_units_go_under_xdg_config_home(cli, fakes, store, systemd_runs, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     assert cli("--root", store, "schedule", "install", "--systemd").code == 0
     assert (tmp_path / "xdg" / "systemd" / "user" / f"auto-dream-{schedule_id(store)}.timer").is_file()
 
 
+@pytest.mark.slow  # runs the fake crontab and systemctl (child Pythons)
 def test_a_failing_systemctl_puts_the_unit_files_back(cli, fakes, store, systemd_runs, isolated_env):
     fakes.fail("systemctl", "enable")
     done = cli("--root", store, "schedule", "install", "--systemd")
@@ -414,6 +430,7 @@ def test_a_failing_systemctl_puts_the_unit_files_back(cli, fakes, store, systemd
     assert list((config_home(isolated_env) / "systemd" / "user").iterdir()) == []
 
 
+@pytest.mark.slow  # runs the fake crontab and systemctl (child Pythons)
 def test_a_failed_systemd_reinstall_has_systemd_reload_the_units_it_put_back(cli, fakes, store, systemd_runs,
                                                                            isolated_env):
     """The new units were daemon-reloaded before the step that failed: once the files are put
@@ -432,6 +449,7 @@ def test_a_failed_systemd_reinstall_has_systemd_reload_the_units_it_put_back(cli
 # ---------------------------------------------------------------- launchd
 
 
+@pytest.mark.slow  # runs the fake crontab and launchctl (child Pythons)
 def test_launchd_install_and_remove(cli, fakes, store, isolated_env, monkeypatch):
     monkeypatch.setattr(shell, "PLATFORM", "darwin")
     done = cli("--root", store, "schedule", "install")  # macOS: launchd by default
@@ -458,6 +476,7 @@ def test_launchd_install_and_remove(cli, fakes, store, isolated_env, monkeypatch
     assert fakes.argvs("launchctl")[-1] == ["bootout", f"{domain}/{label}"]
 
 
+@pytest.mark.slow  # runs the fake crontab and launchctl (child Pythons)
 def test_a_failed_launchd_reinstall_loads_again_the_agent_it_booted_out(cli, fakes, store, isolated_env,
                                                                        monkeypatch):
     """Reinstalling boots the loaded agent out before it loads the new plist; when loading that
@@ -474,6 +493,7 @@ def test_a_failed_launchd_reinstall_loads_again_the_agent_it_booted_out(cli, fak
     assert fakes.argvs("launchctl")[-1] == ["bootstrap", f"gui/{os.getuid()}", str(path)]
 
 
+@pytest.mark.slow  # runs the fake crontab and launchctl (child Pythons)
 def test_a_failed_install_that_cannot_undo_all_it_did_does_not_claim_it_did(cli, fakes, store, isolated_env,
                                                                            monkeypatch):
     monkeypatch.setattr(shell, "PLATFORM", "darwin")
@@ -515,6 +535,7 @@ def test_a_missing_scheduler_says_what_to_do_instead_and_writes_nothing(cli, fak
     assert sorted(p.name for p in isolated_env.iterdir()) == []
 
 
+@pytest.mark.slow  # runs the fake crontab and systemctl (child Pythons)
 def test_remove_without_the_tool_says_what_to_run(cli, fakes, store, systemd_runs, isolated_env, monkeypatch):
     assert cli("--root", store, "schedule", "install", "--systemd").code == 0
     only_on_path(fakes, monkeypatch, "crontab")
@@ -549,6 +570,7 @@ def test_a_store_path_that_is_not_utf8_is_refused_where_a_unit_or_plist_cannot_h
     assert sorted(p.name for p in isolated_env.iterdir()) == []
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 @pytest.mark.parametrize("folder", ["o'brien", 'say "hi"', "back\\slash", "cost$5"])
 def test_a_python_whose_path_systemd_cannot_start_is_refused_for_systemd(cli, fakes, store, systemd_runs,
                                                                         isolated_env, monkeypatch, folder):
@@ -570,6 +592,7 @@ def test_a_store_that_does_not_exist_is_refused(cli, fakes, tmp_path):
     assert fakes.calls() == []
 
 
+@pytest.mark.slow  # runs the fake crontab (child Pythons)
 def test_the_default_store_is_the_one_other_commands_use(cli, fakes, tmp_path, monkeypatch):
     project = tmp_path / "project"
     ensure_store(project / ".auto-dream")
@@ -601,6 +624,7 @@ def run_like_cron(entry: str, home: Path) -> subprocess.CompletedProcess:
                           "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow  # runs the installed crontab line through /bin/sh
 def test_the_installed_crontab_line_dreams_a_store_whose_path_has_a_space(cli, fakes, spaced_store, isolated_env):
     assert cli("--root", spaced_store, "schedule", "install", "--cron").code == 0
     [entry] = crontab_entries(fakes.table)
@@ -611,6 +635,7 @@ def test_the_installed_crontab_line_dreams_a_store_whose_path_has_a_space(cli, f
     assert "Dream Consolidation Report" in (spaced_store / ".state" / "cron.log").read_text()
 
 
+@pytest.mark.slow  # runs the installed plist's program
 def test_the_installed_plist_dreams_a_store_whose_path_has_a_space(cli, fakes, spaced_store, isolated_env,
                                                                     monkeypatch):
     monkeypatch.setattr(shell, "PLATFORM", "darwin")
@@ -623,6 +648,7 @@ def test_the_installed_plist_dreams_a_store_whose_path_has_a_space(cli, fakes, s
     assert (spaced_store / "MEMORY.md").read_text().count("scheduled fact") == 5
 
 
+@pytest.mark.slow  # runs systemd-analyze
 @pytest.mark.skipif(not shutil.which("systemd-analyze"), reason="systemd's own parser is not on this machine")
 def test_systemd_reads_the_quoted_command_as_the_program_it_names(tmp_path):
     """systemd-analyze verify finds the program of ExecStart as systemd reads it: a space and a
