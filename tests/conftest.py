@@ -99,22 +99,6 @@ def starts_no_process_unless_slow(request):
                     "write @pytest.mark.slow on it (CONTRIBUTING.md, Tests)", pytrace=False)
 
 
-# The tests of test_install.py that start a process, marked here until their marks are written in
-# the file (it is being edited elsewhere): the only marks not written on the test itself.
-MARKED_HERE = {"test_install.py": frozenset({
-    "test_an_install_for_another_store_killed_at_any_step_is_finished_and_undone",
-    "test_an_install_killed_at_any_step_is_finished_by_the_next_and_undone_by_uninstall",
-    "test_an_uninstall_killed_at_any_step_is_finished_by_the_next",
-    "test_local_scope_writes_only_to_personal_places_and_uninstall_gives_them_back",
-    "test_the_hook_commands_give_memory_at_start_and_dream_in_the_background_at_end"})}
-
-
-def pytest_collection_modifyitems(items):
-    for item in items:
-        if getattr(item, "originalname", item.name) in MARKED_HERE.get(Path(item.path).name, ()):
-            item.add_marker(pytest.mark.slow)
-
-
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path, monkeypatch):
     """No test sees the real home, a real store or XDG folders; none needs an API key."""

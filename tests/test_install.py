@@ -529,6 +529,7 @@ def run_hook(command: str, home: Path, cwd: Path) -> subprocess.CompletedProcess
                           capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
 
 
+@pytest.mark.slow  # runs the hook commands as the shell would (child processes)
 def test_the_hook_commands_give_memory_at_start_and_dream_in_the_background_at_end(cli, project, isolated_env,
                                                                                       tmp_path):
     assert auto_dream_command()[0] == installed_command() or sys.executable in auto_dream_command()
@@ -911,6 +912,7 @@ def every_kill(make_project, before_kill, argv, after_kill) -> int:
         after_kill(project)
 
 
+@pytest.mark.slow  # kills the installed command at each step (child processes)
 @pytest.mark.parametrize("shape", ["bare", "with settings"])
 def test_an_install_killed_at_any_step_is_finished_by_the_next_and_undone_by_uninstall(cli, tmp_path, shape):
     """A kill between any two writes of install (the folders, .mcp.json, settings.json, the skill,
@@ -950,6 +952,7 @@ def test_an_install_killed_at_any_step_is_finished_by_the_next_and_undone_by_uni
                lambda project: ("install", "claude-code", "--project", project), uninstall_alone)
 
 
+@pytest.mark.slow  # kills the installed command at each step (child processes)
 def test_an_install_for_another_store_killed_at_any_step_is_finished_and_undone(cli, tmp_path):
     originals: dict[Path, str] = {}
 
@@ -975,6 +978,7 @@ def test_an_install_for_another_store_killed_at_any_step_is_finished_and_undone(
                finish_then_uninstall)
 
 
+@pytest.mark.slow  # kills the installed command at each step (child processes)
 def test_an_uninstall_killed_at_any_step_is_finished_by_the_next(cli, tmp_path):
     originals: dict[Path, str] = {}
 
@@ -1052,9 +1056,10 @@ def test_a_dry_run_says_it_would_create_the_store_and_does_not(cli, tmp_path, mo
     assert list(folder.iterdir()) == []
 
 
-# ---------------------------------------------------------------- Claude Code, local scope (issue 28)
+# ---------------------------------------------------------------- Claude Code, local scope
 
 
+@pytest.mark.slow  # runs the installed hook commands (child processes)
 def test_local_scope_writes_only_to_personal_places_and_uninstall_gives_them_back(cli, project, user_home, tmp_path):
     before = tree_hash(tmp_path)
     shared = {name: (project / name).read_bytes() for name in (".mcp.json", ".claude/settings.json")}
