@@ -42,7 +42,7 @@ except ImportError:  # run from a checkout without `make install`
 
 from auto_dream.distill.deterministic import DeterministicDistiller  # noqa: E402
 from auto_dream.dream.runner import dream  # noqa: E402
-from auto_dream.dream.state import DreamOptions  # noqa: E402
+from auto_dream.dream.snapshot import DreamOptions  # noqa: E402
 from auto_dream.store.context import open_context  # noqa: E402
 from auto_dream.store.daylog import Entry, append_entry  # noqa: E402
 from auto_dream.store.paths import StorePaths, ensure_store  # noqa: E402

@@ -40,7 +40,7 @@ except ImportError:  # run from a checkout without `make install`
 
 from auto_dream.distill.deterministic import DeterministicDistiller  # noqa: E402
 from auto_dream.dream.runner import dream  # noqa: E402
-from auto_dream.dream.state import DreamOptions  # noqa: E402
+from auto_dream.dream.snapshot import DreamOptions  # noqa: E402
 from auto_dream.judge.similarity import _CHANGE, _NEGATION, Profile, overlap, significant_words, without_replacements  # noqa: E402  # noqa: E402 (to show what raised a signal)
 from auto_dream.store.context import open_context  # noqa: E402
 from auto_dream.store.daylog import append_entry, make_entry  # noqa: E402

@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from auto_dream.commands.recall import recall  # noqa: E402
 from auto_dream.distill.deterministic import DeterministicDistiller  # noqa: E402
 from auto_dream.dream.runner import dream  # noqa: E402
-from auto_dream.dream.state import DreamOptions  # noqa: E402
+from auto_dream.dream.snapshot import DreamOptions  # noqa: E402
 from auto_dream.store.context import open_context  # noqa: E402
 from auto_dream.store.daylog import append_entry, make_entry  # noqa: E402
 from auto_dream.store.paths import ensure_store  # noqa: E402
@@ -187,7 +187,7 @@ def wait_for_check(root: Path) -> float:
         import fcntl
     except ImportError:
         return 0.0
-    from auto_dream.store.recall import SWEEP_LOCK_NAME
+    from auto_dream.store.recall_index import SWEEP_LOCK_NAME
 
     start = time.perf_counter()
     lock = os.open(root / ".state" / SWEEP_LOCK_NAME, os.O_CREAT | os.O_WRONLY, 0o600)
@@ -199,7 +199,7 @@ def wait_for_check(root: Path) -> float:
 
 
 def scale(args: argparse.Namespace) -> None:
-    from auto_dream.store.recall import FULL_CHECK_FILES
+    from auto_dream.store.recall_index import FULL_CHECK_FILES
     from synth import make_store  # bench/synth.py
 
     for size in (int(s) for s in args.sizes.split(",")):

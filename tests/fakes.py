@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from auto_dream.distill.base import DistillRequest, DistillResult, Operation
-from auto_dream.dream.state import DreamOptions, Snapshot
+from auto_dream.dream.snapshot import DreamOptions, Snapshot
 from auto_dream.judge.similarity import Profile
 from auto_dream.judge.staleness import Evidence
 from auto_dream.store.config import Config

@@ -13,7 +13,7 @@ import pytest
 
 from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.dream.runner import dream
-from auto_dream.dream.state import DreamOptions
+from auto_dream.dream.snapshot import DreamOptions
 from auto_dream.store.context import open_context
 from auto_dream.store.memory import parse_memory
 from conftest import make_git_project

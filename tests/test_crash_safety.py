@@ -26,7 +26,7 @@ from auto_dream.dream.bookkeeping import read_distilled_ids
 from auto_dream.dream.gather import gather
 from auto_dream.dream.orient import orient
 from auto_dream.dream.runner import new_run_id, plan_dream
-from auto_dream.dream.state import DreamOptions
+from auto_dream.dream.snapshot import DreamOptions
 from auto_dream.store.context import open_context
 from auto_dream.store.daylog import read_all_entries
 from auto_dream.store.paths import StorePaths, ensure_store
@@ -440,7 +440,7 @@ def test_the_folder_of_new_memories_is_synced_once_before_what_counts_on_them(tm
     """A dream that creates many memories syncs their folder once (it synced it once a file:
     16,000 syncs for 16,000 new memories), and before the distilled record and MEMORY.md
     that count on the new files are written."""
-    from auto_dream.dream import runs
+    from auto_dream.dream import journal
     from auto_dream.store import replace
 
     root = tmp_path / "store"
@@ -448,7 +448,7 @@ def test_the_folder_of_new_memories_is_synced_once_before_what_counts_on_them(tm
     for n in range(30):
         assert cli("--root", root, "append", "--type", "project", f"zq{n:03d}x fact number {n} is unrelated").code == 0
     events: list[tuple[str, str]] = []
-    real_sync, real_change = replace.fsync_dir, runs.apply_change
+    real_sync, real_change = replace.fsync_dir, journal.apply_change
     monkeypatch.setattr(replace, "fsync_dir", lambda folder: events.append(("sync", str(folder))) or
                         real_sync(folder))
     monkeypatch.setattr("auto_dream.dream.apply.apply_change", lambda paths, change, *args: events.append(

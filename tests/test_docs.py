@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from auto_dream.commands import recall as recall_command
-from auto_dream.commands.context import HOOK_OUTPUT_CHARS, PENDING_LINE_CHARS, PENDING_SHOWN
 from auto_dream.commands.listing import GREEN_DAYS, YELLOW_DAYS
+from auto_dream.commands.session_context import HOOK_OUTPUT_CHARS, PENDING_LINE_CHARS, PENDING_SHOWN
 from auto_dream.distill.claude import MAX_REPORTED_TOKENS, REVIEW_BODY_CHARS, REVIEW_PAIRS
 from auto_dream.dream.lock import STALE_AFTER
 from auto_dream.judge import statements
@@ -28,7 +28,7 @@ from auto_dream.store import repository
 from auto_dream.store.config import Config
 from auto_dream.store.daylog import MAX_LOG_BYTES, MAX_TEXT_CHARS
 from auto_dream.store.memory import MAX_MEMORY_BYTES, SLUG_MAX_CHARS
-from auto_dream.store.recall import FULL_CHECK_FILES
+from auto_dream.store.recall_index import FULL_CHECK_FILES
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = Config()

@@ -11,8 +11,8 @@ from auto_dream.dream.actions import RetireMemory
 from auto_dream.dream.plan import Plan
 from auto_dream.dream.report import build_report
 from auto_dream.dream.runner import decide_dream, dream
-from auto_dream.dream.state import DreamOptions
-from auto_dream.judge.kinds import guess_type
+from auto_dream.dream.snapshot import DreamOptions
+from auto_dream.judge.memory_type import guess_type
 from auto_dream.store.context import open_context
 from auto_dream.store.memory import Memory
 from auto_dream.store.paths import StorePaths
@@ -228,7 +228,7 @@ def test_duplicate_memories_merge_into_the_newer_carrying_sources():
 
 def test_a_memory_that_absorbs_several_duplicates_in_one_run_keeps_every_detail_and_words_that_match_its_text():
     from auto_dream.dream.consolidate import consolidate
-    from auto_dream.dream.state import Decisions
+    from auto_dream.dream.snapshot import Decisions
     from auto_dream.judge.similarity import significant_words
 
     base = "Deploys happen every Tuesday afternoon from the release branch"

@@ -15,9 +15,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from auto_dream.distill.deterministic import DeterministicDistiller
-from auto_dream.dream import runs
+from auto_dream.dream import journal
 from auto_dream.dream.runner import dream
-from auto_dream.dream.state import DreamOptions
+from auto_dream.dream.snapshot import DreamOptions
 from auto_dream.errors import StoreError
 from auto_dream.store.context import open_context
 from builders import add_entry, write_memory
@@ -284,7 +284,7 @@ def test_a_write_error_half_way_rolls_the_run_back(root, monkeypatch):
     add(root, "Release notes are written in the CHANGELOG.md file.")
     before = tree_hash(root / "memories")
     index_before = (root / "MEMORY.md").read_bytes() if (root / "MEMORY.md").exists() else None
-    real, calls = runs.apply_change, []
+    real, calls = journal.apply_change, []
 
     def failing(paths, change, run_id, *expected):
         calls.append(change.path)

@@ -15,7 +15,7 @@ import pytest
 
 from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.dream.runner import dream
-from auto_dream.dream.state import DreamOptions
+from auto_dream.dream.snapshot import DreamOptions
 from auto_dream.store.context import open_context
 from auto_dream.store.daylog import Entry, append_entry
 
@@ -77,7 +77,7 @@ def step_into(monkeypatch, steps: Steps, path: str) -> None:
     """Count the steps of apply's change to `path` only (today's apply and replace, or the
     move-aside apply of before: whichever modules there are)."""
     import auto_dream.dream.apply as apply_module
-    import auto_dream.dream.runs as runs_module
+    import auto_dream.dream.journal as runs_module
 
     modules = [runs_module]
     try:
@@ -314,7 +314,7 @@ def dreamed_folder(base: Path, cli) -> tuple[Path, dict[str, bytes], str]:
 def test_undo_leaves_a_file_edited_while_it_runs_and_says_so(tmp_path, cli, monkeypatch):
     """Item 3: undo checked for changes once, at the start, then wrote each file over: an edit
     made while it ran was overwritten, and a file the run created was removed with it."""
-    import auto_dream.dream.runs as runs
+    import auto_dream.dream.journal as runs
 
     folder, before, created = dreamed_folder(tmp_path, cli)
     index, topic = folder / "MEMORY.md", folder / created
@@ -447,7 +447,7 @@ def test_a_retired_files_hand_written_memory_md_line_is_kept_with_its_archive_co
 def test_native_memory_md_written_while_undo_runs_is_made_again_and_the_undo_finishes(tmp_path, cli, monkeypatch):
     """Our own MEMORY.md is derived: written to while undo runs, it is not a file left half
     undone but made again from the memories the undo leaves."""
-    import auto_dream.dream.runs as runs
+    import auto_dream.dream.journal as runs
     from auto_dream.store.paths import ensure_store
 
     root = tmp_path / "store" / ".auto-dream"

@@ -6,9 +6,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from auto_dream.distill.deterministic import DeterministicDistiller
+from auto_dream.dream.journal import confined
 from auto_dream.dream.runner import dream, undo
-from auto_dream.dream.runs import confined
-from auto_dream.dream.state import DreamOptions
+from auto_dream.dream.snapshot import DreamOptions
 from auto_dream.store.config import Config
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, append_entry

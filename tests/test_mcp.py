@@ -257,7 +257,7 @@ def test_a_large_store_is_answered_first_and_checked_in_a_thread_after(root, mon
     answers and every file in a thread after: a file written in place is found by a later recall."""
     import time
 
-    import auto_dream.store.recall as recall_index
+    import auto_dream.store.recall_index as recall_index
 
     monkeypatch.setattr(recall_index, "FULL_CHECK_FILES", 3)
     for number in range(6):

@@ -576,7 +576,7 @@ def test_a_block_the_line_reader_cannot_read_either_stays_broken(block):
 def test_a_dream_leaves_a_line_read_file_as_it_is_and_indexes_it_whole(root):
     from auto_dream.distill.deterministic import DeterministicDistiller
     from auto_dream.dream.runner import dream
-    from auto_dream.dream.state import DreamOptions
+    from auto_dream.dream.snapshot import DreamOptions
     from auto_dream.store.context import open_context
 
     colon = write_memory_file(root, "memories/feedback/20261101_cover_letters.md", COLON)

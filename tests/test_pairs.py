@@ -102,11 +102,11 @@ def test_dream_finds_each_entrys_neighbours_as_the_search_over_every_profile_doe
     # the plain search (distill.neighbours) searches all: they must find the same memories
     from auto_dream.distill.deterministic import DeterministicDistiller
     from auto_dream.distill.neighbours import ProfileNeighbours
+    from auto_dream.dream.candidates import StoreNeighbours
     from auto_dream.dream.gather import gather
-    from auto_dream.dream.nearby import StoreNeighbours
     from auto_dream.dream.orient import orient
     from auto_dream.dream.runner import dream
-    from auto_dream.dream.state import Decisions, DreamOptions
+    from auto_dream.dream.snapshot import Decisions, DreamOptions
     from auto_dream.store.context import open_context
     from auto_dream.store.daylog import Entry, append_entry
     from auto_dream.store.paths import ensure_store

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import auto_dream
-from auto_dream.commands.context import HOOK_OUTPUT_CHARS, _chars, session_context
+from auto_dream.commands.session_context import HOOK_OUTPUT_CHARS, _chars, session_context
 from auto_dream.store import undistilled
 from test_mcp import call, ok
 

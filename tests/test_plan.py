@@ -15,12 +15,12 @@ from auto_dream.distill.base import Skip
 from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.dream.actions import CreateMemory, RetireMemory, SkipEntries, UpdateMemory
 from auto_dream.dream.gather import gather
+from auto_dream.dream.journal import digest
 from auto_dream.dream.orient import orient
 from auto_dream.dream.plan import read_kept
 from auto_dream.dream.report import build_report
 from auto_dream.dream.runner import decide_dream, dream, new_run_id, plan_dream
-from auto_dream.dream.runs import digest
-from auto_dream.dream.state import DreamOptions
+from auto_dream.dream.snapshot import DreamOptions
 from auto_dream.store.context import open_context
 from auto_dream.store.paths import ensure_store
 from builders import add_entry as add

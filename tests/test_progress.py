@@ -22,9 +22,9 @@ from auto_dream import cli
 from auto_dream.distill.base import DistillRequest, Thresholds
 from auto_dream.distill.claude import AnthropicDistiller, LlmSettings
 from auto_dream.distill.deterministic import DeterministicDistiller
+from auto_dream.dream.journal import read_journal
 from auto_dream.dream.runner import dream
-from auto_dream.dream.runs import read_journal
-from auto_dream.dream.state import DreamOptions
+from auto_dream.dream.snapshot import DreamOptions
 from auto_dream.errors import StoreError
 from auto_dream.progress import CHECKING, DISTILLING, PLANNING, READING, RECORDING, WRITING, Progress
 from auto_dream.store.context import open_context

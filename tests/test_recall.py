@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 import auto_dream
-import auto_dream.store.recall as recall_index
+import auto_dream.store.recall_index as recall_index
 import builders
 from auto_dream.commands.recall import recall
 from auto_dream.judge.words import SEARCH_SHORTEST, word_sequence, word_spans
 from auto_dream.store.context import open_context
-from auto_dream.store.recall import FILE_NAME, words_of
+from auto_dream.store.recall_index import FILE_NAME, words_of
 from builders import write_memory
 from conftest import tree_hash, write_memory_file
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import auto_dream
-import auto_dream.store.recall as recall_index
+import auto_dream.store.recall_index as recall_index
 from auto_dream.commands.recall import recall_owing
 from auto_dream.store.context import open_context
 from auto_dream.store.walk import list_folder, walk_memory_files
@@ -146,7 +146,7 @@ def test_the_command_line_answers_then_checks_every_file_in_a_process_of_its_own
     target = large / "memories/project/note5.md"
     with target.open("a", encoding="utf-8") as file:
         file.write("Now about a platypus.\n")
-    program = ("import sys, auto_dream.store.recall as r; r.FULL_CHECK_FILES = 3; "
+    program = ("import sys, auto_dream.store.recall_index as r; r.FULL_CHECK_FILES = 3; "
                "from auto_dream.__main__ import main; sys.argv[0] = 'auto-dream'; main()")
 
     def recall_cli(*query: str) -> list[str]:

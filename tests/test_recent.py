@@ -131,7 +131,7 @@ def test_a_dream_judges_each_new_memory_against_at_most_the_limit_of_others(root
     the all-pairs way judged thousands."""
     from auto_dream.dream import consolidate
     from auto_dream.dream.runner import dream
-    from auto_dream.dream.state import DreamOptions
+    from auto_dream.dream.snapshot import DreamOptions
     from auto_dream.store.context import open_context
     from auto_dream.store.daylog import append_entry
     from auto_dream.store.paths import StorePaths

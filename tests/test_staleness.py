@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import builders
 from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.dream.runner import dream
-from auto_dream.dream.state import DreamOptions
+from auto_dream.dream.snapshot import DreamOptions
 from auto_dream.judge.staleness import (
     EVERGREEN,
     FRESH,

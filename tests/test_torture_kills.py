@@ -21,7 +21,7 @@ from auto_dream.distill.deterministic import DeterministicDistiller
 from auto_dream.dream.gather import gather
 from auto_dream.dream.orient import orient
 from auto_dream.dream.runner import dream, new_run_id, plan_dream, undo
-from auto_dream.dream.state import DreamOptions
+from auto_dream.dream.snapshot import DreamOptions
 from auto_dream.errors import StoreError
 from auto_dream.store.context import open_context
 from auto_dream.store.daylog import read_all_entries

@@ -48,9 +48,9 @@ if TYPE_CHECKING:
     from auto_dream.commands.import_openclaw import OpenClawImport
     from auto_dream.commands.listing import ListedMemory, ListResult
     from auto_dream.commands.recall import Hit
+    from auto_dream.dream.journal import Restored
     from auto_dream.dream.report import DreamReport
     from auto_dream.dream.runner import DreamOutcome
-    from auto_dream.dream.runs import Restored
     from auto_dream.errors import AutoDreamError, InputError, LockHeldError, StoreError
     from auto_dream.progress import Progress
     from auto_dream.store.daylog import Entry
@@ -63,7 +63,7 @@ _MODULE_OF = {
     "Entry": "auto_dream.store.daylog",
     "DreamOutcome": "auto_dream.dream.runner",
     "DreamReport": "auto_dream.dream.report",
-    "Restored": "auto_dream.dream.runs",
+    "Restored": "auto_dream.dream.journal",
     "ListResult": "auto_dream.commands.listing",
     "ListedMemory": "auto_dream.commands.listing",
     "Hit": "auto_dream.commands.recall",

@@ -27,14 +27,14 @@ from auto_dream.store.memory import Memory
 from auto_dream.store.memory_md import IndexBuild
 from auto_dream.store.paths import StoreLayout, layout_at
 from auto_dream.store.paths import open_store as open_store_paths
-from auto_dream.store.recall import FullCheck
+from auto_dream.store.recall_index import FullCheck
 from auto_dream.store.scan import ReadMemo
 
 if TYPE_CHECKING:  # commands.dream brings the whole dream pipeline: imported when a dream or undo runs
     from auto_dream.commands.import_openclaw import OpenClawImport
     from auto_dream.commands.review import ReviewList
+    from auto_dream.dream.journal import Restored
     from auto_dream.dream.runner import DreamOutcome
-    from auto_dream.dream.runs import Restored
     from auto_dream.progress import Progress
 
 

@@ -931,7 +931,7 @@ def context_command(ctx: typer.Context, as_json: Annotated[bool, typer.Option(
     more there are. No store, or neither MEMORY.md nor a pending entry: nothing, exit 0. The
     session-start hooks that `auto-dream install claude-code`, `install gemini-cli` and `install cursor`
     add run it."""
-    from auto_dream.commands.context import session_context
+    from auto_dream.commands.session_context import session_context
 
     if as_json and cursor_json:
         raise InputError("--json and --cursor-json: give one")

@@ -18,7 +18,7 @@ from auto_dream.store.paths import resolve_root
 
 if TYPE_CHECKING:
     from auto_dream.commands.schedule import Surroundings, ToolResult
-    from auto_dream.store.recall import FullCheck
+    from auto_dream.store.recall_index import FullCheck
 
 # The options of `append` and `recall`, the commands agents call all day: each parameter's names
 # on the command line. cli.py declares them to Typer from here and __main__'s fast path parses a
@@ -183,7 +183,7 @@ def run_owed_checks(owed: "Iterable[FullCheck | None]") -> None:
     waiting; else here and now. One check at a time per store: a store whose check another
     process holds is left to that one. The check's lock is taken here, before the fork, and
     the child keeps it until its check is done: whoever waits for the lock waits for the check."""
-    from auto_dream.store.recall import check_every_file, check_lock
+    from auto_dream.store.recall_index import check_every_file, check_lock
 
     checks = list(dict.fromkeys(check for check in owed if check is not None))
     if not hasattr(os, "fork"):

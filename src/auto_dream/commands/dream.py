@@ -9,12 +9,12 @@ from pathlib import Path
 from auto_dream.commands.discover import discover_folders
 from auto_dream.distill.base import Distiller
 from auto_dream.dream.apply import StepHook
+from auto_dream.dream.journal import Restored
 from auto_dream.dream.runner import DreamOutcome
 from auto_dream.dream.runner import dream as run_dream
 from auto_dream.dream.runner import undo as undo_run
-from auto_dream.dream.runs import Restored
 from auto_dream.dream.saved_plans import check_unchanged, inputs_fingerprint, load_plan, save_plan
-from auto_dream.dream.state import DreamOptions
+from auto_dream.dream.snapshot import DreamOptions
 from auto_dream.errors import InputError, failure_line
 from auto_dream.progress import NO_PROGRESS, Progress
 from auto_dream.store.config import Config

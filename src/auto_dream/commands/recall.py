@@ -1,7 +1,7 @@
 """`recall` and `show`: the memories that best answer a query, and one memory whole.
 
 What an agent uses mid-conversation, past what MEMORY.md lists: `recall` searches every
-memory through the recall index (store/recall.py), `show` opens the one it wants. Both find the
+memory through the recall index (store/recall_index.py), `show` opens the one it wants. Both find the
 log entries no dream has distilled yet too (store/undistilled.py, as dream's gather finds them),
 marked pending: what an agent appended this morning is found this afternoon, before any dream.
 """
@@ -19,7 +19,7 @@ from auto_dream.store.consult import append_consult
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, format_entry
 from auto_dream.store.paths import check_memory_type
-from auto_dream.store.recall import Found, FullCheck, RecallIndex, with_recall_index
+from auto_dream.store.recall_index import Found, FullCheck, RecallIndex, with_recall_index
 from auto_dream.store.text import Unreadable, shown
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ create, merge into, supersede, skip. The deterministic distiller decides by word
 (docs/dream.md); the Claude one asks Claude and falls back to the deterministic one.
 
 Which memories an entry is compared with is asked through `Neighbours`: dream answers from
-its parse cache's pair index (dream.nearby), a request without one searches its profiles
+its parse cache's pair index (dream.candidates), a request without one searches its profiles
 (distill.neighbours). The seam points down: dream hands the distiller a Neighbours.
 """
 

@@ -21,7 +21,7 @@ from auto_dream.distill.base import (
     Thresholds,
 )
 from auto_dream.distill.folds import EXTENDS, added_text, extended_description
-from auto_dream.judge.kinds import guess_type
+from auto_dream.judge.memory_type import guess_type
 from auto_dream.judge.pairs import word_ranks
 from auto_dream.judge.recent import RECENT_LIMIT, RecentIndex
 from auto_dream.judge.similarity import Profile, is_contradiction, overlap

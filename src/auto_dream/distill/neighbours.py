@@ -9,7 +9,7 @@ candidates fewer.
 
 `entry_pairs` is the search; `ProfileNeighbours` runs it over every memory of a plain
 mapping of profiles. Dream runs the same search over the memories its parse cache does not
-answer for, and asks the cache for the rest (dream.nearby.StoreNeighbours).
+answer for, and asks the cache for the rest (dream.candidates.StoreNeighbours).
 """
 
 from collections import Counter

@@ -12,17 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from auto_dream.dream.actions import Action, CreateMemory, RebuildIndex, RetireMemory, UpdateMemory
-from auto_dream.dream.plan import (
-    Plan,
-    PlannedChange,
-    ReviewChange,
-    derive,
-    live_after,
-    memory_changes,
-    select_actions,
-    still_as_orient_saw,
-)
-from auto_dream.dream.runs import (
+from auto_dream.dream.journal import (
     DONE,
     FileChange,
     Journaled,
@@ -34,7 +24,17 @@ from auto_dream.dream.runs import (
     set_status,
     write_journal,
 )
-from auto_dream.dream.state import Snapshot
+from auto_dream.dream.plan import (
+    Plan,
+    PlannedChange,
+    ReviewChange,
+    derive,
+    live_after,
+    memory_changes,
+    select_actions,
+    still_as_orient_saw,
+)
+from auto_dream.dream.snapshot import Snapshot
 from auto_dream.errors import StoreError
 from auto_dream.progress import NO_PROGRESS, WRITING, Progress
 from auto_dream.store.files import fingerprint

@@ -22,10 +22,10 @@ from auto_dream.distill.base import (
 from auto_dream.distill.deterministic import new_memory_from_text
 from auto_dream.distill.folds import added_text, extended_description
 from auto_dream.dream.actions import CreateMemory, ReviewPair, SkipEntries, UpdateMemory
-from auto_dream.dream.nearby import StoreNeighbours, memory_pairs, word_rarity
-from auto_dream.dream.state import Decisions, Snapshot
+from auto_dream.dream.candidates import StoreNeighbours, memory_pairs, word_rarity
+from auto_dream.dream.snapshot import Decisions, Snapshot
 from auto_dream.judge.fences import fenced
-from auto_dream.judge.kinds import guess_type
+from auto_dream.judge.memory_type import guess_type
 from auto_dream.judge.similarity import Profile, overlap, significant_words
 from auto_dream.judge.statements import ABSORB_LIMIT, Side, Verdict, judge
 from auto_dream.judge.status import Status, resolve_pointer

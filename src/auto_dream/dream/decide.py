@@ -10,7 +10,7 @@ from typing import Literal
 from auto_dream.dream.actions import RetireMemory, UpdateMemory
 from auto_dream.dream.consolidate import carried_body, union_sources
 from auto_dream.dream.plan import Plan, make_plan, read_kept
-from auto_dream.dream.state import Decisions, Snapshot
+from auto_dream.dream.snapshot import Decisions, Snapshot
 from auto_dream.errors import InputError, StoreError
 from auto_dream.store.memory import Memory
 from auto_dream.store.review_queue import KeptPair, ReviewItem, memory_fingerprint

@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 from auto_dream.dream import bookkeeping
-from auto_dream.dream.state import Snapshot
+from auto_dream.dream.snapshot import Snapshot
 from auto_dream.store.undistilled import open_logs, read_undistilled
 
 

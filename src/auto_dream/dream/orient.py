@@ -4,7 +4,7 @@ a frozen Snapshot (gather adds the log entries)."""
 from datetime import datetime
 
 from auto_dream.dream import bookkeeping
-from auto_dream.dream.state import DreamOptions, Snapshot
+from auto_dream.dream.snapshot import DreamOptions, Snapshot
 from auto_dream.judge.similarity import Profile
 from auto_dream.store.cache import ParseCache
 from auto_dream.store.claude_home import repo_for_folder

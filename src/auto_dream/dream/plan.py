@@ -20,8 +20,8 @@ from auto_dream.dream.actions import (
     SkipEntries,
     UpdateMemory,
 )
-from auto_dream.dream.runs import FileChange
-from auto_dream.dream.state import Decisions, Snapshot
+from auto_dream.dream.journal import FileChange
+from auto_dream.dream.snapshot import Decisions, Snapshot
 from auto_dream.errors import StoreError
 from auto_dream.store.files import Fingerprint, fingerprint, read_regular
 from auto_dream.store.index import NO_ACTIVITY, Activity, IndexResult

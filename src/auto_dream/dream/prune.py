@@ -3,7 +3,7 @@
 import re
 from datetime import timedelta
 
-from auto_dream.dream.state import Decisions, Snapshot
+from auto_dream.dream.snapshot import Decisions, Snapshot
 from auto_dream.judge.staleness import (
     EVERGREEN,
     FULLY_STALE,

@@ -15,12 +15,7 @@ from auto_dream.dream.claude_lock import RECORD, Hold, check_free, consolidate_l
 from auto_dream.dream.consolidate import consolidate
 from auto_dream.dream.decide import Decision, plan_decision
 from auto_dream.dream.gather import gather
-from auto_dream.dream.lock import dream_lock
-from auto_dream.dream.orient import orient
-from auto_dream.dream.plan import Plan, make_plan, read_kept
-from auto_dream.dream.prune import prune
-from auto_dream.dream.report import DreamReport, build_report, render_markdown
-from auto_dream.dream.runs import (
+from auto_dream.dream.journal import (
     APPLYING,
     Restored,
     check_run_id,
@@ -34,8 +29,13 @@ from auto_dream.dream.runs import (
     run_number,
     run_status,
 )
+from auto_dream.dream.lock import dream_lock
+from auto_dream.dream.orient import orient
+from auto_dream.dream.plan import Plan, make_plan, read_kept
+from auto_dream.dream.prune import prune
+from auto_dream.dream.report import DreamReport, build_report, render_markdown
 from auto_dream.dream.saved_plans import PlanChangedError, plan_digest
-from auto_dream.dream.state import Decisions, DreamOptions, Snapshot
+from auto_dream.dream.snapshot import Decisions, DreamOptions, Snapshot
 from auto_dream.errors import InputError, StoreError
 from auto_dream.progress import NO_PROGRESS, PLANNING, READING, RECORDING, Progress
 from auto_dream.store.cache import Parsed
@@ -44,7 +44,7 @@ from auto_dream.store.files import fingerprint, make_dirs, write_atomic
 from auto_dream.store.memory import Memory, read_memory
 from auto_dream.store.memory_md import rebuild_index
 from auto_dream.store.paths import StoreLayout
-from auto_dream.store.recall import refresh_paths
+from auto_dream.store.recall_index import refresh_paths
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from auto_dream.dream.bookkeeping import DISTILLED, LAST_DREAM, LOGS_DONE, RECHECK
 from auto_dream.dream.report import DreamReport
-from auto_dream.dream.state import DreamOptions
+from auto_dream.dream.snapshot import DreamOptions
 from auto_dream.errors import InputError, StoreError
 from auto_dream.store.files import make_dirs, write_atomic
 from auto_dream.store.paths import StoreLayout

@@ -347,7 +347,7 @@ def _replaced_words(matches: list[re.Match[str]]) -> frozenset[str]:
 _EMPTY: frozenset[str] = frozenset()
 
 # What lets a pair be compared from the lower threshold up, as the bits of a text's `grounds`
-# (the pair searches: judge.pairs, judge.recent, distill.neighbours, dream.nearby). Below the
+# (the pair searches: judge.pairs, judge.recent, distill.neighbours, dream.candidates). Below the
 # duplicate threshold a pair can still be a contradiction when one side aims a negation or a
 # change at the other, or a value changed or the same specifics said in other words when both
 # pin something down.

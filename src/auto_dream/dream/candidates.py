@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from auto_dream.distill.base import Thresholds
 from auto_dream.distill.neighbours import entry_pairs, entry_profiles, relatable_pairs, search_range
-from auto_dream.dream.state import Decisions, Snapshot
+from auto_dream.dream.snapshot import Decisions, Snapshot
 from auto_dream.judge.pairs import StoredPostings, stored_pairs
 from auto_dream.judge.partners import MENTION_MARKS, mentions, name_keys
 from auto_dream.judge.recent import RECENT_LIMIT, recent_pairs

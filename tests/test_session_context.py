@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from auto_dream.commands.context import HOOK_OUTPUT_CHARS, session_context
+from auto_dream.commands.session_context import HOOK_OUTPUT_CHARS, session_context
 from conftest import write_memory_file
 
 

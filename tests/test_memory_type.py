@@ -2,7 +2,7 @@
 
 import pytest
 
-from auto_dream.judge.kinds import guess_type
+from auto_dream.judge.memory_type import guess_type
 
 ENGLISH = [
     ("Don't use tabs in YAML files", "feedback"),
