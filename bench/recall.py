@@ -1,4 +1,4 @@
-"""Recall (issue 16): does dreaming keep facts findable, and is `auto-dream recall` fast?
+"""Recall: does dreaming keep facts findable, and is `auto-dream recall` fast?
 
 Quality (default). LoCoMo (snap-research/LoCoMo, CC BY-NC 4.0, benchmarking only: read where
 it lies, never copied) holds 10 long conversations with question/answer pairs; each question's

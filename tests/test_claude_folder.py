@@ -1,4 +1,4 @@
-"""A Claude Code memory folder dreamed in place (issue 15): topic files stay where they are and
+"""A Claude Code memory folder dreamed in place: topic files stay where they are and
 keep their frontmatter layout and every key; retired files leave for .auto-dream/archive/; the
 run is undone byte for byte; Claude Code's `.consolidate-lock` is honoured and taken; the
 repository behind a projects folder comes from ~/.claude.json."""

@@ -1,4 +1,4 @@
-"""The repository behind a memory folder (issue 15): the project Claude Code records in
+"""The repository behind a memory folder: the project Claude Code records in
 ~/.claude.json for its auto memory folder, never a key decoded; no repository for the user's other
 folders under ~/.claude; the git work tree holding any other folder."""
 

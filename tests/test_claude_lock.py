@@ -1,4 +1,4 @@
-"""Claude Code's `.consolidate-lock` (issue 15): a live PID younger than an hour stops us with exit 3
+"""Claude Code's `.consolidate-lock`: a live PID younger than an hour stops us with exit 3
 and an untouched file; otherwise we take it as Claude Code does, keep it stamped with the end of a
 good run, and put it back exactly as it was when the run fails."""
 
@@ -119,7 +119,7 @@ def test_a_failed_run_leaves_no_lock_where_there_was_none(tmp_path):
 
 @pytest.mark.slow  # starts a child Python
 def test_a_run_that_changed_nothing_puts_the_lock_back_byte_for_byte_and_to_the_nanosecond(tmp_path):
-    """Issue 25: a dream that applied nothing left the lock stamped with its end, and Claude
+    """a dream that applied nothing left the lock stamped with its end, and Claude
     Code's 24-hour gate counted a consolidation that never happened."""
     lock = write_lock(tmp_path, f"{dead_pid()}", age_seconds=0)
     os.utime(lock, ns=(1_700_000_000_123_456_789, 1_700_000_000_987_654_321))

@@ -1,4 +1,4 @@
-"""Seed 003's decay (issue 16): a memory neither looked up nor changed within `decay_days` sinks.
+"""Decay: a memory neither looked up nor changed within `decay_days` sinks.
 When MEMORY.md cannot list every memory, the decayed ones are left out first, so a memory an
 agent keeps looking up stays in the index; the report and `check` count the decayed."""
 

@@ -191,3 +191,16 @@ def test_the_docs_name_nothing_outside_the_repository():
     for doc in DOCS:
         text = doc.read_text(encoding="utf-8")
         assert "../shared" not in text and "DESIGN" not in text and "seed" not in text.lower(), doc
+
+
+def test_the_code_and_tests_cite_no_tracker_or_seed_outside_the_repository():
+    """A reader who clones the repository cannot open an issue of our tracker by its number, nor a seed
+    document: the code, the tests and the benchmarks say the case itself (a public tracker's issue,
+    cited by its address, is fine)."""
+    root = Path(__file__).resolve().parent.parent
+    cited = re.compile(r"\b(?:issues? \d+|seed 00\d|DESIGN section)", re.IGNORECASE)
+    found = [f"{path.relative_to(root)}:{number}" for folder in ("src", "tests", "bench")
+             for path in sorted((root / folder).rglob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if cited.search(line) and "re.compile" not in line]
+    assert found == []

@@ -1,4 +1,4 @@
-"""Hardening (issue 13): apply and undo against what a hostile test did to them.
+"""Hardening: apply and undo against what a hostile test did to them.
 
 Edits made while a dream applies, planted journals and run ids, interrupted runs, read-only
 files, write errors half-way, leftovers of kills, a deleted .state/, a symlinked MEMORY.md,

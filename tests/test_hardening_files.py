@@ -1,4 +1,4 @@
-"""Hardening (issue 13), files and paths: what a hostile store, repository or file name did to
+"""Hardening, files and paths: what a hostile store, repository or file name did to
 the commands, each case as a user meets it.
 
 - A rewrite (a merge into a memory, archiving it) keeps a frontmatter `name` or `description`

@@ -1,4 +1,4 @@
-"""Hardening (issue 13): hostile input, damaged state files and a hostile process environment.
+"""Hardening: hostile input, damaged state files and a hostile process environment.
 
 Each case was found by a hostile test of the code: a log that is a FIFO or a device, dates
 outside what datetime can convert, config values that pass a type check but break the

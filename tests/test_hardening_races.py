@@ -1,4 +1,4 @@
-"""Hardening round 2 (issue 25): writes that race a dream, build-index or undo.
+"""Hardening round 2: writes that race a dream, build-index or undo.
 
 An agent appends to MEMORY.md while a dream runs (ordinary in Claude Code), a shell holds it
 open, an editor saves over it: each lands at one exact step, made deterministic by wrapping

@@ -1,4 +1,4 @@
-"""Hardening round 2 (issue 25): the process's surroundings and the library's edges.
+"""Hardening round 2: the process's surroundings and the library's edges.
 
 A time zone POSIX allows and Python's datetime cannot hold, and a store path the file system
 refuses: one warning or one error line (an AutoDreamError in the library), never a traceback.

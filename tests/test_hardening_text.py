@@ -1,4 +1,4 @@
-"""Hardening (issue 25), text: what the words and lines of a memory or MEMORY.md did to the commands,
+"""Hardening, text: what the words and lines of a memory or MEMORY.md did to the commands,
 each case as a user meets it.
 
 - A merge or an archive rewrote frontmatter lines dream does not own (`owner:` became `owner:

@@ -1033,7 +1033,7 @@ def test_an_install_stopped_after_mcp_json_is_finished_and_undone_byte_for_byte(
 
 def test_append_in_the_project_after_install_writes_to_the_store_install_named(cli, tmp_path, monkeypatch,
                                                                                 isolated_env):
-    """Issue 28: install printed "store <project>/.auto-dream" but, that store not existing yet, a plain
+    """install printed "store <project>/.auto-dream" but, that store not existing yet, a plain
     `append` in the project wrote to ~/.auto-dream."""
     folder = tmp_path / "app"
     folder.mkdir()
@@ -1100,7 +1100,7 @@ def test_project_and_local_scope_share_the_skill_folder_so_one_refuses_the_other
 
 
 def test_a_second_scope_warns_and_names_what_claude_code_uses(cli, project, user_home, monkeypatch):
-    """Issue 28: a project install plus a user install gave no warning, yet the personal skill overrides the
+    """a project install plus a user install gave no warning, yet the personal skill overrides the
     project's and both SessionStart hooks run."""
     monkeypatch.chdir(project)
     first = cli("install", "claude-code")
@@ -1124,7 +1124,7 @@ def test_a_project_install_says_which_files_not_to_commit(cli, project):
 
 
 def test_install_list_shows_agents_found_supported_and_installed(cli, project, user_home, monkeypatch, tmp_path):
-    """Issue 28: `install --list`. Agents found that auto-dream cannot install into say so."""
+    """`install --list`. Agents found that auto-dream cannot install into say so."""
     (user_home / ".codex").mkdir()
     (user_home / ".config" / "opencode").mkdir(parents=True)
     bin_dir = tmp_path / "bin"

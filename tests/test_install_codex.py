@@ -1,4 +1,4 @@
-"""`install codex` / `uninstall codex` (issue 28): the MCP server as a [mcp_servers.auto-dream] table
+"""`install codex` / `uninstall codex`: the MCP server as a [mcp_servers.auto-dream] table
 appended to the user's config.toml and a marked block in AGENTS.md, both taken out byte for byte.
 
 HOME (and every XDG folder) is in tmp_path (conftest's isolated_env); CODEX_HOME is unset unless a

@@ -1,4 +1,4 @@
-"""`auto-dream mcp` (issue 17): every tool through the MCP SDK's own client, in-process, and
+"""`auto-dream mcp`: every tool through the MCP SDK's own client, in-process, and
 the command itself spoken to over stdio."""
 
 import json

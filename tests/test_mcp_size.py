@@ -1,4 +1,4 @@
-"""The MCP tools at any size (issue 28): every result under 20,000 characters on a store of 2,000
+"""The MCP tools at any size: every result under 20,000 characters on a store of 2,000
 memories, paging that reaches every memory once, schemas an agent can rely on, and a plan id that
 applies exactly the plan it names. Through the SDK's own client, as tests/test_mcp.py does."""
 

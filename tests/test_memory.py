@@ -643,7 +643,7 @@ def test_frontmatter_a_rewrite_writes_back_as_it_was_may_be_rewritten(line):
 
 # ---------------------------------------------------------------- a rewrite edits the frontmatter as text
 
-# Lines a YAML writer changes (issue 25: `owner:` became `owner: null`, a flow list a block list,
+# Lines a YAML writer changes (`owner:` became `owner: null`, a flow list a block list,
 # a quoted key unquoted, `!!set` a mapping) or that made a file "read, never rewritten" (Claude
 # Code's own `modified:`): a merge or an archive now keeps each byte for byte.
 KEPT_AS_WRITTEN = [

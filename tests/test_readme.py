@@ -54,7 +54,7 @@ def sh_blocks(section: str) -> list[str]:
 
 @pytest.mark.slow
 def test_a_day_of_use_runs_after_the_install_step_the_readme_gives(tmp_path):
-    """Issue 28: `auto-dream: command not found` right after `make run`. The README's install section gives
+    """`auto-dream: command not found` right after `make run`. The README's install section gives
     the virtualenv way (`source .venv/bin/activate`); with it, every command of "A day of use" runs, in a
     clean environment whose PATH has no auto-dream and whose HOME is in tmp_path."""
     install = [line.split("#", 1)[0].strip()

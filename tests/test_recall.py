@@ -1,4 +1,4 @@
-"""`recall` and `show` (issue 16): the memories that best answer a query, through a derived
+"""`recall` and `show`: the memories that best answer a query, through a derived
 FTS5 index kept current file by file, in both layouts, under many processes at once."""
 
 import json

@@ -1,4 +1,4 @@
-"""Every lookup is recorded (issue 16): one consult-log line per `recall` and `show`, whole under
+"""Every lookup is recorded: one consult-log line per `recall` and `show`, whole under
 many processes at once, never touching a memory; dream's consult gate and decay read it."""
 
 import json

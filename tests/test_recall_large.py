@@ -1,4 +1,4 @@
-"""A large store's recall (issue 16's 100,000-memory target): the folders are checked before the
+"""A large store's recall (the 100,000-memory target): the folders are checked before the
 answer, every file's fingerprint after it (store.recall.with_recall_index's `defer`).
 
 FULL_CHECK_FILES is lowered so that a handful of files is "large"; the command-line recall is

@@ -1,4 +1,4 @@
-"""store/replace.py: a file replaced while someone else writes it (issue 25). A write lands
+"""store/replace.py: a file replaced while someone else writes it. A write lands
 after each file-system call replace makes in turn — an append through the path, a write
 through a descriptor opened before, a truncating rewrite, an editor's rename onto the path —
 and after every one of them the path names a whole file, and the line written is at the path

@@ -56,7 +56,7 @@ from auto_dream.judge.words import STOP_WORDS
 # How to apply lines support it and do not count.
 STATEMENT_CHARS = 300
 STATEMENT_SENTENCES = 2
-# Seed 003's line: past ~750 characters a memory takes no new facts (no junk drawers).
+# The line past which (~750 characters) a memory takes no new facts (no junk drawers).
 SIZE_LINE = 750
 # One memory absorbs at most this many others in one run; the rest wait for review.
 ABSORB_LIMIT = 3

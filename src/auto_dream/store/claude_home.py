@@ -1,4 +1,4 @@
-"""The repository behind a memory folder, for staleness (issue 15): config `repo`; for Claude
+"""The repository behind a memory folder, for staleness: config `repo`; for Claude
 Code's auto memory (`~/.claude/projects/<key>/memory`), the project path Claude Code records in
 `~/.claude.json`; no repository for the user's other folders under `~/.claude`; else the git work
 tree holding the folder. With no repository every reference is unverifiable (docs/claude-code-folders.md).
