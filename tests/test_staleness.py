@@ -697,7 +697,7 @@ def test_a_deleted_function_shown_defined_or_called_still_counts(body):
     assert result.missing_refs in (["old_retry_loop"], ["handler"])
 
 
-# ---------------------------------------------------------------- the false stales a careful reader found, in a real repository
+# ---------------------------------------------------------------- false stales a reader found, in a real repository
 
 
 @pytest.fixture
