@@ -178,26 +178,23 @@ def add_chinese_entries(root: Path, entries: int, seed: int = 1, day: datetime =
     """`entries` project entries in Chinese in one day's log: a marker of its own, four of twelve
     common words and one of four common terms (an anchor) each."""
     rng = random.Random(seed)
-    lines = [format_entry(Entry(day + timedelta(seconds=number),
-                                f"{cjk_marker(number)}：{'的'.join(rng.sample(COMMON_CJK_WORDS, 4))}"
-                                f"用{rng.choice(COMMON_TERMS)}。", "project"))
-             for number in range(entries)]
-    log = root / "logs" / f"{day:%Y}" / f"{day:%m}" / f"{day:%Y-%m-%d}.md"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "a", encoding="utf-8") as handle:
-        handle.write("".join(lines))
-    return entries
+    return _write_day(root, day, [f"{cjk_marker(number)}：{'的'.join(rng.sample(COMMON_CJK_WORDS, 4))}"
+                                  f"用{rng.choice(COMMON_TERMS)}。" for number in range(entries)])
 
 
 def add_small_vocabulary_entries(root: Path, entries: int, seed: int = 1,
                                  day: datetime = datetime(2026, 12, 1, 9, 0)) -> int:
     """`entries` project entries in one day's log: a marker of its own and four common words each."""
     rng = random.Random(seed)
-    lines = [format_entry(Entry(day + timedelta(seconds=number),
-                                " ".join([marker(number), *rng.sample(COMMON_WORDS, 4)]), "project"))
-             for number in range(entries)]
+    return _write_day(root, day, [" ".join([marker(number), *rng.sample(COMMON_WORDS, 4)])
+                                  for number in range(entries)])
+
+
+def _write_day(root: Path, day: datetime, texts: list[str]) -> int:
+    """`texts` as project entries in one day's log, a second apart from `day` on; how many."""
+    lines = [format_entry(Entry(day + timedelta(seconds=number), text, "project")) for number, text in enumerate(texts)]
     log = root / "logs" / f"{day:%Y}" / f"{day:%m}" / f"{day:%Y-%m-%d}.md"
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "a", encoding="utf-8") as handle:
         handle.write("".join(lines))
-    return entries
+    return len(texts)

@@ -239,6 +239,11 @@ def test_openclaw_server_in_mcp_servers_installed_and_removed_byte_for_byte(cli,
         assert servers["context7"] == {"command": "npx", "args": ["-y", "@upstash/context7-mcp"]}
     assert config.stat().st_mode & 0o777 == 0o600  # OpenClaw keeps tokens there
     assert (places["home"] / ".openclaw" / "skills" / "auto-dream" / "SKILL.md").is_file()
+    _again_then_uninstall(cli, places, tmp_path, before)
+
+
+def _again_then_uninstall(cli, places, tmp_path, before: str) -> None:
+    """A second `install openclaw` changes nothing; uninstall gives back the tree as it was `before`."""
     installed = tree_hash(tmp_path)
     assert "already installed" in _run(cli, places, "install", "openclaw").out
     assert tree_hash(tmp_path) == installed
@@ -292,11 +297,7 @@ def test_openclaw_config_path_moves_the_config_the_server_goes_in(cli, places, t
         assert config.stat().st_mode & 0o777 == 0o600  # OpenClaw keeps tokens there
     assert not (places["home"] / ".openclaw" / "openclaw.json").exists()
     assert (places["home"] / ".openclaw" / "skills" / "auto-dream" / "SKILL.md").is_file()
-    installed = tree_hash(tmp_path)
-    assert "already installed" in _run(cli, places, "install", "openclaw").out
-    assert tree_hash(tmp_path) == installed
-    _run(cli, places, "uninstall", "openclaw")
-    assert tree_hash(tmp_path) == before
+    _again_then_uninstall(cli, places, tmp_path, before)
 
 
 def test_openclaw_config_path_in_a_folder_that_is_not_there_is_refused(cli, places, tmp_path, monkeypatch):
