@@ -2,9 +2,15 @@
 Phases build them, plan.py turns them into file changes, apply() carries them out."""
 
 from dataclasses import dataclass
+from typing import Literal
 
 from auto_dream.distill.base import Fold
 from auto_dream.store.memory import Memory
+
+# How a memory leaves the live store (RetireMemory.kind), and what a pair left for a reader is
+# (ReviewPair.kind): each vocabulary defined once, here.
+RetireKind = Literal["supersede", "merge", "archive"]
+ReviewKind = Literal["possible_duplicate", "possible_conflict", "marked_superseded"]
 
 
 @dataclass(frozen=True)
@@ -31,7 +37,7 @@ class RetireMemory:
     """Move a memory to archive/: superseded, merged into another, or stale. Never a delete."""
 
     memory: Memory
-    kind: str  # "supersede" | "merge" | "archive"
+    kind: RetireKind
     target: str | None  # the memory that replaces it
     reason: str
     proposed: bool = False  # --propose: listed, not applied
@@ -50,7 +56,7 @@ class SkipEntries:
 class ReviewPair:
     """A pair dream did not act on: kept both, listed for a person (or the LLM) to decide."""
 
-    kind: str  # "possible_duplicate" | "possible_conflict" | "marked_superseded" (a person marked path so)
+    kind: ReviewKind  # marked_superseded: a person marked `path` so
     path: str
     target: str
     evidence: str

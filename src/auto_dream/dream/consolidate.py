@@ -21,7 +21,7 @@ from auto_dream.distill.base import (
 )
 from auto_dream.distill.deterministic import new_memory_from_text
 from auto_dream.distill.folds import added_text, extended_description
-from auto_dream.dream.actions import CreateMemory, ReviewPair, SkipEntries, UpdateMemory
+from auto_dream.dream.actions import CreateMemory, ReviewKind, ReviewPair, SkipEntries, UpdateMemory
 from auto_dream.dream.candidates import StoreNeighbours, memory_pairs, word_rarity
 from auto_dream.dream.snapshot import Decisions, Snapshot
 from auto_dream.judge.fences import fenced
@@ -34,6 +34,9 @@ from auto_dream.store.daylog import aware
 from auto_dream.store.memory import Memory, TakenNames, memory_file_name
 from auto_dream.store.memory_md import index_marks
 from auto_dream.store.review_queue import KeptPair, memory_fingerprint
+
+# The review item a verdict's kind makes (any other: a possible duplicate)
+_REVIEW_KINDS: dict[str, ReviewKind] = {"conflict": "possible_conflict", "marked": "marked_superseded"}
 
 
 def consolidate(snapshot: Snapshot, decisions: Decisions, distiller: Distiller,
@@ -319,7 +322,7 @@ class _Run:
     def _review(self, verdict, a: str, b: str, why: str = "") -> None:
         """List the pair (judged as judge(a, b)) for a reader, unless someone decided to keep
         both as they are now."""
-        kind = {"conflict": "possible_conflict", "marked": "marked_superseded"}.get(verdict.kind, "possible_duplicate")
+        kind = _REVIEW_KINDS.get(verdict.kind, "possible_duplicate")
         pair = (a, b) if a <= b else (b, a)
         if pair in self.reviewed:
             return

@@ -7,7 +7,7 @@ from datetime import datetime
 from pathlib import Path
 
 from auto_dream.distill.base import LlmUsage
-from auto_dream.dream.actions import Action, RetireMemory, ReviewPair
+from auto_dream.dream.actions import Action, RetireKind, RetireMemory, ReviewPair
 from auto_dream.judge.similarity import Profile
 from auto_dream.judge.staleness import Repository
 from auto_dream.store.cache import Fingerprint, ParseCache
@@ -156,7 +156,7 @@ class Decisions:
             return "propose"
         return "apply" if self.retired < self.budget else "defer"
 
-    def retire(self, memory: Memory, kind: str, target: str | None, reason: str) -> bool:
+    def retire(self, memory: Memory, kind: RetireKind, target: str | None, reason: str) -> bool:
         """Plan a retirement within the mode and the budget; True when the memory leaves `live`."""
         outcome = self.next_retirement()
         if outcome != "apply" and memory.path in self.held_back:

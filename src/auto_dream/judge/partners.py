@@ -9,6 +9,7 @@ file name without the type prefix and the date ("never defer to human" for
 
 import re
 from collections.abc import Iterable
+from typing import Literal
 
 _TYPE_PREFIX = re.compile(r"^(?:user|feedback|project|reference)[_-]", re.IGNORECASE)
 _DATE_SUFFIX = re.compile(r"[_-]\d{4}(?:[_-]\d\d){0,2}(?:[_-]\w{1,4})?$")
@@ -69,7 +70,7 @@ def mentions(text: str) -> set[str]:
     return found
 
 
-def names_partner(text: str, keys: Iterable[str]) -> tuple[str, str] | None:
+def names_partner(text: str, keys: Iterable[str]) -> tuple[Literal["duplicate", "conflict"], str] | None:
     """('duplicate' | 'conflict', the sentence that says it) when `text` names a memory of
     `keys` and says how it relates: it extends, amends, builds on, absorbs or comes from it (a
     duplicate), or supersedes or replaces it (a conflict); else None.

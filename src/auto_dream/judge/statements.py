@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property, lru_cache
-from typing import NamedTuple, Protocol, cast
+from typing import Literal, NamedTuple, Protocol, cast
 
 from auto_dream.judge.fences import fenced
 from auto_dream.judge.partners import mentions, name_keys, names_partner
@@ -69,6 +69,10 @@ DOCUMENT_REVIEW = 0.5
 CONFLICT_SENTENCE_OVERLAP = 0.5  # two sentences of two documents about the same thing
 QUOTE_CHARS = 160
 
+Outcome = Literal["merge", "supersede", "review", "none"]  # what the judge says to do with a pair
+PairKind = Literal["duplicate", "conflict", "marked", ""]  # what a pair is (marked: a person said; "": nothing)
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What to do with a pair: 'merge', 'supersede', 'review' or 'none'. `kind` is 'duplicate' or
@@ -76,8 +80,8 @@ class Verdict:
     decided it, quoting it; `quotes` are the deciding sentence of each side, whole, in the
     order the sides were given; `rule` names the rule that decided. A supersede retires the older side."""
 
-    outcome: str
-    kind: str = ""
+    outcome: Outcome
+    kind: PairKind = ""
     evidence: str = ""
     quotes: tuple[str, str] = ("", "")
     rule: str = ""  # the name of the rule that decided it (the function whose docstring gives its case)
@@ -400,7 +404,7 @@ def _terms_verdict(a: Side, b: Side, a_core: str, b_core: str, both: tuple[str, 
     change or negates what the other says, else a possible duplicate."""
     if not (held := same_terms(a, b, a_core, b_core)):
         return NOTHING
-    kind = "conflict" if announces_change(a_core) != announces_change(b_core) or negates_the_other(
+    kind: PairKind = "conflict" if announces_change(a_core) != announces_change(b_core) or negates_the_other(
         a.profile, b.profile) else "duplicate"
     return Verdict("review", kind, f"the same terms ({held}) in other words: {_quote_pair(a_core, b_core)}", both,
                    "same_terms")
@@ -409,7 +413,7 @@ def _terms_verdict(a: Side, b: Side, a_core: str, b_core: str, both: tuple[str, 
 def _anchored(a: Side, b: Side, a_core: str, b_core: str, held: str, both: tuple[str, str]) -> Verdict:
     """The review item of same_anchors: a possible conflict when only one announces a change or
     negates what the other says, else a possible duplicate."""
-    kind = "conflict" if announces_change(a_core) != announces_change(b_core) or negates_the_other(
+    kind: PairKind = "conflict" if announces_change(a_core) != announces_change(b_core) or negates_the_other(
         a.profile, b.profile) else "duplicate"
     return Verdict("review", kind, f"the same anchors ({held}), the words around them alike: "
                    f"{_quote_pair(a_core, b_core)}", both, "same_anchors")
