@@ -26,7 +26,10 @@ New entries in one dream (--entries; 0 to skip): a fresh store, one log of N ent
   LoCoMo            LoCoMo's 2,541 real observations in session order, back-dated to their
                     sessions; past 2,541 the same again with each conversation's two speakers
                     renamed (--locomo: the data file; the series is left out without it)
-Printed: seconds, the ratio to the first size, peak RSS. Targets: 4,000 <= 6x the 1,000
+Printed: seconds, the ratio to the first size, peak RSS; with --baseline SRC (another checkout's
+src folder, e.g. a git worktree of an earlier commit) each of these dreams is run by that code too,
+right after on a store made the same way, and the ratio of the two times printed: a change's cost
+measured side by side on one machine at one time. Targets: 4,000 <= 6x the 1,000
 time, 16,000 <= 20x; 16,000 small-vocabulary entries <= 60 s.
 """
 
@@ -66,9 +69,9 @@ REPO = Path(__file__).resolve().parent.parent
 _LAUNCHER = """
 import json, os, subprocess, sys, time
 for line in sys.stdin:
-    argv = json.loads(line)
+    argv, extra = json.loads(line)
     start = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **extra})
     _, status, usage = os.wait4(child.pid, 0)
     print(json.dumps([time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)]),
           flush=True)
@@ -100,8 +103,9 @@ def timed_process(*argv: str) -> tuple[float, float, int]:
     return _timed([str(COMMAND), *argv])
 
 
-def _timed(argv: list[str]) -> tuple[float, float, int]:
-    _launcher.stdin.write(json.dumps(argv) + "\n")
+def _timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
+    """Wall seconds, peak RSS in MB, exit code of `argv` run by the launcher (`env`: variables set for it)."""
+    _launcher.stdin.write(json.dumps([argv, env or {}]) + "\n")
     _launcher.stdin.flush()
     elapsed, peak_mb, code = json.loads(_launcher.stdout.readline())
     return elapsed, peak_mb, code
@@ -244,8 +248,10 @@ def write_log(root: Path, entries: list[tuple[datetime, str | None, str]]) -> No
             handle.write("".join(lines))
 
 
-def one_dream_series(folder: Path, sizes: list[int], locomo: Path | None) -> None:
-    """One dream over N new entries on a fresh store, for each kind and size."""
+def one_dream_series(folder: Path, sizes: list[int], locomo: Path | None, baseline: Path | None = None) -> None:
+    """One dream over N new entries on a fresh store, for each kind and size; with `baseline` (another
+    checkout's src folder), the same dream by that code right after, on a store made the same way,
+    and the ratio of the two times."""
     def small_vocabulary(root: Path, count: int) -> None:
         ensure_store(root)
         add_small_vocabulary_entries(root, count)
@@ -264,31 +270,40 @@ def one_dream_series(folder: Path, sizes: list[int], locomo: Path | None) -> Non
         print("\n(LoCoMo left out: no --locomo data file)")
     for kind, make in kinds.items():
         print(f"\nnew entries in one dream, {kind} (dream --no-llm on a fresh store, whole process):")
-        print(f"{'entries':>9} {'seconds':>8} {'ratio':>7} {'peak RSS':>9}  created merged review")
+        print(f"{'entries':>9} {'seconds':>8} {'ratio':>7} {'peak RSS':>9}  created merged review"
+              + ("  baseline  this/baseline" if baseline else ""))
         first = None
         for size in sizes:
             root = folder / f"entries-{size}" / ".auto-dream"
-            shutil.rmtree(root.parent, ignore_errors=True)
-            make(root, size)
-            (root / "config.toml").write_text('timezone = "UTC"\n', encoding="utf-8")
-            os.sync()
-            seconds, peak_mb, code, report = timed_report("--root", str(root), "dream", "--no-llm", "--json")
+            runs = []
+            # both sides as `python -m auto_dream` from their sources, when they are compared
+            for source in (REPO / "src", baseline) if baseline else (None,):
+                shutil.rmtree(root.parent, ignore_errors=True)
+                make(root, size)
+                (root / "config.toml").write_text('timezone = "UTC"\n', encoding="utf-8")
+                os.sync()
+                runs.append(timed_report("--root", str(root), "dream", "--no-llm", "--json", source=source))
+            seconds, peak_mb, code, report = runs[0]
             first = first or seconds
             stats = report.get("stats", {})
             flag = "" if code == 0 else f"  (exit code {code})"
+            compared = f"  {runs[1][0]:>7.2f}s  {seconds / runs[1][0]:>12.2f}x" if baseline else ""
             print(f"{size:>9,} {seconds:>7.2f}s {seconds / first:>6.1f}x {peak_mb:>7.0f}MB  "
-                  f"{stats.get('created', '?'):>7} {stats.get('merged', '?'):>6} {stats.get('review', '?'):>6}{flag}",
-                  flush=True)
+                  f"{stats.get('created', '?'):>7} {stats.get('merged', '?'):>6} {stats.get('review', '?'):>6}"
+                  f"{compared}{flag}", flush=True)
             shutil.rmtree(root.parent, ignore_errors=True)
         print("  targets: 4,000 <= 6x the 1,000 time, 16,000 <= 20x; 16,000 small-vocabulary entries <= 60 s")
 
 
-def timed_report(*argv: str) -> tuple[float, float, int, dict]:
+def timed_report(*argv: str, source: Path | None = None) -> tuple[float, float, int, dict]:
     """timed_process, and the --json report the dream printed (read from a file: the launcher
-    sends the child's output nowhere)."""
+    sends the child's output nowhere). With `source` (a checkout's src folder), the auto-dream
+    of that source runs instead, as `python -m auto_dream`."""
     out = Path(tempfile.mkstemp(prefix="bench-report-", suffix=".json")[1])
+    command = [str(COMMAND)] if source is None else [sys.executable, "-m", "auto_dream"]
     try:
-        seconds, peak_mb, code = _timed(["sh", "-c", f'exec "$0" "$@" > {shlex.quote(str(out))}', str(COMMAND), *argv])
+        seconds, peak_mb, code = _timed(["sh", "-c", f'exec "$0" "$@" > {shlex.quote(str(out))}', *command, *argv],
+                                        None if source is None else {"PYTHONPATH": str(source)})
         try:
             report = json.loads(out.read_text(encoding="utf-8"))
         except ValueError:
@@ -311,9 +326,14 @@ def main() -> None:
                         help="new entries in one dream (none: skip the series)")
     parser.add_argument("--locomo", type=Path, default=REPO / ".." / "shared" / "data" / "locomo10.json",
                         help="LoCoMo's locomo10.json, for the real-text series")
+    parser.add_argument("--baseline", type=Path, default=None, metavar="SRC",
+                        help="another checkout's src folder (e.g. a git worktree of an earlier commit): each dream "
+                             "of the new-entries series is run by it too, side by side, and the ratio printed")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     start_launcher(folder / "pycache")  # while this process is still small
+    if args.baseline:  # compiled too, so that neither side pays for compiling in its first run
+        _timed([sys.executable, "-m", "compileall", "-q", str(args.baseline.resolve() / "auto_dream")])
     try:
         results = []
         print(f"{'memories':>9} {'generate':>9} {'full dream':>11} {'full RSS':>9}")
@@ -349,14 +369,16 @@ def main() -> None:
         if args.pairs_at:
             pair_search(args.pairs_at, folder, args.threshold, args.full_repeat)
         if args.entries:
-            one_dream_series(folder, args.entries, args.locomo if args.locomo.is_file() else None)
+            one_dream_series(folder, args.entries, args.locomo if args.locomo.is_file() else None,
+                             args.baseline.resolve() if args.baseline else None)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     python = Path(sys.executable)
     python = python.relative_to(Path.cwd()) if python.is_relative_to(Path.cwd()) else python
     print(f"\nreproduce: {python} "
           f"bench/dream_scale.py --sizes {' '.join(map(str, args.sizes))} --pairs-at {args.pairs_at} "
-          f"--repeat {args.repeat} --full-repeat {args.full_repeat} --entries {' '.join(map(str, args.entries))}")
+          f"--repeat {args.repeat} --full-repeat {args.full_repeat} --entries {' '.join(map(str, args.entries))}"
+          + (f" --baseline {args.baseline}" if args.baseline else ""))
 
 
 if __name__ == "__main__":
