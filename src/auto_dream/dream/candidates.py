@@ -98,8 +98,7 @@ def stopped_pairs(decisions: Decisions, probes: Iterable[str], source: MemorySou
     # each significant word of every memory's name and description, to the memories that hold it
     by_word: dict[str, set[str]] = {}
     labels: dict[str, str] = {}
-    for path in live:
-        memory = live[path]
+    for path, memory in live.items():  # every cached memory loaded in one go, not one query each
         labels[path] = label = f"{memory.name}\n{memory.description}".lower()
         for word in significant_words(label):
             by_word.setdefault(word, set()).add(path)
