@@ -192,3 +192,19 @@ def test_a_stopped_thing_the_other_also_says_stopped_is_no_conflict():
     assert retracted_object("Run the cron export by hand.", "The cron export is no longer used.") == "cron export"
     assert retracted_object("The cron export is no longer used.", "Nobody uses the cron export now; it was "
                             "retired.") == ""
+
+
+@pytest.mark.parametrize("text, things", [
+    ("msw is no longer used in the web app's tests.", ["msw"]),
+    ("We dropped the legacy flag.", ["legacy flag"]),
+    ("We dropped support for API level 24.", ["API level"]),
+    ("We retired Jenkins last week.", ["Jenkins"]),
+    ("Jenkins was retired in March.", []),  # what follows says when, not what stopped
+    ("It is no longer needed.", []),  # names nothing
+    ("引当の排他はPostgreSQLの行ロックをやめ、Redisロックに切り替えた。", ["PostgreSQLの行ロック"]),
+    ("公测延期了，新日期还没定。", []),
+])
+def test_what_a_text_says_stopped_is_the_thing_it_names(text, things):
+    from auto_dream.judge.statements import stopped_things
+
+    assert stopped_things(text) == things

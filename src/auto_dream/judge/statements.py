@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property, lru_cache
+from itertools import takewhile
 from typing import Literal, NamedTuple, Protocol, cast
 
 from auto_dream.judge.fences import fenced
@@ -1404,7 +1405,8 @@ _STOPPED = re.compile(
     r"|(?:不再(?:使用|用)|停用了?|弃用了?|废弃了?|下线了?)([^\s，。、；;：:（）()*`]{2,20})"
     r"|([^\s，。、；;：:（）()*`]{2,20}?)(?:已经|已)(?:停用|弃用|废弃|下线)"
     r"|\b([\w.-]+(?:\s+[\w.-]+)?)\s+(?:is|are|was|were|has been|have been)\s+no longer\b"
-    r"|\b(?:stopped using|no longer uses?|dropped|retired)\s+([\w.-]+(?:\s+[\w.-]+)?)", re.IGNORECASE)
+    r"|\b(?:stopped using|no longer uses?|dropped(?: support for)?|retired)\s+([\w.-]+(?:\s+[\w.-]+){0,2})",
+    re.IGNORECASE)
 
 
 def retracted_object(a: str, b: str) -> str:
@@ -1445,9 +1447,21 @@ def stopped_things(text: str) -> list[str]:
     found = []
     for match in _STOPPED.finditer(text):
         named = next(g for g in match.groups() if g is not None).strip()
-        if significant_words(named) and (_LATIN_TERM_IN.search(named) or len(_CJK_CHARS.findall(named)) >= 4):
+        if named.isascii():  # English: the thing, without an article, up to a word that says when or how
+            words = [word.rstrip(".,;:") for word in named.split()]
+            words = words[1:] if words and words[0].lower() in _ARTICLES else words
+            kept = list(takewhile(lambda word: word.lower() not in _NOT_THE_THING, words))[:2]
+            named = " ".join(kept)
+        if named and significant_words(named) and (_LATIN_TERM_IN.search(named)
+                                                   or len(_CJK_CHARS.findall(named)) >= 4):
             found.append(named)
     return found
+
+
+_ARTICLES = frozenset("the a an our its their this that".split())
+# "Jenkins was retired in March", "We retired Jenkins last week": what follows says when, not what
+_NOT_THE_THING = frozenset("""in on at for from to by with after before since until during as when because last next
+yesterday today tomorrow now already again entirely completely""".split())
 
 
 _LATIN_TERM_IN = re.compile(r"[A-Za-z]{2}")
