@@ -9,7 +9,7 @@ distill.neighbours.
 """
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from auto_dream.distill.base import Thresholds
 from auto_dream.distill.neighbours import entry_pairs, entry_profiles, relatable_pairs, search_range
@@ -20,7 +20,7 @@ from auto_dream.judge.recent import RECENT_LIMIT, recent_pairs
 from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, anchored_floor, significant_words
 from auto_dream.judge.statements import STOP_MARKS, idf_weights, stopped_things
 from auto_dream.store.daylog import Entry
-from auto_dream.store.live import MemorySource
+from auto_dream.store.live import LiveView, MemorySource
 
 
 def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str],
@@ -63,13 +63,8 @@ def named_pairs(decisions: Decisions, probes: Iterable[str], source: MemorySourc
     pairs the memory with `feedback_never_defer_to_human.md`. A memory the cache holds whose body
     has no mark a mention needs (partners.MENTION_MARKS) is not read: the cache says so in one query."""
     live = decisions.live
-    probes = list(probes)
-    unread = [p for p in probes if live.body_unread(p)]
-    if unread:
-        holding = source.bodies_holding(MENTION_MARKS)
-        skipped = {p for p in unread if p not in holding}
-        probes = [p for p in probes if p not in skipped]
-    wanted = {probe: mentioned for probe in probes if (mentioned := mentions(live[probe].body))}
+    wanted = {probe: mentioned for probe in _may_hold(live, probes, source, MENTION_MARKS)
+              if (mentioned := mentions(live[probe].body))}
     if not wanted:
         return set()
     by_key: dict[str, set[str]] = {}
@@ -80,6 +75,16 @@ def named_pairs(decisions: Decisions, probes: Iterable[str], source: MemorySourc
             for b in by_key.get(key, ()) if b != a}
 
 
+def _may_hold(live: LiveView, probes: Iterable[str], source: MemorySource, marks: Sequence[str]) -> list[str]:
+    """The probes whose body may hold one of `marks`: a memory the cache holds whose body has not
+    been read is asked of the cache, for all of them in one query, rather than read."""
+    probes = list(probes)
+    if unread := {p for p in probes if live.body_unread(p)}:
+        holding = source.bodies_holding(marks)
+        probes = [p for p in probes if p not in unread or p in holding]
+    return probes
+
+
 def stopped_pairs(decisions: Decisions, probes: Iterable[str], source: MemorySource) -> set[tuple[str, str]]:
     """The pairs of a probe that says something stopped ("msw is no longer used in fieldnotes tests",
     statements.stopped_things) and a live memory of its type whose name or description names that
@@ -87,12 +92,8 @@ def stopped_pairs(decisions: Decisions, probes: Iterable[str], source: MemorySou
     takes back what another is about is read beside it (statements.retracted_object decides). A
     memory the cache holds whose body has no mark of a retraction is not read (one query)."""
     live = decisions.live
-    probes = list(probes)
-    unread = [p for p in probes if live.body_unread(p)]
-    if unread:
-        holding = source.bodies_holding(STOP_MARKS)
-        probes = [p for p in probes if p not in unread or p in holding]
-    wanted = {probe: things for probe in probes if (things := stopped_things(live[probe].body))}
+    wanted = {probe: things for probe in _may_hold(live, probes, source, STOP_MARKS)
+              if (things := stopped_things(live[probe].body))}
     if not wanted:
         return set()
     # each significant word of every memory's name and description, to the memories that hold it
