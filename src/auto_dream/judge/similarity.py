@@ -414,10 +414,11 @@ class Profile:
         for match in reversed(matches):  # what is left once "instead of Y" and "from Y to" are out
             rest = rest[:match.start()] + " " + rest[match.end():]
         changed = _scope(rest, _CHANGE)
+        pinned = pins(text)
         # empty sets as the one shared empty set: 200 bytes each, four per profile, 100k profiles
         return cls(significant_words(text), _signals(negations, rest) or _EMPTY,
                    _replaced_words(matches) or _EMPTY, negated or _EMPTY, changed or _EMPTY,
-                   pins(text), anchored(text), text if source is None else source)
+                   pinned, anchored(text, pinned), text if source is None else source)
 
     @property
     def text(self) -> str:

@@ -50,7 +50,17 @@ from auto_dream.judge.similarity import (
     unnegatable,
     without_replacements,
 )
-from auto_dream.judge.values import NUMBER, anchors, same_kind, specifics, spelled, unanchored, value_kind
+from auto_dream.judge.values import (
+    CJK_TEXT,
+    LATIN_TERM,
+    NUMBER,
+    anchors,
+    same_kind,
+    specifics,
+    spelled,
+    unanchored,
+    value_kind,
+)
 from auto_dream.judge.words import STOP_WORDS
 
 # A statement is one or two sentences (the overlap rules were made for those); its Why and
@@ -1421,9 +1431,12 @@ def retracted_object(a: str, b: str) -> str:
     for stopping, other in ((a, b), (b, a)):
         for named in stopped_things(stopping):
             lowered, wanted = other.lower(), named.lower()
-            at = lowered.find(wanted)
-            if at < 0 or (named.isascii() and not re.search(rf"(?<![\w-]){re.escape(wanted)}(?![\w-])", lowered)):
+            # a Latin name as a whole word, where it stands; a Chinese or Japanese one within the words
+            found = re.search(rf"(?<![\w-]){re.escape(wanted)}(?![\w-])" if named.isascii() else re.escape(wanted),
+                              lowered)
+            if found is None:
                 continue
+            at = found.start()
             denied = [(start, end) for _, start, end, _ in _negations(unnegatable(lowered))]
             if not any(start <= at < end for start, end in denied) and not retracts(other):
                 return named
@@ -1452,8 +1465,7 @@ def stopped_things(text: str) -> list[str]:
             words = words[1:] if words and words[0].lower() in _ARTICLES else words
             kept = list(takewhile(lambda word: word.lower() not in _NOT_THE_THING, words))[:2]
             named = " ".join(kept)
-        if named and significant_words(named) and (_LATIN_TERM_IN.search(named)
-                                                   or len(_CJK_CHARS.findall(named)) >= 4):
+        if named and significant_words(named) and (LATIN_TERM.search(named) or len(CJK_TEXT.findall(named)) >= 4):
             found.append(named)
     return found
 
@@ -1462,10 +1474,6 @@ _ARTICLES = frozenset("the a an our its their this that".split())
 # "Jenkins was retired in March", "We retired Jenkins last week": what follows says when, not what
 _NOT_THE_THING = frozenset("""in on at for from to by with after before since until during as when because last next
 yesterday today tomorrow now already again entirely completely""".split())
-
-
-_LATIN_TERM_IN = re.compile(r"[A-Za-z]{2}")
-_CJK_CHARS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 # A code span right after a negation, one verb between at most ("Don't `jest.mock(…)`", "never run `make deploy`")

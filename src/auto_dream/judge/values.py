@@ -73,7 +73,7 @@ class Specifics(NamedTuple):
     names: frozenset[str]
 
 
-_CJK_TEXT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+CJK_TEXT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _URL = re.compile(r"(?<![A-Za-z0-9+.-])[a-z][a-z+.-]*://([A-Za-z0-9._~/?#@!$&*+=%:-]+?)[.,;:!?]*(?![A-Za-z0-9._~/?#@!$&*+=%:-])",
                   re.IGNORECASE)
 _CODE = re.compile(r"`([^`\n]+)`")
@@ -112,7 +112,7 @@ def specifics(text: str) -> Specifics:
     for match in _CODE.finditer(plain):
         pinned.update(word.lower() for word in _LATIN.findall(match.group(1)))
     plain = _CODE.sub(lambda m: " " * len(m.group()), plain)
-    cjk = bool(_CJK_TEXT.search(plain))
+    cjk = bool(CJK_TEXT.search(plain))
     for match in _LATIN.finditer(plain):
         word = match.group()
         lowered = word.lower()
@@ -137,15 +137,15 @@ _MAY_PIN = re.compile(r"\d|://|`[^`\n]*[A-Za-z0-9][^`\n]*`|“[^”\n]{1,80}”|
 
 # A word of Latin letters (two or more) in Chinese or Japanese text: a term of art there ("PR",
 # "Python", "mock", "diff"), an anchor the text is about (anchors).
-_LATIN_TERM = re.compile(r"[A-Za-z]{2}")
+LATIN_TERM = re.compile(r"[A-Za-z]{2}")
 
 
 def pins(text: str) -> bool:
     """Whether `text` may pin something down or hold an anchor: true whenever specifics(text).pinned
     is not empty, or it is Chinese or Japanese text with a word of Latin letters (anchors) — and
     for a few texts more — found at the first sign. What the pair search asks of every memory."""
-    return _MAY_PIN.search(text) is not None or (_LATIN_TERM.search(text) is not None
-                                                 and _CJK_TEXT.search(text) is not None)
+    return _MAY_PIN.search(text) is not None or (LATIN_TERM.search(text) is not None
+                                                 and CJK_TEXT.search(text) is not None)
 
 
 # Terms of art that Chinese and Japanese text writes in its own script as often as in Latin
@@ -200,12 +200,13 @@ def spelled(text: str, terms: frozenset[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-def anchored(text: str) -> bool:
+def anchored(text: str, pinned: bool | None = None) -> bool:
     """Whether `text` is Chinese or Japanese with an anchor (anchors) or a term's spelling there
     (SPELLINGS), found at the first sign: a superset of the texts whose anchors are not empty,
-    what the pair search asks of every memory."""
-    return _CJK_TEXT.search(text) is not None and (pins(text) or _LATIN_PAIR.search(text) is not None
-                                                   or _SPELLED.search(text) is not None)
+    what the pair search asks of every memory. `pinned`: pins(text), when the caller has it."""
+    return CJK_TEXT.search(text) is not None and (
+        (pins(text) if pinned is None else pinned) or _LATIN_PAIR.search(text) is not None
+        or _SPELLED.search(text) is not None)
 
 
 # The start of a word of Latin letters or digits two long or more ("a+", "C#", "a.b"): anchors names such a word
@@ -218,7 +219,7 @@ def anchors(text: str) -> frozenset[str]:
     spelt as it is, whatever the words around it. Empty for a text without CJK: in English the
     names are mostly people's ("Joanna appreciates Nate's support" / "Joanna agreed to go to
     Nate's place", LoCoMo), and they tell what a statement is about, not which fact it is."""
-    if not _CJK_TEXT.search(text):
+    if not CJK_TEXT.search(text):
         return frozenset()
     pinned, names = specifics(text)
     return pinned | names
