@@ -656,3 +656,19 @@ def test_a_question_asked_both_ways_or_a_double_negative_idiom_negates_nothing()
     assert (found.outcome, found.kind) == ("review", "duplicate"), found.evidence
     # a real 不要 still negates
     assert verdict("构建失败时直接重跑。", "构建失败时不要直接重跑，先看日志。").outcome == "supersede"
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("王磊在增长组。", "王磊从十月起在平台组。"),
+    ("公测定在6月1日上线。", "公测延期了，新日期还没定。"),
+])
+def test_a_chinese_statement_of_what_changed_about_its_subject_is_listed_beside_the_memory_it_changes(
+        root, older, newer):
+    # the two share one character pair ("王磊", "公测"): only the subject both open with puts them side by side
+    add(root, older, "project", days_ago=20)
+    run(root, now=NOW - timedelta(days=19))
+    add(root, newer, "project")
+    report = run(root)
+    assert [item["kind"] for item in report["review"]] == ["possible_conflict"]
+    assert ("since" if "起" in newer else "puts off") in report["review"][0]["evidence"]
+    assert len(live(root)) == 2

@@ -83,6 +83,21 @@ CASES = [
     ("集成测试不要mock Redis，连本地容器。", "跑集成测试时别mock掉Redis，用本地的容器实例。",
      "review", "duplicate", "swapped_words"),
     ("别人的代码不要直接改。", "可以直接改别人的代码。", "supersede", "conflict", "is_contradiction"),
+    # a Chinese statement that says since when it holds, the rest the older one with another name: it
+    # shares one character pair of five with it, yet says the person moved
+    ("王磊在增长组。", "王磊从十月起在平台组。", "review", "conflict", "since_changed"),
+    # ... since when, and then something else about the person: nothing to say
+    ("王磊在增长组。", "王磊从下周起负责报销审批。", "none", "", ""),
+    # ... a phrase that only looks like one (自动化 … 开始) is no "since"
+    ("自动化测试在增长组的机器上跑。", "自动化测试开始前在平台组的机器上拉代码。", "none", "", ""),
+    # a plan put off takes back the date the other gives it
+    ("公测定在6月1日上线。", "公测延期了，新日期还没定。", "review", "conflict", "put_off"),
+    ("发布会定在周四下午。", "发布会推迟了，时间待定。", "review", "conflict", "put_off"),
+    ("迁移窗口定在周六凌晨2点。", "迁移窗口取消了，等通知。", "review", "conflict", "put_off"),
+    # ... not what the other says of it without a date
+    ("公测的反馈都发到#beta频道。", "公测延期了，新日期还没定。", "none", "", ""),
+    # ... nor when the other already says it was put off
+    ("公测原定6月1日，已经延期。", "公测延期了，新日期还没定。", "none", "", ""),
 ]
 
 
@@ -208,3 +223,19 @@ def test_what_a_text_says_stopped_is_the_thing_it_names(text, things):
     from auto_dream.judge.statements import stopped_things
 
     assert stopped_things(text) == things
+
+
+@pytest.mark.parametrize("text, subject", [
+    ("王磊从十月起在平台组。", "王磊"),
+    ("公测延期了，新日期还没定。", "公测"),
+    ("公测的上线推迟了。", "公测"),
+    ("鈴木さんは10月からプラットフォームチーム所属。", "鈴木"),
+    ("パブリックベータの公開は延期。", "パブリックベータ"),
+    ("用户从下周起改用Vim。", ""),  # "the user": too common to say which memory it changes
+    ("公测定在6月1日上线。", ""),  # says nothing changed
+    ("自动化测试开始前先拉代码。", ""),
+])
+def test_the_subject_a_statement_says_changed_is_the_one_it_opens_with(text, subject):
+    from auto_dream.judge.subjects import changed_subject
+
+    assert changed_subject(text) == subject

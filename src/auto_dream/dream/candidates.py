@@ -19,6 +19,7 @@ from auto_dream.judge.partners import MENTION_MARKS, mentions, name_keys
 from auto_dream.judge.recent import RECENT_LIMIT, recent_pairs
 from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, anchored_floor, significant_words
 from auto_dream.judge.statements import STOP_MARKS, idf_weights, stopped_things
+from auto_dream.judge.subjects import SUBJECT_LENGTHS, Change, change_of, changed_subject, changes_taken
 from auto_dream.store.daylog import Entry
 from auto_dream.store.live import LiveView, MemorySource
 
@@ -54,7 +55,8 @@ def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str]
         found |= {(a, b) if a <= b else (b, a) for a, others in matches.items() for b in others
                   if b in stored and b in live and live[a].type == live[b].type}
     source = snapshot.memories
-    return found | named_pairs(decisions, probes, source) | stopped_pairs(decisions, probes, source)
+    return (found | named_pairs(decisions, probes, source) | stopped_pairs(decisions, probes, source)
+            | subject_pairs(decisions, probes))
 
 
 def named_pairs(decisions: Decisions, probes: Iterable[str], source: MemorySource) -> set[tuple[str, str]]:
@@ -110,6 +112,35 @@ def stopped_pairs(decisions: Decisions, probes: Iterable[str], source: MemorySou
             holders = set.intersection(*(by_word.get(word, set()) for word in words)) if words else set()
             found |= {(probe, other) if probe <= other else (other, probe) for other in holders
                       if other != probe and live[other].type == live[probe].type and thing.lower() in labels[other]}
+    return found
+
+
+def subject_pairs(decisions: Decisions, probes: Iterable[str]) -> set[tuple[str, str]]:
+    """The pairs of a probe whose name or description says what changed about the Chinese or
+    Japanese subject it opens with ("王磊从十月起在平台组", "公测延期了": subjects.changed_subject) and a
+    live memory of its type whose name or description opens with that subject and says what such a
+    change takes back ("王磊在增长组", "公测定在6月1日上线": subjects.changes_taken), whatever else the two
+    share: a handful of characters, too few for any overlap (statements.about_one_subject decides).
+    Names and descriptions only: no body is read. Each probe is paired with the newest RECENT_LIMIT
+    of those memories, found through one index of openings: a dream stays near-linear."""
+    live = decisions.live
+    wanted = {probe: (subject, change_of(label)) for probe in probes
+              for label in (live[probe].name, live[probe].description) if (subject := changed_subject(label))}
+    if not wanted:
+        return set()
+    # each memory by the openings of its name and description that a subject may be (two to eight
+    # characters), its type and a change that takes back what it says
+    openings: dict[tuple[str, str, Change], set[str]] = {}
+    for path, memory in live.items():
+        for label in {memory.name.lstrip(), memory.description.lstrip()}:
+            for change in changes_taken(label):
+                for length in range(SUBJECT_LENGTHS[0], min(len(label), SUBJECT_LENGTHS[1]) + 1):
+                    openings.setdefault((label[:length], memory.type, change), set()).add(path)
+    found = set()
+    for probe, (subject, change) in wanted.items():
+        opening = openings.get((subject, live[probe].type, change), set()) - {probe}
+        for other in sorted(opening, key=lambda path: (live[path].mtime, path))[-RECENT_LIMIT:]:
+            found.add((probe, other) if probe <= other else (other, probe))
     return found
 
 

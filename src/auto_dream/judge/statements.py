@@ -50,6 +50,7 @@ from auto_dream.judge.similarity import (
     unnegatable,
     without_replacements,
 )
+from auto_dream.judge.subjects import put_off, set_aside_since
 from auto_dream.judge.values import (
     CJK_TEXT,
     LATIN_TERM,
@@ -227,6 +228,8 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
     if a_core == a.core and is_contradiction(a.profile, b.profile, contradiction):
         return _ordered(a, b, *contradiction_evidence(a, b), rule="is_contradiction")
     if overlap(a_words, b_words) < contradiction:
+        if (about := about_one_subject(a, b, duplicate, contradiction)) is not None:
+            return about
         return _terms_verdict(a, b, a_core, b_core, both) if overlap(a_words, b_words) >= anchored_floor(
             contradiction) else NOTHING
     lined_up = iter_swaps(a_core, b_core, a_words, b_words)
@@ -292,6 +295,31 @@ def judge_statements(a: Side, b: Side, duplicate: float, contradiction: float) -
             sorted((a.profile.signals | b.profile.signals) - (a.profile.signals & b.profile.signals)))
             + f", aimed at nothing the other says: {pair}", both, "one_sided_signal")
     return Verdict("merge", "duplicate", f"says the same: {pair}", both, "is_duplicate")
+
+
+def about_one_subject(a: Side, b: Side, duplicate: float, contradiction: float) -> Verdict | None:
+    """A possible conflict between two Chinese or Japanese statements that share too few character
+    pairs for the rules above, though one says what changed about the subject both open with
+    (judge.subjects): it was put off while the other gives its date ("公测延期了" / "公测定在6月1日
+    上线"), or it holds since a time the other does not say, and without that phrase the two are
+    the same statement but for a value or a name ("王磊从十月起在平台组" / "王磊在增长组")."""
+    both = (_flat(a.core), _flat(b.core))
+    for putting, other in ((a, b), (b, a)):
+        if clause := put_off(putting.core, other.core):
+            return Verdict("review", "conflict", f"{_quote(clause)} puts off what {_quote(other.core)} dates", both,
+                           "put_off")
+    a_text, b_text, since = set_aside_since(a.core, b.core)
+    if not since:
+        return None
+    a_set, b_set = Side(a_text, Profile.of(a_text), a.time), Side(b_text, Profile.of(b_text), b.time)
+    if overlap(a_set.profile.words, b_set.profile.words) < contradiction:
+        return None
+    found = judge_statements(a_set, b_set, duplicate, contradiction)
+    if found.outcome == "none" or found.kind != "conflict":
+        return None
+    named = _swap_evidence(swaps(a_text, b_text, a_set.profile.words, b_set.profile.words)) or "other words"
+    return Verdict("review", "conflict", f"only one says since when ({_quote(since)}); without it, the same statement "
+                   f"but for {named}: {_quote_pair(a.core, b.core)}", both, "since_changed")
 
 
 def same_specifics(a: str, b: str, a_profile: Profile, b_profile: Profile, found: list["Swap"]) -> str:
