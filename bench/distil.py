@@ -187,6 +187,17 @@ def copied_beneath(name: str, description: str) -> str | None:
     return copied(normal(core), normal(_PERSON.sub("", description, count=1))) if core else None
 
 
+def hook_repeats(name: str, index_line: str) -> bool:
+    """Whether the MEMORY.md line's hook (what follows " — ") opens with what its name says
+    beneath the name's label, with or without the person it names: an agent reading the index
+    then reads one thing twice and nothing of what the memory adds."""
+    hook = index_line.split(" — ", 1)[1] if " — " in index_line else ""
+    hook = normal(_PERSON.sub("", hook.removesuffix("…"), count=1)).lower()
+    core = normal(re.split(r": |：", name)[-1]).lower()
+    opening = min(len(hook), len(core), 12)
+    return opening >= 4 and hook[:opening] == core[:opening]
+
+
 def said_whole(name: str, text: str) -> bool:
     """Whether `name` is all the entry says: its one line without a list marker, a checkbox or
     bold. Such an entry has nothing a description could add from it; a description the rules
@@ -288,6 +299,7 @@ def run_entry(entry: dict, folder: Path) -> dict:
                 "copied": copied(memory.name, memory.description), "must_missing": must_missing,
                 "named_whole": said_whole(memory.name, entry["text"]) or said_whole(memory.description, entry["text"]),
                 "copied_beneath": copied_beneath(memory.name, memory.description),
+                "hook_repeats": hook_repeats(memory.name, _index_line(root, memory)),
                 "must_not_found": must_not_found, "slug_cut": slug_cut(memory.path, memory.name)})
     return row
 
@@ -385,8 +397,10 @@ def entry_figures(rows: list[dict]) -> dict:
             "copied": sum(bool(r["copied"]) and not r["named_whole"] for r in made),
             "copied_equal": sum(r["copied"] == "equal" and not r["named_whole"] for r in made),
             "named_whole": sum(r["copied"] == "equal" and r["named_whole"] for r in made),
-            "copied_beneath": sum(bool(r["copied_beneath"]) and not r["copied"]
-                                  and not (r["copied_beneath"] == "equal" and r["named_whole"]) for r in made),
+            "copied_beneath": sum(r["copied_beneath"] == "equal" and not r["copied"] and not r["named_whole"]
+                                  for r in made),
+            "goes_on_beneath": sum(r["copied_beneath"] == "begins with it" and not r["copied"] for r in made),
+            "hook_repeats": sum(r["hook_repeats"] for r in made),
             "must_missing": sum(bool(r["must_missing"]) for r in made),
             "must_not_found": sum(bool(r["must_not_found"]) for r in made),
             "slug_cut": sum(r["slug_cut"] for r in made)}
@@ -423,7 +437,9 @@ def print_entries(rows: list[dict]) -> dict:
     line("names copied into the description", "copied", "entries", "0")
     line("  description equal to the name", "copied_equal", "entries", "0")
     line("  one sentence, named whole (nothing to add)", "named_whole", "entries", "—")
-    line("  copied beneath a label or the person", "copied_beneath", "entries", "0")
+    line("  the name beneath its label or the person", "copied_beneath", "entries", "0")
+    line("  going on from the name beneath its label", "goes_on_beneath", "entries", "—")
+    line("MEMORY.md hooks repeating the name", "hook_repeats", "entries", "0")
     line("names holding markup or a list marker", "markup", "entries", "0")
     line("names missing a must", "must_missing", "entries", "0")
     line("names holding a must-not", "must_not_found", "entries", "0")
@@ -510,9 +526,10 @@ def print_errors(entries: list[dict], folds: list[dict], openclaw: dict) -> None
             problems.append(f"name holds {row['markup']}")
         if row["copied"] and not row["named_whole"]:
             problems.append("description " + ("is the name" if row["copied"] == "equal" else "begins with the name"))
-        elif row["copied_beneath"] and not (row["copied_beneath"] == "equal" and row["named_whole"]):
-            problems.append("description " + ("is" if row["copied_beneath"] == "equal" else "begins with")
-                            + " the name beneath its label or person")
+        elif row["copied_beneath"] == "equal" and not row["named_whole"]:
+            problems.append("description is the name beneath its label or person")
+        if row["hook_repeats"]:
+            problems.append("the MEMORY.md line's hook repeats the name")
         if row["must_missing"]:
             problems.append("name lacks " + ", ".join(json.dumps(m, ensure_ascii=False) for m in row["must_missing"]))
         if row["must_not_found"]:

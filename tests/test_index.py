@@ -557,3 +557,23 @@ def test_caps_with_no_room_for_the_unreadable_line_leave_it_out_rather_than_fail
     assert "Not read" not in result.text and len(result.text.splitlines()) <= tight.max_lines
     roomy = build_index([memory(1, "user")], header, IndexLimits(), timezone.utc, ["memories/user/broken.md"])
     assert "- Not read (1, `auto-dream check` says why): broken.md\n" in roomy.text
+
+
+@pytest.mark.parametrize("name, description, shown", [
+    # what follows the name's label, said again at the description's start: the line shows what it adds
+    ("Plan for Q3: split the monolith's auth module",
+     "Split the monolith's auth module into its own service, then move sessions to Redis",
+     "into its own service, then move sessions to Redis"),
+    # ... and with the person the description opens with and the name leaves out
+    ("Likes having a checklist at the start", "User likes having a checklist at the start of any long task",
+     "of any long task"),
+    ("ステータス：ベータ版を社内で配布した", "ベータ版を社内で配布した。来週から外部テスター10人に広げる",
+     "来週から外部テスター10人に広げる"),
+    # a description that says something else is shown whole
+    ("Plan for Q3: split the monolith's auth module", "Sessions move to Redis once the split lands",
+     "Sessions move to Redis once the split lands"),
+])
+def test_a_line_never_repeats_what_follows_its_name_label_or_person(name, description, shown):
+    result = index([memory(1, name=name, description=description, path="memories/project/20260101_q3.md")])
+    [(label, _, hook)] = entries(result.text)
+    assert (label, hook) == (name, shown)

@@ -308,12 +308,26 @@ def _entry_line(memory: Memory, line_chars: int) -> _Line:
     return _Line(prefix, description)
 
 
+# A name's label ("Plan for Q3: ", "ステータス："): a description may go on from what follows it
+_NAME_LABEL = re.compile(r"\A[^:：]{1,40}(?:: |：)")
+# The person a description may open with where its name leaves them out ("User likes …" / "Likes …")
+_PERSON = re.compile(r"\A(?:the user's|the user|user's|user|用户|用戶|ユーザーは|ユーザーの)\s*", re.IGNORECASE)
+
+
 def _beyond_name(description: str, name: str) -> str:
-    """What the description says beyond the name: a line never repeats its own title."""
+    """What the description says beyond the name: a line never repeats its own title, nor what
+    follows the title's label ("Plan for Q3: split the monolith's auth module" — "Split the
+    monolith's auth module into its own service…" shows "into its own service…"), with or
+    without the person the description opens with ("Likes having a checklist at the start" —
+    "User likes having a checklist at the start of any task…")."""
     stem = name.removesuffix(ELLIPSIS).rstrip(" .。")
-    if stem and description.startswith(stem):
-        rest = description[len(stem):].lstrip(" .,;:—-。，；：")
-        return rest if len(rest) > 1 else ""
+    label = _NAME_LABEL.match(stem)
+    said = _PERSON.sub("", description, count=1)
+    for head, text in ((stem, description), (stem[label.end():] if label else "", description),
+                       (stem[label.end():] if label else stem, said)):
+        if len(head) > 1 and text[:1].lower() == head[:1].lower() and text[1:].startswith(head[1:]):
+            rest = text[len(head):].lstrip(" .,;:—-。，；：")
+            return rest if len(rest) > 1 else ""
     return description
 
 
