@@ -319,7 +319,12 @@ def run_fold(pair: dict, folder: Path, one_run: bool) -> dict:
     merge_rows = [a for a in report["actions"] if a["kind"] == "merge" and a["path"].endswith(f"#{later}")]
     reason = merge_rows[0]["reason"] if merge_rows else next(
         (a["reason"] for a in report["actions"] if a["kind"] in ("create", "supersede")), "")
+    # not folded, but listed for a reader to decide: the entry's memory and the first beside each other
+    pair_paths = {holder.path, entry_holder.path} if holder is not None and entry_holder is not None else set()
+    listed = next((item["kind"] for item in report.get("review", [])
+                   if len(pair_paths) == 2 and {item["path"], item["target"]} == pair_paths), "")
     row = {"id": pair["id"], "lang": pair["lang"], "expected": pair["expected"], "run": "one" if one_run else "two",
+           "listed": listed,
            # no live memory holds the first text: a memory superseded, or (in one run) the entry skipped
            "folded": folded, "replaced": holder is None,
            "merged_count": report["stats"]["merged"], "named": bool(merge_rows), "reason": reason,
@@ -411,6 +416,8 @@ def fold_figures(rows: list[dict]) -> dict:
     folded = [r for r in rows if r["folded"]]
     extended = [r for r in folded if r["expected"] == "extend"]
     return {"pairs": len(rows), "should_fold": len(should), "folded_right": sum(r["folded"] for r in should),
+            "unfolded": sum(not r["folded"] for r in should),
+            "unfolded_listed": sum(not r["folded"] and r["listed"] == "possible_duplicate" for r in should),
             "folded": len(folded), "reported": sum(r["named"] and r["merged_count"] > 0 for r in folded),
             "extend_folded": len(extended), "shows_added": sum(r["shows_added"] for r in extended),
             "body_keeps_entry": sum(r["body_keeps_entry"] for r in extended),
@@ -459,6 +466,7 @@ def print_folds(rows: list[dict]) -> dict:
         cells = "".join(f"{_share(figures[r][part], figures[r][whole]):>16}" for r in ("two", "one"))
         print(f"  {label:44}{cells}   {target}")
     line("folded, of the pairs that repeat the memory", "folded_right", "should_fold", "all")
+    line("  the rest listed for review as duplicates", "unfolded_listed", "unfolded", "all")
     line("folds reported (merged count, entry named)", "reported", "folded", "all")
     line("added fact shown (name or description)", "shows_added", "extend_folded", "all")
     line("added fact kept in the body", "body_keeps_entry", "extend_folded", "all")
@@ -545,7 +553,7 @@ def print_errors(entries: list[dict], folds: list[dict], openclaw: dict) -> None
         where = "across runs" if row["run"] == "two" else "in one run"
         problems = []
         if row["expected"] != "new" and not row["folded"]:
-            problems.append("not folded")
+            problems.append("not folded" + (f", listed for review as {row['listed']}" if row["listed"] else ""))
         if row["expected"] == "new" and row["folded"]:
             problems.append("folded, but the entry is a new fact")
         if row["replaced"]:

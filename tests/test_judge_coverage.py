@@ -83,6 +83,9 @@ CASES = [
     ("集成测试不要mock Redis，连本地容器。", "跑集成测试时别mock掉Redis，用本地的容器实例。",
      "review", "duplicate", "swapped_words"),
     ("别人的代码不要直接改。", "可以直接改别人的代码。", "supersede", "conflict", "is_contradiction"),
+    # a short form is its word ("dev" / "developer"): the same statement, "who writes" said as "mostly"
+    ("The user is a backend developer who writes Python and Go", "User is a backend dev, mostly Python and Go",
+     "review", "duplicate", "swapped_words"),
     # a Chinese statement that says since when it holds, the rest the older one with another name: it
     # shares one character pair of five with it, yet says the person moved
     ("王磊在增长组。", "王磊从十月起在平台组。", "review", "conflict", "since_changed"),

@@ -106,6 +106,14 @@ def test_a_two_letter_word_finds_its_memory_and_a_two_letter_pronoun_finds_nothi
     assert word_sequence("CI on S3 we're") == []  # the judge's own words are as they were
 
 
+def test_a_short_form_finds_the_word_it_stands_for_and_the_word_finds_the_short_form(root, cli):
+    put(root, "memories/user/role.md", "Role", "The user is a backend developer who writes Python.", kind="user")
+    put(root, "memories/project/db.md", "Databases", "The prod config lives in the infra repo.")
+    assert [hit["path"] for hit in recall_json(cli, root, "dev")] == ["memories/user/role.md"]
+    assert [hit["path"] for hit in recall_json(cli, root, "production configuration")] == ["memories/project/db.md"]
+    assert [hit["path"] for hit in recall_json(cli, root, "infrastructure repository")] == ["memories/project/db.md"]
+
+
 def test_a_word_in_a_name_or_description_outranks_the_same_word_in_a_body(root, cli):
     put(root, "memories/reference/a.md", "Kubernetes cluster layout", "Three nodes in two zones.",
         mtime=NOW - timedelta(days=300))

@@ -33,13 +33,27 @@ _CJK_RUN = re.compile(rf"[{_CJK}]+")
 _STEMMER = Stemmer.Stemmer("english")
 _STEMS: dict[str, str] = {}
 
+# Short forms engineers write for a word, read as that word: "a backend dev" is "a backend
+# developer", "the prod DB config" the production database's configuration. Only those that
+# stand for one word in a developer's notes (not "auth": authentication or authorization).
+ABBREVIATIONS = {
+    "dev": "developer", "devs": "developers", "repo": "repository", "repos": "repositories",
+    "config": "configuration", "configs": "configurations", "env": "environment", "envs": "environments",
+    "prod": "production", "dbs": "databases", "docs": "documentation", "infra": "infrastructure",
+    "dep": "dependency", "deps": "dependencies", "perf": "performance", "impl": "implementation",
+    "admin": "administrator", "admins": "administrators", "msg": "message", "msgs": "messages",
+    "k8s": "kubernetes", "eng": "engineer", "engs": "engineers", "mgr": "manager",
+}
+
 
 def stem(token: str) -> str:
     """The English Snowball stem of a lower-cased word ("managed" and "manages" meet at "manag"),
-    remembered: a store repeats the same few thousand words."""
+    a short form read as its word first (ABBREVIATIONS: "dev" meets "developer"), remembered: a
+    store repeats the same few thousand words."""
     found = _STEMS.get(token)
     if found is None:
-        found = _STEMS[token] = sys.intern(_STEMMER.stemWord(token)) if token.isascii() else token
+        found = _STEMS[token] = sys.intern(_STEMMER.stemWord(ABBREVIATIONS.get(token, token))) \
+            if token.isascii() else token
     return found
 
 

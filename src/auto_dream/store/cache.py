@@ -57,7 +57,7 @@ from auto_dream.store.paths import FILE_MODE, StoreLayout
 # PRAGMA user_version of the file; any other value is a foreign cache. Raise it whenever what
 # is stored would read differently now (the schema, how frontmatter is read, what the judge
 # derives from a text: words, stems, negation scopes, references), so every memory is parsed again.
-VERSION = 21
+VERSION = 22
 FILE_NAME = "cache.sqlite3"
 Posting = tuple[int, int, int, int]  # (word rank, memory row id, the memory's word count, the word's position)
 Row = tuple  # a row as sqlite3 returns it: its values are what the SQL selects

@@ -64,7 +64,7 @@ if TYPE_CHECKING:  # the parser is imported only when a file must be read (read_
 
 # PRAGMA user_version of the file; any other value is a foreign index, built again. Raise it
 # whenever what is stored would read differently now (the schema, the judge's words).
-VERSION = 5
+VERSION = 6
 FILE_NAME = "recall.sqlite3"
 SWEEP_LOCK_NAME = "recall.sqlite3-check"  # held by the process checking every file after a recall answered
 # BM25 weights of the columns: a word in a memory's name or description says what the memory
