@@ -177,6 +177,12 @@ OWN_WORDS = [
     ("See the on-call guide for the paging rules", "reference"),
     ("設計書のFig. 2にシャードの配置図がある", "reference"),
     ("DNS: api.example.org CNAME edge.example.net", "reference"),
+    # a birthday is said of a person; a feature or a field is not one
+    ("メモ:\n- 山口さんの誕生日は4月18日", "user"),
+    ("王磊的生日是5月2日", "user"),
+    ("The user's birthday is March 3", "user"),
+    ("Ship the birthday reminder feature by Friday", "project"),
+    ("用户表的出生日期字段改成DATE类型", "project"),
 ]
 
 

@@ -126,6 +126,23 @@ def test_a_section_not_named_as_a_miscellany_stays_whole(heading):
     assert entries(f"## {heading}\n- one fact\n- another fact\n") == [f"{heading}:\n- one fact\n- another fact"]
 
 
+def test_a_section_that_says_who_the_person_is_and_how_to_reply_is_split_where_that_changes():
+    note = ("## ユーザーについて\n- ユーザーは山口さん。平日は会社員\n- 返答は結論から先に、短めにしてほしい\n"
+            "- 技術用語は英語のままでいい\n")
+    assert entries(note) == ["ユーザーについて:\n- ユーザーは山口さん。平日は会社員",
+                             "ユーザーについて:\n- 返答は結論から先に、短めにしてほしい\n- 技術用語は英語のままでいい"]
+
+
+@pytest.mark.parametrize("note", [
+    # two rules, one of which the rules type as a fact, stay one section
+    "## Safety\n- Always keep the emergency stop within reach\n- Speed limit 250 mm/s while testing\n",
+    # a numbered procedure is never split, whatever a step says
+    "## Setup\n1. The user is the admin of the box\n2. Open the web UI at http://10.0.0.2:8080\n",
+])
+def test_a_section_whose_items_are_not_about_the_person_stays_whole(note):
+    assert len(entries(note)) == 1
+
+
 def test_a_long_section_is_split_between_items_each_part_under_its_path_label_and_header():
     rows = "".join(f"| item {n} | ¥{n},000 |\n" for n in range(6))
     note = f"## 購入\n**購入リスト:**\n| 品目 | 金額 |\n|---|---|\n{rows}- a bullet that is long enough\n"

@@ -19,7 +19,12 @@ def related(a: str, b: str) -> str | None:
 
 
 def test_words_are_lower_cased_and_split_on_punctuation():
-    assert significant_words("Deploy, TESTS;staging!(prod)") == {"deploy", "test", "stage", "prod"}
+    assert significant_words("Deploy, TESTS;staging!(api)") == {"deploy", "test", "stage", "api"}
+
+
+def test_a_short_form_is_the_word_it_stands_for():
+    assert significant_words("deploy to prod") == significant_words("deploy to production")
+    assert significant_words("a backend dev") == significant_words("a backend developer")
 
 
 def test_english_words_meet_at_their_stem():

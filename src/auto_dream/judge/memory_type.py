@@ -175,6 +175,9 @@ _PERSON = re.compile("|".join([
     # ユーザーが… is more often the product's users (ユーザーが迷わないように…).
     r"^(?:ユーザー|ユーザ|利用者)(?:さん)?は|^(?:私|わたし|僕|ぼく|俺|おれ|自分)(?:は|が|の)",
     r"^[^\s、。]{1,12}?(?:さん|くん|君|様|氏)(?:は|が)",
+    # a birthday is said of a person ("山口さんの誕生日は4月18日"), not of a feature (a birthday reminder,
+    # 出生日期 fields)
+    r"(?:'s|\bmy|\bhis|\bher|\btheir) birthday\b|\bbirthday (?:is|falls)\b|誕生日は|(?<!出)生日是",
 ]), re.IGNORECASE)
 
 # ---------------------------------------------------------------- preferences and likes with no subject

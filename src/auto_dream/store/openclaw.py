@@ -25,7 +25,9 @@ that is.
 Which sections hold unrelated items is decided by the heading's name alone, the grouping its
 author chose. Word overlap between items does not tell: two rules under `### Safety` (the
 emergency stop, a speed limit) share no word and belong together, and any two Japanese
-sentences share character pairs (いる, って).
+sentences share character pairs (いる, って). One thing more does: bullets that say who the
+person is (typed user by their own words) and bullets that do not, side by side under
+`## ユーザーについて`, are a user memory and a feedback one (_about_person).
 
 Everything here is pure text; the command (commands/import_openclaw.py) reads the files.
 """
@@ -38,6 +40,7 @@ from datetime import date
 from functools import cache
 from typing import TYPE_CHECKING
 
+from auto_dream.judge.memory_type import guess_type
 from auto_dream.store.daylog import MAX_TEXT_CHARS
 from auto_dream.store.openclaw_legacy import earlier_entry_texts, note_body
 
@@ -67,6 +70,7 @@ _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
 _TIME_IN_FRONT = re.compile(r"\[?\d{1,2}:\d\d(?::\d\d)?\]?\s*(?:[-–—:|]\s*)?")
 _CHECKED = re.compile(r"^([ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+)\[X\](?=[ \t]|$)", re.M)
 # An ordered list that does not start at 1 cannot follow a line of text: it would join it.
+_BULLET = re.compile(r"\s*[-*+]\s")
 _LATER_NUMBER = re.compile(r"(?!0*1[.)])\d{1,9}[.)]")
 
 
@@ -202,11 +206,31 @@ def section_entries(section: Section, miscellany: bool | None = None, limit: int
     if miscellany is None:
         miscellany = section.miscellany
     groups: list[list[Unit]] = []
+    about_person: bool | None = None  # whether the group's list items are about the person
     for unit in section.units:
-        if not groups or (miscellany and (unit.alone or unit.block != groups[-1][-1].block)):
+        person = _about_person(section.path, unit)
+        if not groups or (miscellany and (unit.alone or unit.block != groups[-1][-1].block)) or (
+                person is not None and about_person is not None and person != about_person):
             groups.append([])
+            about_person = None
         groups[-1].append(unit)
+        about_person = person if about_person is None else about_person
     return [entry_text(section.path, chunk) for group in groups for chunk in _within(section.path, group, limit)]
+
+
+_ORDERED_ITEM = re.compile(r"\s*\d{1,9}[.)]")
+
+
+def _about_person(path: tuple[str, ...], unit: Unit) -> bool | None:
+    """Whether a bullet item says who the person is (its type by its own words is user), for a
+    section that mixes the two: 「ユーザーについて」 with 「ユーザーは山口さん。平日は会社員…」 and then
+    「返答は結論から先に、短めにしてほしい」 is a user memory and a feedback memory, not one user memory
+    whose rules no feedback list shows. None for what is no bullet item: a numbered step, a
+    table row, a paragraph stay with what they follow; so do two rules of which one the rules
+    type as a fact (`### Safety`: the emergency stop, a speed limit)."""
+    if unit.header or not unit.lines or _ORDERED_ITEM.match(unit.lines[0]) or not _BULLET.match(unit.lines[0]):
+        return None
+    return guess_type(entry_text(path, [unit])) == "user"
 
 
 def entry_text(path: tuple[str, ...], units: Iterable[Unit]) -> str:
