@@ -212,6 +212,12 @@ def said_whole(name: str, text: str) -> bool:
     return re.sub(r"\s+", "", normal(flat)).rstrip(".。") == re.sub(r"\s+", "", normal(name)).rstrip(".。")
 
 
+def _single_item(body: str) -> str:
+    """An imported memory's one item without the heading path over it; else the body."""
+    lines = [line for line in body.strip().split("\n") if line.strip()]
+    return lines[1] if len(lines) == 2 and lines[0].rstrip().endswith((":", "：")) else body
+
+
 def _whole_slug(text: str) -> str:
     """As the store names a file: letters and digits kept, every other run of characters one `_`."""
     chars = [c if unicodedata.category(c)[0] in "LN" else "_" for c in unicodedata.normalize("NFC", text)]
@@ -378,7 +384,9 @@ def run_openclaw(folder: Path) -> dict:
                   for where, cells in _table_rows(load_notes())]
     listed = [{"path": m.path, "type": m.type, "name": m.name, "description": m.description,
                "cut": name_cut(m.name, m.body or m.description), "markup": name_markup(m.name),
-               "copied": copied(m.name, m.description), "label_only": label_only(m),
+               # one item under its heading, named whole, has nothing to add (said_whole), as one sentence has
+               "copied": None if said_whole(m.name, _single_item(m.body)) else copied(m.name, m.description),
+               "label_only": label_only(m),
                "entries": len(m.sources)} for m in memories]
     return {"notes_read": imported.notes_read, "entries_imported": imported.entries_added,
             "skipped": [s.warning for s in imported.skipped], "memories": listed, "groups": groups,

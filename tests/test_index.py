@@ -577,3 +577,14 @@ def test_a_line_never_repeats_what_follows_its_name_label_or_person(name, descri
     result = index([memory(1, name=name, description=description, path="memories/project/20260101_q3.md")])
     [(label, _, hook)] = entries(result.text)
     assert (label, hook) == (name, shown)
+
+
+def test_what_goes_on_from_the_name_cut_to_a_few_words_is_left_out_and_a_description_of_its_own_is_not():
+    path = "memories/feedback/20260305_Safety_Always_keep_the_emergency_stop_within_reach.md"
+    name = "Safety: Always keep the emergency stop within reach"
+    going_on = index([memory(1, "feedback", name=name, path=path,
+                             description="Always keep the emergency stop within reach while the arm is powered")])
+    assert entry_lines(going_on.text) == [f"- [{name}]({path})"]  # not "— while the…"
+    own = index([memory(1, "feedback", name=name, path=path, description="Reads Rust on weekends and is learning Zig")])
+    [(_, _, hook)] = entries(own.text)
+    assert hook.startswith("Reads") and hook.endswith("…")

@@ -318,6 +318,21 @@ def test_a_slug_ends_between_words(name, slug):
      "良かったこと: xArm のセットアップが1日で終わった", "kakeibo の審査準備が予定どおり進んでいる"),
     ("kakeibo › DB:\n  - RDS for PostgreSQL 15\n  - リードレプリカ 2台", "kakeibo › DB: RDS for PostgreSQL 15",
      "リードレプリカ 2台"),
+    # a miscellany's heading says nothing of its item: not in the name, whatever path is over it
+    ("Misc:\n  - Meeting with the accountant on 3/25 about the invoice system",
+     "Meeting with the accountant on 3/25 about the invoice system",
+     "Meeting with the accountant on 3/25 about the invoice system"),
+    ("kakeibo › メモ:\n  - xArm の納期は3週間と言われた", "kakeibo: xArm の納期は3週間と言われた",
+     "xArm の納期は3週間と言われた"),
+    # a heading that leaves room for only part of the first item's clause gives way to the clause whole
+    ("ユーザーについて:\n  - 返答は結論から先に、短めにしてほしいとのこと\n"
+     "  - 技術用語は英語のままでいい（無理に訳さない）",
+     "返答は結論から先に、短めにしてほしいとのこと", "技術用語は英語のままでいい（無理に訳さない）"),
+    # ... not to an aside it leaves out
+    ("山口さんからのフィードバック:\n  - PRは小さく分けてほしい（300行以内が目安）\n"
+     "  - テストを書かずに報告しないでほしい",
+     "山口さんからのフィードバック: PRは小さく分けてほしい",
+     "PRは小さく分けてほしい（300行以内が目安）；テストを書かずに報告しないでほしい"),
     # a table: its rows, not its header, each row's first cell with the rest in parentheses
     ("kakeibo リリース準備 › 料金プラン:\n  | プラン | 月額 | 内容 |\n  |---|---|---|\n  | Free | ¥0 | 月30件まで |\n"
      "  | Family | ¥780 | 5人まで共有 |",

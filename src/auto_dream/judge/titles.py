@@ -78,6 +78,21 @@ _OPEN_LABEL = re.compile(r"^(?:to ?do|todo|open|pending|未完了|未着手|未�
 _DONE_LABEL = re.compile(r"^(?:done|完了|済み?|已完成|完成)$", re.IGNORECASE)
 
 
+# Headings under which a note keeps what has no section of its own: their items share nothing.
+MISCELLANY = frozenset({
+    "misc", "miscellaneous", "misc notes", "other", "others", "other notes", "notes", "random", "random notes",
+    "odds and ends", "inbox", "scratch", "scratchpad",
+    "メモ", "その他", "その他メモ", "雑記", "雑多", "雑メモ", "備考", "覚え書き", "小ネタ",
+    "杂项", "其他", "其它", "备注", "杂记", "随记", "随手记", "零碎", "笔记",
+})
+
+
+def miscellany(heading: str) -> bool:
+    """Whether a heading names a miscellany (MISCELLANY: `メモ`, `Misc.`): its items share nothing,
+    and it says nothing of them."""
+    return heading.casefold().strip(" .:：。…") in MISCELLANY
+
+
 @dataclass(frozen=True)
 class EntryText:
     """An entry's text, its parts set apart (`read_entry`)."""
@@ -565,9 +580,13 @@ class Title:
 
 def title_of(text: str, memory_type: str = "project") -> Title:
     """The name and description of a new memory made of `text` (an entry) of `memory_type`.
-    Under a heading path (`週次ふりかえり › 良かったこと`) that leaves too little room for what its
+    A miscellany's heading (`メモ`, `Misc`) is left out of the name. Under a heading path
+    (`週次ふりかえり › 良かったこと`) that leaves too little room for what its
     first item says, the last heading alone is kept in the name, when the item then fits whole."""
     entry = read_entry(text)
+    if entry.label and any(miscellany(part) for part in entry.label.split(" › ")):
+        # "Misc: Meeting with the accountant on 3/25": a miscellany's heading says nothing of its item
+        entry = replace(entry, label=" › ".join(part for part in entry.label.split(" › ") if not miscellany(part)))
     title, whole = _title(entry, memory_type)
     if not whole and " › " in entry.label:
         shorter = replace(entry, label=entry.label.rsplit(" › ", 1)[1])
@@ -586,6 +605,13 @@ def _title(entry: EntryText, memory_type: str) -> tuple[Title, bool]:
     room = _name_room(entry)
     whole = bool(after)  # other lines say more: the statement may be the name
     cut = head_of(topic, language, room, whole)
+    if entry.label and " › " not in entry.label and cut is not None and cut.strength < COMMA and (alone := head_of(
+            topic, language, NAME_WIDTH, whole)) is not None and alone.strength >= CLAUSE and (
+            dropped_words := topic[cut.end:alone.end].strip()) and not _PARENTHETICAL.fullmatch(dropped_words):
+        # the label leaves room for only part of the first clause, its end lost ("ユーザーについて: 返答は結論
+        # から先に、短め" of 「…短めにしてほしいとのこと」): the clause whole names it, the body keeps the label
+        # (a heading path is first shortened to its last heading: title_of)
+        entry, room, cut = replace(entry, label=""), NAME_WIDTH, alone
     if cut is None and width(visible(topic)) > room and room < NAME_WIDTH:  # the label leaves too little
         entry, room = EntryText(statement, "", entry.label_mark, entry.state, entry.details, entry.why_how,
                                 language), NAME_WIDTH

@@ -15,6 +15,10 @@ from auto_dream.store.paths import MEMORY_TYPES
 
 SEPARATOR = " — "
 ELLIPSIS = "…"
+# What goes on from the name ("Safety: Always keep the emergency stop within reach" — "while the arm is
+# powered"), cut shorter than this, says nothing a reader can use ("— while the…"): the line shows the
+# name alone. A description of its own is shown however short ("— Reads Rust…").
+SHORTEST_HOOK = 24
 HEADER_TEMPLATE = "templates/MEMORY_header.md"  # where a store overrides the packaged header
 # what would end or break a Markdown link, and control characters (percent-encoded, the link resolves)
 _LINK_UNSAFE = re.compile(r"[\s()<>%\[\]#?\x00-\x1f\x7f-\x9f]")
@@ -303,9 +307,11 @@ def _entry_line(memory: Memory, line_chars: int) -> _Line:
         chars -= 1
     prefix = f"- [{_escape_label(label)}]({link})"
     room = line_chars - len(prefix) - len(SEPARATOR)
-    description = _beyond_name(shown(memory.description), label)
-    description = shorten(description, room) if room > 1 else ""
-    return _Line(prefix, description)
+    whole = shown(memory.description)
+    description = _beyond_name(whole, label)
+    if len(description) > room and description != whole and room < SHORTEST_HOOK:
+        description = ""  # what goes on from the name, cut to a few words: "— while the…"
+    return _Line(prefix, shorten(description, room) if room > 1 else "")
 
 
 # A name's label ("Plan for Q3: ", "ステータス："): a description may go on from what follows it

@@ -41,6 +41,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from auto_dream.judge.memory_type import guess_type
+from auto_dream.judge.titles import miscellany
 from auto_dream.store.daylog import MAX_TEXT_CHARS
 from auto_dream.store.openclaw_legacy import earlier_entry_texts, note_body
 
@@ -51,13 +52,6 @@ if TYPE_CHECKING:
 DAILY_NOTE = re.compile(r"(\d{4}-\d\d-\d\d)\.md")
 SESSION_NOTE = re.compile(r"\d{4}-\d\d-\d\d-.+\.md")  # the session-memory hook's summaries
 PATH_SEPARATOR = " › "
-# Headings under which a note keeps what has no section of its own: their items share nothing.
-MISCELLANY = frozenset({
-    "misc", "miscellaneous", "misc notes", "other", "others", "other notes", "notes", "random", "random notes",
-    "odds and ends", "inbox", "scratch", "scratchpad",
-    "メモ", "その他", "その他メモ", "雑記", "雑多", "雑メモ", "備考", "覚え書き", "小ネタ",
-    "杂项", "其他", "其它", "备注", "杂记", "随记", "随手记", "零碎", "笔记",
-})
 
 # A note's title, when it does not name its day: a heading every section of it would carry.
 DAILY_TITLES = frozenset({"daily memory log", "daily log", "daily notes", "daily note", "memory log", "today",
@@ -105,7 +99,7 @@ class Section:
     @property
     def miscellany(self) -> bool:
         """MISCELLANY: `## メモ`, `### Misc.`: each item is an entry of its own."""
-        return bool(self.path) and self.path[-1].casefold().strip(" .:：。…") in MISCELLANY
+        return bool(self.path) and miscellany(self.path[-1])
 
 
 @dataclass(frozen=True)
