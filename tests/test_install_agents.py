@@ -181,6 +181,17 @@ def test_the_block_changed_by_another_store_is_replaced_in_place(cli, places, tm
     assert agents_md.read_text() == USER_NOTES + "\n\n## Later, by hand\n"
 
 
+def test_a_crlf_instructions_file_gets_a_crlf_block_and_comes_back_byte_for_byte(cli, places):
+    agents_md = places["project"] / "AGENTS.md"
+    mine = USER_NOTES.replace("\n", "\r\n").encode()
+    agents_md.write_bytes(mine)
+    _run(cli, places, "install", "opencode")
+    installed = agents_md.read_bytes()
+    assert BLOCK_BEGIN.encode() in installed and b"\n" not in installed.replace(b"\r\n", b"")  # no bare LF
+    _run(cli, places, "uninstall", "opencode")
+    assert agents_md.read_bytes() == mine
+
+
 def test_install_list_marks_the_agents_supported(cli, places, monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
     (places["home"] / ".gemini").mkdir()

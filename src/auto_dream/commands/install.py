@@ -55,6 +55,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from auto_dream.commands import marked_block
 from auto_dream.errors import InputError, StoreError
 from auto_dream.judge.fences import fenced
 from auto_dream.store.claude_home import claude_homes
@@ -519,42 +520,24 @@ def render_cursor_rule(command: tuple[str, ...], root: Path) -> str:
             + render_instructions("cursor", command, root))
 
 
-def _block_span(text: str) -> tuple[int, int] | None:
-    """Where our marked block is in `text` (its final newline included), or None."""
-    start = text.find(BLOCK_BEGIN)
-    while start > 0 and text[start - 1] != "\n":  # the marker starts a line
-        start = text.find(BLOCK_BEGIN, start + 1)
-    if start < 0:
-        return None
-    end = text.find(BLOCK_END, start)
-    if end < 0:
-        return None
-    end += len(BLOCK_END)
-    if text.startswith("\r\n", end):
-        end += 2
-    elif text.startswith("\n", end):
-        end += 1
-    return start, end
+def _block_span(text: str) -> marked_block.Span | None:
+    """Where our marked block is in `text` (its final line ending included), or None."""
+    return marked_block.marked_span(text, BLOCK_BEGIN, BLOCK_END)
 
 
 def _put_block(text: str, block: str) -> tuple[str, str]:
-    """`text` with our block in it (replacing the one there), and the text put before it to
-    separate it from the user's (a blank line), which uninstall takes away with it."""
+    """`text` with our block in it (replacing the one there), in the text's line endings, and the
+    text put before it to separate it from the user's (a blank line), which uninstall takes away."""
+    block = marked_block.in_newlines(block, marked_block.newline_of(text))
     span = _block_span(text)
     if span is not None:
         return text[:span[0]] + block + text[span[1]:], ""
-    lead = "" if not text or text.endswith("\n\n") else "\n" if text.endswith("\n") else "\n\n"
-    return text + lead + block, lead
+    return marked_block.append(text, block)
 
 
 def _remove_block(text: str, lead: str) -> str:
     span = _block_span(text)
-    if span is None:
-        return text
-    before, after = text[:span[0]], text[span[1]:]
-    if not after and lead and before.endswith(lead):
-        before = before[:-len(lead)]
-    return before + after
+    return text if span is None else marked_block.remove(text, span, lead)
 
 
 def _is_our_handler(handler: Any) -> bool:
@@ -692,7 +675,7 @@ class _Record:
                                        {tuple(blank["path"]): blank["inside"] for blank in entry.get("blanks", [])
                                         if isinstance(blank["inside"], str) and not blank["inside"].strip(" \t\r\n")},
                                        entry["lead"] if isinstance(entry.get("lead"), str)
-                                       and not entry["lead"].strip("\n") else None)
+                                       and not entry["lead"].strip("\r\n") else None)
                      for role, entry in value["files"].items()}
             folders = tuple(str(folder) for folder in value["folders"] if folder in _LEVELS)
             skill, replacing = value["skill_sha256"], value.get("replacing_skill_sha256")

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from auto_dream.commands import marked_block
 from auto_dream.commands.install import (
     PRIVATE_FILE_MODE,
     RECORD_NAME,
@@ -221,19 +222,6 @@ def instructions_block(command: tuple[str, ...], root: Path, newline: str) -> st
     return newline.join([BLOCK_START, *text.rstrip("\n").split("\n"), BLOCK_END]) + newline
 
 
-def _newline(text: str) -> str:
-    return "\r\n" if "\r\n" in text else "\n"
-
-
-def _lead(text: str, newline: str) -> str:
-    """What goes between the user's text and our block: their last line ended, then a blank line."""
-    if not text:
-        return ""
-    if text.endswith(newline + newline) or text == newline:
-        return ""
-    return newline if text.endswith("\n") else newline + newline
-
-
 def _decode(path: Path, data: bytes) -> str:
     try:
         return data.decode("utf-8")
@@ -267,11 +255,8 @@ def _remove(text: str, added: _Added) -> str | None:
     """`text` less what install appended: the lead as well when our block still ends the file (the
     file then comes back byte for byte), the block alone when something was written after it; None
     when the block is not there exactly once (it was changed since)."""
-    if text.count(added.block) != 1:
-        return None
-    if text.endswith(added.lead + added.block):
-        return text[:len(text) - len(added.lead + added.block)]
-    return text.replace(added.block, "", 1)
+    span = marked_block.exact_span(text, added.block)
+    return None if span is None else marked_block.remove(text, span, added.lead)
 
 
 # ---------------------------------------------------------------- the plan
@@ -300,7 +285,7 @@ def plan_codex_install(places: CodexPlaces, snapshot: CodexSnapshot, command: tu
     text = "" if before is None else _decode(path, before)
     value = _parse_toml(path, text)
     previous = record.files.get("config") if record else None
-    block = config_block(command, root, _newline(text))
+    block = config_block(command, root, marked_block.newline_of(text))
     ours = previous is not None and text.count(previous.block) == 1
     existing = _server_in(value)
     if existing is not None and not ours:
@@ -313,7 +298,7 @@ def plan_codex_install(places: CodexPlaces, snapshot: CodexSnapshot, command: tu
         added = _Added(block, previous.lead, previous.created)
         after = text.replace(previous.block, block, 1)
     else:
-        added = _Added(block, _lead(text, _newline(text)), before is None)
+        added = _Added(block, marked_block.lead(text), before is None)
         after = text + added.lead + block
     result = _parse_toml(path, after) if after != text else value
     if _without_ours(result) != _without_ours(value) or _server_in(result) != server_table(command, root):
@@ -329,7 +314,7 @@ def plan_codex_install(places: CodexPlaces, snapshot: CodexSnapshot, command: tu
     path, before = places.instructions, snapshot.files[places.instructions]
     text = "" if before is None else _decode(path, before)
     previous = record.files.get("instructions") if record else None
-    block = instructions_block(command, root, _newline(text))
+    block = instructions_block(command, root, marked_block.newline_of(text))
     if previous is not None and text.count(previous.block) == 1:
         added = _Added(block, previous.lead, previous.created)
         after = text.replace(previous.block, block, 1)
@@ -338,7 +323,7 @@ def plan_codex_install(places: CodexPlaces, snapshot: CodexSnapshot, command: tu
         raise StoreError(f"{path} has an auto-dream block that {why}: nothing was written; remove it, "
                          "then install again")
     else:
-        added = _Added(block, _lead(text, _newline(text)), before is None)
+        added = _Added(block, marked_block.lead(text), before is None)
         after = text + added.lead + block
     new_record.files["instructions"] = added
     if after != text:
