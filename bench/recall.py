@@ -126,7 +126,7 @@ def run_conversation(sample: dict, memories: Scores, baseline: Scores, bm25_clas
                 continue
             asked += 1
             query = str(qa["question"])
-            hits = recall(context, query, max(KS), None, False)
+            hits = recall(context, query, max(KS), None, archived=False)
             ranked_sources = [sources.get(hit.path, set()) for hit in hits]
             memories.add(category, [next((rank for rank, found in enumerate(ranked_sources, 1)
                                           if observations[i][2] in found), None) for i in wanted], len(wanted))

@@ -180,7 +180,7 @@ def test_a_negative_budget_is_bad_input():
 ])
 def test_the_distiller_is_chosen_by_flag_then_config_then_key(store, llm_config, llm_flag, key, claude):
     (store.root / "config.toml").write_text(f'llm = "{llm_config}"\n')
-    chosen = choose_distiller(open_context(store.root), llm_flag, key, "http://127.0.0.1:9")
+    chosen = choose_distiller(open_context(store.root), llm=llm_flag, api_key=key, base_url="http://127.0.0.1:9")
     assert isinstance(chosen, AnthropicDistiller if claude else DeterministicDistiller)
     if claude:
         assert (chosen.settings.api_key, chosen.settings.base_url) == ("sk-ant-k", "http://127.0.0.1:9")
@@ -190,7 +190,7 @@ def test_the_distiller_is_chosen_by_flag_then_config_then_key(store, llm_config,
 def test_claude_wanted_without_a_key_is_bad_input(store, llm_config, llm_flag):
     (store.root / "config.toml").write_text(f'llm = "{llm_config}"\n')
     with pytest.raises(auto_dream.InputError, match="ANTHROPIC_API_KEY"):
-        choose_distiller(open_context(store.root), llm_flag, "", None)
+        choose_distiller(open_context(store.root), llm=llm_flag, api_key="", base_url=None)
 
 
 def test_a_store_reads_again_only_the_memory_files_that_changed_since_it_last_read_them(tmp_path, monkeypatch):

@@ -176,7 +176,7 @@ def test_listing_a_folder_by_inode_takes_the_files_the_walk_takes(tmp_path):
     for relative, flat in (("memories", False), ("", True)):
         walked, walked_odd = walk_memory_files(base, relative, ordered=True)
         listed_odd: list = []
-        listed = list_folder(str(base), relative, flat, ".md", listed_odd, fingerprints=False)
+        listed = list_folder(str(base), relative, flat=flat, ext=".md", odd=listed_odd, fingerprints=False)
         assert listed is not None
         top = [path for path, _ in walked if "/" not in path[len(relative) + 1 if relative else 0:]]
         assert sorted(path for path, _ in listed[0]) == top

@@ -225,7 +225,7 @@ def test_undo_reverses_the_latest_run_even_when_several_finished_within_the_same
                     (NOW - timedelta(hours=1, minutes=number)).isoformat(timespec="seconds"))
         latest = dream(context, next(instants), DreamOptions(), DeterministicDistiller()).report.run_id
         try:
-            restored = undo(context, next(instants), None, False)
+            restored = undo(context, next(instants), None, force=False)
         except StoreError as error:  # it tried an older run, whose files the latest one changed
             pytest.fail(f"undo after run {latest} (round {number}): {error}")
         assert restored.run_id == latest, f"undo picked {restored.run_id}, not the latest run {latest}"

@@ -135,7 +135,8 @@ def run_quick_recall(found: dict) -> int:
         check_query(text)  # before the store is opened, as the Typer command does
         check_memory_type(found["type"])
         context = open_context(store_root(found["root"]), home=home_folder(), claude_config_dir=claude_config_dir())
-        hits, owed = recall_owing(context, text, int(found["limit"]), found["type"], found["archived"], local_time())
+        hits, owed = recall_owing(context, text, int(found["limit"]), found["type"], archived=found["archived"],
+                                  now=local_time())
         if found["json"]:
             write_out(json.dumps([hit.as_json() for hit in hits], ensure_ascii=False, indent=2) + "\n")
         else:

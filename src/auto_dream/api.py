@@ -58,7 +58,7 @@ def _store_errors(method: Callable[Arguments, Returned]) -> Callable[Arguments, 
     return checked
 
 
-def open_store(root: str | PathLike[str], create: bool = False) -> "Store":
+def open_store(root: str | PathLike[str], *, create: bool = False) -> "Store":
     """The store at `root` (a `.auto-dream` folder). A missing one is a StoreError, unless
     `create`: then it is made as `auto-dream init` makes it (a store already there is kept)."""
     path = Path(root).absolute()
@@ -127,12 +127,12 @@ class Store:
         return dream(self._context(), _now(now), request, progress=NO_PROGRESS if progress is None else progress)
 
     @_store_errors
-    def undo(self, run_id: str | None = None, force: bool = False, now: datetime | None = None) -> "Restored":
+    def undo(self, run_id: str | None = None, *, force: bool = False, now: datetime | None = None) -> "Restored":
         """Reverse a dream run (default: the last one) byte for byte; `force` restores files changed
         since, keeping a copy of each version it replaces (`Restored.replaced`)."""
         from auto_dream.commands.dream import undo
 
-        return undo(self._context(), _now(now), run_id, force)
+        return undo(self._context(), _now(now), run_id, force=force)
 
     @_store_errors
     def check(self, now: datetime | None = None) -> CheckResult:
@@ -155,7 +155,7 @@ class Store:
 
     @_store_errors
     def recall(self, query: str, limit: int = DEFAULT_LIMIT, type: str | None = None,
-               archived: bool = False, defer: bool = False) -> list[Hit]:
+               *, archived: bool = False, defer: bool = False) -> list[Hit]:
         """The memories that best answer `query`, best first (`archived`: the archive searched
         too), as `auto-dream recall` finds them; [] when none matches. The log entries no dream
         has distilled yet are ranked with them (`hit.pending`, `hit.entry` the entry's id, `hit.path`
@@ -164,12 +164,12 @@ class Store:
         only its folders checked, and the check of every file is left to the caller, who runs
         `run_owed_checks()` once the answer is given (as `auto-dream recall` and the MCP server
         do)."""
-        hits, owed = recall_owing(self._context(), query, limit, type, archived, local_time(), defer=defer)
+        hits, owed = recall_owing(self._context(), query, limit, type, archived=archived, now=local_time(), defer=defer)
         self._owe(owed)
         return hits
 
     @_store_errors
-    def show(self, path_or_name: str, defer: bool = False) -> Memory | PendingEntry:
+    def show(self, path_or_name: str, *, defer: bool = False) -> Memory | PendingEntry:
         """One memory, whole: by its path relative to the root, else by its name; or a log entry
         no dream has distilled yet, by its id as recall gives it (a PendingEntry: `path` its day
         log, `body` its text). `defer` as for recall."""
@@ -227,9 +227,9 @@ class Store:
 
     # Last in the class: below this line `list` would name the method, not the builtin.
     @_store_errors
-    def list(self, type: str | None = None, archived: bool = False, now: datetime | None = None) -> ListResult:
+    def list(self, type: str | None = None, *, archived: bool = False, now: datetime | None = None) -> ListResult:
         """Memories grouped by type, newest first in each (`archived`: the archive instead)."""
-        return list_memories(self._context(), _now(now), type, archived)
+        return list_memories(self._context(), _now(now), type, archived=archived)
 
 
 def _check_local_zone() -> None:

@@ -109,7 +109,7 @@ def _store_changed(ctx: typer.Context) -> None:
 kept_until_exit = None  # the last dream's working set, never freed: the exit trick in __main__
 
 
-def _context(ctx: typer.Context, create: bool = False) -> StoreContext:
+def _context(ctx: typer.Context, *, create: bool = False) -> StoreContext:
     return open_context(_root(ctx), create=create, home=home_folder(), claude_config_dir=claude_config_dir())
 
 
@@ -121,7 +121,7 @@ def _print_json(document: object) -> None:
     write_out(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
 
 
-def _version(value: bool) -> None:
+def _version(*, value: bool) -> None:
     if value:
         stdout.print(f"auto-dream {__version__}", markup=False)
         raise typer.Exit()
@@ -191,7 +191,7 @@ def list_command(
 
     check_memory_type(memory_type)  # before the store is opened: a bad flag is named first
     now = local_time()
-    result = list_memories(_context(ctx), now, memory_type, archived)
+    result = list_memories(_context(ctx), now, memory_type, archived=archived)
     for bad in result.unreadable:
         _warn(f"{bad.path}: {bad.reason} (left untouched)")
     if as_json:
@@ -269,7 +269,7 @@ def recall(
     text = " ".join(query)
     check_query(text)  # before the store is opened: bad input is named first
     check_memory_type(memory_type)
-    hits, owed = recall_owing(_context(ctx), text, limit, memory_type, archived, local_time())
+    hits, owed = recall_owing(_context(ctx), text, limit, memory_type, archived=archived, now=local_time())
     if as_json:
         _print_json([hit.as_json() for hit in hits])
     else:
@@ -411,10 +411,10 @@ def dream_command(
     request = DreamRequest(dry_run=dry_run, propose=propose, full=full, budget=budget, llm=llm, if_due=if_due,
                            api_key=os.environ.get("ANTHROPIC_API_KEY"), base_url=os.environ.get("ANTHROPIC_BASE_URL"))
     if every_folder:
-        _dream_all(ctx, Path(path).expanduser().absolute() if path else Path.cwd(), as_json, request)
+        _dream_all(ctx, Path(path).expanduser().absolute() if path else Path.cwd(), as_json=as_json, request=request)
         return
     context = _context(ctx)
-    progress = _dream_progress(as_json)
+    progress = _dream_progress(as_json=as_json)
     # The exit trick (see __main__): no collection during the dream, and its working set kept
     # to the exit; a caller of run() in the same process gets the collector back.
     collecting = gc.isenabled()
@@ -442,7 +442,7 @@ def dream_command(
         stdout.print(render_markdown(outcome.report, warnings=False).rstrip(), markup=False)
 
 
-def _dream_all(ctx: typer.Context, under: Path, as_json: bool, request: "DreamRequest") -> None:
+def _dream_all(ctx: typer.Context, under: Path, *, as_json: bool, request: "DreamRequest") -> None:
     """`dream --all`: a report per folder as it is dreamed, then one summary; the exit code is
     the worst of the folders' (a folder that failed does not stop the others)."""
     from auto_dream.commands.dream import dream_all
@@ -450,7 +450,7 @@ def _dream_all(ctx: typer.Context, under: Path, as_json: bool, request: "DreamRe
     done = []
     # each folder's bar is taken down before its report is printed (dream_all's runs finish it)
     for folder in dream_all(under, home_folder(), claude_config_dir(), local_time(), request,
-                            progress=_dream_progress(as_json)):
+                            progress=_dream_progress(as_json=as_json)):
         done.append(folder)
         if not request.dry_run and folder.outcome is not None:
             _store_changed(ctx)
@@ -506,7 +506,7 @@ PROGRESS_DELAY = 1.0  # seconds a dream runs before its bar is drawn: a quick dr
 PROGRESS_UPDATE = 0.05  # seconds between two updates of the bar's counts (a dream counts a step in microseconds)
 
 
-def _dream_progress(as_json: bool) -> "Progress":
+def _dream_progress(*, as_json: bool) -> "Progress":
     """How a dream shows how far it has got: a bar on stderr when stderr is a terminal that can
     draw one (not TERM=dumb); nothing with --json or when stderr is piped (a real isatty, so
     FORCE_COLOR, which makes Rich draw in a log file, does not)."""
@@ -621,7 +621,7 @@ def undo(
     the run stops it (unless --force); one changed while it runs is left as it is, and said so."""
     from auto_dream.commands.dream import undo as undo_run
 
-    result = undo_run(_context(ctx), local_time(), run_id, force)
+    result = undo_run(_context(ctx), local_time(), run_id, force=force)
     _store_changed(ctx)
     for path in result.conflicts:
         if result.interrupted:
@@ -689,7 +689,7 @@ def resolve(
 
     outcome = resolve_item(_context(ctx), local_time(), item, action, into=into, winner=winner, reason=reason)
     _store_changed(ctx)
-    _print_decision(outcome, as_json, f"resolved {item.strip()}: {action}")
+    _print_decision(outcome, as_json=as_json, what=f"resolved {item.strip()}: {action}")
 
 
 @app.command()
@@ -707,10 +707,10 @@ def forget(
 
     outcome = forget_memory(_context(ctx), local_time(), memory, reason=reason)
     _store_changed(ctx)
-    _print_decision(outcome, as_json, "forgot")
+    _print_decision(outcome, as_json=as_json, what="forgot")
 
 
-def _print_decision(outcome: "DreamOutcome", as_json: bool, what: str) -> None:
+def _print_decision(outcome: "DreamOutcome", *, as_json: bool, what: str) -> None:
     report = outcome.report
     assert report is not None  # a decision is never "not due"
     for warning in report.warnings:
@@ -791,7 +791,7 @@ SCHEDULER_FLAGS = {
 }
 
 
-def _scheduler(cron: bool, systemd: bool, launchd: bool) -> str | None:
+def _scheduler(*, cron: bool, systemd: bool, launchd: bool) -> str | None:
     asked = [name for name, flag in (("cron", cron), ("systemd", systemd), ("launchd", launchd)) if flag]
     if len(asked) > 1:
         raise InputError(f"choose one scheduler, not {' and '.join('--' + name for name in asked)}")
@@ -809,7 +809,7 @@ def _describe_schedule(schedule: "Installed") -> str:
     return f"{frequency}{schedule.scheduler} schedule"
 
 
-def _print_plan(plan: "SchedulePlan", dry_run: bool) -> None:
+def _print_plan(plan: "SchedulePlan", *, dry_run: bool) -> None:
     from auto_dream.commands.schedule import describe_step
 
     for warning in plan.warnings:
@@ -847,10 +847,10 @@ def schedule_install(
 
     if weekly and hourly:
         raise InputError("choose --weekly or --hourly, not both")
-    scheduler = _scheduler(cron, systemd, launchd)
+    scheduler = _scheduler(cron=cron, systemd=systemd, launchd=launchd)
     surroundings = schedule_surroundings()
     plan = plan_install(_root(ctx), "hourly" if hourly else "weekly", scheduler, surroundings, run_tool)
-    _print_plan(plan, dry_run)
+    _print_plan(plan, dry_run=dry_run)
     if dry_run:
         return
     apply_plan(plan, surroundings, run_tool)
@@ -877,13 +877,13 @@ def schedule_remove(
     from auto_dream.commands.schedule import apply_plan, plan_remove
     from auto_dream.shell import run_tool, schedule_surroundings
 
-    scheduler = _scheduler(cron, systemd, launchd)
+    scheduler = _scheduler(cron=cron, systemd=systemd, launchd=launchd)
     surroundings = schedule_surroundings()
     plan = plan_remove(_root(ctx), scheduler, surroundings, run_tool)
     if not plan.schedules:
         stdout.print(f"no {scheduler + ' ' if scheduler else ''}schedule installed for {plan.root}", markup=False)
         return
-    _print_plan(plan, dry_run)
+    _print_plan(plan, dry_run=dry_run)
     if dry_run:
         return
     apply_plan(plan, surroundings, run_tool)
@@ -1028,7 +1028,7 @@ def install_claude_code(
     from auto_dream.commands.install import other_scopes_installed, scope_warning
 
     places, folder = _claude_code_places(scope, project)
-    _install(ctx, places, folder, dry_run, force)
+    _install(ctx, places, folder, dry_run=dry_run, force=force)
     others = other_scopes_installed(places, folder, home_folder(), claude_config_dir())
     if others:
         _warn(scope_warning(places, others))
@@ -1052,7 +1052,7 @@ def install_openclaw(
     from auto_dream.commands.install import openclaw_places
 
     places = openclaw_places(home_folder(), openclaw_state_dir(), openclaw_config_path())
-    _install(ctx, places, Path.cwd(), dry_run, force)
+    _install(ctx, places, Path.cwd(), dry_run=dry_run, force=force)
 
 
 CodexDryRunOption = Annotated[bool, typer.Option("--dry-run", help="Print the change (and each file's diff); "
@@ -1073,7 +1073,7 @@ def install_codex(ctx: typer.Context, dry_run: CodexDryRunOption = False) -> Non
     if root.exists() and not root.is_dir():
         raise StoreError(f"store root {root} is a file, not a folder")
     _carry_out_codex(codex.plan_codex_install(places, codex.read_codex_snapshot(places), auto_dream_command(), root),
-                     dry_run)
+                     dry_run=dry_run)
 
 
 @uninstall_app.command("codex")
@@ -1084,16 +1084,16 @@ def uninstall_codex(ctx: typer.Context, dry_run: CodexDryRunOption = False) -> N
     from auto_dream.commands import install_codex as codex
 
     places = codex.codex_places(home_folder(), codex_home_dir())
-    _carry_out_codex(codex.plan_codex_uninstall(places, codex.read_codex_snapshot(places)), dry_run)
+    _carry_out_codex(codex.plan_codex_uninstall(places, codex.read_codex_snapshot(places)), dry_run=dry_run)
 
 
-def _carry_out_codex(plan: Any, dry_run: bool) -> None:
+def _carry_out_codex(plan: Any, *, dry_run: bool) -> None:
     """Apply a Codex install or uninstall plan (not for a dry run), say what it did, warn its notes."""
     from auto_dream.commands import install_codex as codex
 
     if not dry_run and not plan.empty:
         codex.apply_codex_plan(plan)
-    write_out(codex.describe(plan, dry_run))
+    write_out(codex.describe(plan, dry_run=dry_run))
     for note in plan.notes:
         _warn(note)
 
@@ -1108,7 +1108,7 @@ def uninstall_claude_code(ctx: typer.Context, scope: ScopeOption = "project", pr
     from auto_dream.commands.install import plan_uninstall, read_snapshot
 
     places, _ = _claude_code_places(scope, project)
-    _show_plan(ctx, plan_uninstall(places, read_snapshot(places)), dry_run)
+    _show_plan(ctx, plan_uninstall(places, read_snapshot(places)), dry_run=dry_run)
 
 
 @uninstall_app.command("openclaw")
@@ -1117,7 +1117,7 @@ def uninstall_openclaw(ctx: typer.Context, dry_run: DryRunOption = False) -> Non
     from auto_dream.commands.install import openclaw_places, plan_uninstall, read_snapshot
 
     places = openclaw_places(home_folder(), openclaw_state_dir(), openclaw_config_path())
-    _show_plan(ctx, plan_uninstall(places, read_snapshot(places)), dry_run)
+    _show_plan(ctx, plan_uninstall(places, read_snapshot(places)), dry_run=dry_run)
 
 
 AgentScopeOption = Annotated[str, typer.Option(
@@ -1143,20 +1143,20 @@ def _agent_places(agent: str, scope: str, project: Optional[str]) -> "tuple[Plac
     return opencode_places(scope, folder, home_folder(), xdg_config_home()), folder
 
 
-def _install_agent(ctx: typer.Context, agent: str, scope: str, project: Optional[str], dry_run: bool,
+def _install_agent(ctx: typer.Context, agent: str, scope: str, project: Optional[str], *, dry_run: bool,
                    force: bool) -> None:
     places, folder = _agent_places(agent, scope, project)
-    _install(ctx, places, folder, dry_run, force)
+    _install(ctx, places, folder, dry_run=dry_run, force=force)
     if places.scope == "project" and not dry_run:
         _warn(f"these files hold this machine's paths (the store, this auto-dream): do not commit what "
               f"`auto-dream install {agent}` wrote in {folder}; `--scope user` writes to your home folder instead")
 
 
-def _uninstall_agent(ctx: typer.Context, agent: str, scope: str, project: Optional[str], dry_run: bool) -> None:
+def _uninstall_agent(ctx: typer.Context, agent: str, scope: str, project: Optional[str], *, dry_run: bool) -> None:
     from auto_dream.commands.install import plan_uninstall, read_snapshot
 
     places, _ = _agent_places(agent, scope, project)
-    _show_plan(ctx, plan_uninstall(places, read_snapshot(places)), dry_run)
+    _show_plan(ctx, plan_uninstall(places, read_snapshot(places)), dry_run=dry_run)
 
 
 @install_app.command("gemini-cli")
@@ -1167,7 +1167,7 @@ def install_gemini_cli(ctx: typer.Context, scope: AgentScopeOption = "project", 
     hook (MEMORY.md as context, by `auto-dream context --json`) and a SessionEnd hook (`dream --if-due`,
     in the background) to its `hooks`, and a marked block to GEMINI.md (the project's, or
     ~/.gemini/GEMINI.md) saying when to recall and remember. Comments in settings.json are kept."""
-    _install_agent(ctx, "gemini-cli", scope, project, dry_run, force)
+    _install_agent(ctx, "gemini-cli", scope, project, dry_run=dry_run, force=force)
 
 
 @install_app.command("cursor")
@@ -1178,7 +1178,7 @@ def install_cursor(ctx: typer.Context, scope: AgentScopeOption = "project", proj
     context --cursor-json`) and a sessionEnd hook (`dream --if-due`, in the background) to hooks.json in
     the same folder and, for a project, the rule .cursor/rules/auto-dream.mdc saying when to recall and
     remember (Cursor keeps user rules in its settings, not in a file). Comments in those files are kept."""
-    _install_agent(ctx, "cursor", scope, project, dry_run, force)
+    _install_agent(ctx, "cursor", scope, project, dry_run=dry_run, force=force)
 
 
 @install_app.command("opencode")
@@ -1188,7 +1188,7 @@ def install_opencode(ctx: typer.Context, scope: AgentScopeOption = "project", pr
     ~/.config/opencode/opencode.json at --scope user; opencode.jsonc when that is there instead) and add
     a marked block to AGENTS.md (the project's, or ~/.config/opencode/AGENTS.md) saying when to recall and
     remember. Comments and trailing commas in the config are kept."""
-    _install_agent(ctx, "opencode", scope, project, dry_run, force)
+    _install_agent(ctx, "opencode", scope, project, dry_run=dry_run, force=force)
 
 
 @uninstall_app.command("gemini-cli")
@@ -1196,32 +1196,33 @@ def uninstall_gemini_cli(ctx: typer.Context, scope: AgentScopeOption = "project"
                          dry_run: DryRunOption = False) -> None:
     """Remove the MCP server, the hooks and the GEMINI.md block `install gemini-cli` added; the rest is kept
     byte for byte."""
-    _uninstall_agent(ctx, "gemini-cli", scope, project, dry_run)
+    _uninstall_agent(ctx, "gemini-cli", scope, project, dry_run=dry_run)
 
 
 @uninstall_app.command("cursor")
 def uninstall_cursor(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
                      dry_run: DryRunOption = False) -> None:
     """Remove the MCP server, the hooks and the rule `install cursor` added; the rest is kept byte for byte."""
-    _uninstall_agent(ctx, "cursor", scope, project, dry_run)
+    _uninstall_agent(ctx, "cursor", scope, project, dry_run=dry_run)
 
 
 @uninstall_app.command("opencode")
 def uninstall_opencode(ctx: typer.Context, scope: AgentScopeOption = "project", project: ProjectOption = None,
                        dry_run: DryRunOption = False) -> None:
     """Remove the MCP server and the AGENTS.md block `install opencode` added; the rest is kept byte for byte."""
-    _uninstall_agent(ctx, "opencode", scope, project, dry_run)
+    _uninstall_agent(ctx, "opencode", scope, project, dry_run=dry_run)
 
 
-def _install(ctx: typer.Context, places: "Places", project: Path, dry_run: bool, force: bool) -> None:
+def _install(ctx: typer.Context, places: "Places", project: Path, *, dry_run: bool, force: bool) -> None:
     from auto_dream.commands.install import default_store, plan_install, read_snapshot
     from auto_dream.store.templates import load_template
 
     root = given_folder(ctx.obj.get("root"), "--root") or default_store(places, project, home_folder())
     if root.exists() and not root.is_dir():
         raise StoreError(f"store root {root} is a file, not a folder")  # exit 1, as for every other command
-    plan = plan_install(places, read_snapshot(places), auto_dream_command(), root, load_template("SKILL.md"), force)
-    _show_plan(ctx, plan, dry_run)
+    plan = plan_install(places, read_snapshot(places), auto_dream_command(), root, load_template("SKILL.md"),
+                        force=force)
+    _show_plan(ctx, plan, dry_run=dry_run)
     # A project install names <project>/.auto-dream: made now (as `init` makes it), every later command
     # run in the project finds it, instead of falling back to ~/.auto-dream until a first append.
     if places.scope in ("project", "local") and root == project / STORE_DIR_NAME and not root.is_dir():
@@ -1238,7 +1239,7 @@ def _install(ctx: typer.Context, places: "Places", project: Path, dry_run: bool,
 _DONE = {"create": "created", "update": "updated", "remove": "removed"}
 
 
-def _show_plan(ctx: typer.Context, plan: "InstallPlan", dry_run: bool) -> None:
+def _show_plan(ctx: typer.Context, plan: "InstallPlan", *, dry_run: bool) -> None:
     """Apply the plan (unless a dry run) and say what changed, one line a file."""
     from auto_dream.commands.install import RECORD_NAME, apply_plan
 

@@ -16,7 +16,7 @@ class OutputLost(Exception):
     """Standard output could not take what a command printed. `reader_gone`: it is a pipe whose
     reader closed it (`auto-dream check | head -2`): the reader has what it wanted."""
 
-    def __init__(self, why: str, reader_gone: bool = False):
+    def __init__(self, why: str, *, reader_gone: bool = False):
         super().__init__(why)
         self.reader_gone = reader_gone
 

@@ -168,7 +168,7 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
         two-character words. `more` and `next_offset` say when more match: call again with that
         `offset`. Open one whole with `show`. Writes: the lookup is appended to the store's
         consult log (.state/consult.jsonl), so a memory looked up is kept from being retired as stale."""
-        hits = _call(store.recall, query, offset + limit + 1, type, archived, defer=True)
+        hits = _call(store.recall, query, offset + limit + 1, type, archived=archived, defer=True)
         _check_after(store)
         rows = [hit.as_json() for hit in hits]
         return _paged({}, "memories", rows, offset, limit, total=None)
@@ -207,7 +207,7 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
         each type, a page at a time: `total` is how many there are, `more` and `next_offset` say
         where the next page starts. `type` keeps one type, `archived` lists the retired memories
         instead."""
-        result = _call(store.list, type, archived)
+        result = _call(store.list, type, archived=archived)
         return _paged({}, "memories", [memory.as_json() for memory in result.memories], offset, limit)
 
     @server.tool(title="Check the store's health", annotations=READ_ONLY)
@@ -228,7 +228,7 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
     IfDue = Annotated[bool, Field(description="Only when a dream is due (a day since the last one and five facts "
                                               "waiting); else the result says why not.")]
 
-    def dreamed(apply: bool, plan_id: str | None, propose: bool, if_due: bool) -> dict[str, Any]:
+    def dreamed(*, apply: bool, plan_id: str | None, propose: bool, if_due: bool) -> dict[str, Any]:
         outcome = _call(store.dream, dry_run=not apply, propose=propose, if_due=if_due,
                         api_key=env.get("ANTHROPIC_API_KEY"), base_url=env.get("ANTHROPIC_BASE_URL"),
                         keep_plan=not apply, plan_id=plan_id)
@@ -271,7 +271,7 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
         if plan_id is not None and not apply:
             raise ToolError("`plan_id` is for applying a plan: call dream with apply true and that plan_id (or "
                             "leave plan_id out to make a new plan)")
-        return dreamed(apply, plan_id, propose, if_due)
+        return dreamed(apply=apply, plan_id=plan_id, propose=propose, if_due=if_due)
 
     @server.tool(title="Undo a dream or a decision", annotations=CHANGES)
     def undo(
@@ -367,7 +367,7 @@ def result_chars(document: dict[str, Any]) -> int:
 
 
 def _paged(head: dict[str, Any], key: str, rows: list[Any], offset: int, limit: int,
-           total: int | None | bool = True) -> dict[str, Any]:
+           *, total: int | None | bool = True) -> dict[str, Any]:
     """`head` with a page of `rows` under `key`: rows[offset:offset + limit], fewer when the result
     would pass RESULT_CHARS (always one, cut down if it alone would), and where the next page starts.
     `total=None`: rows holds one more than the page when more match (recall), so no total is told."""

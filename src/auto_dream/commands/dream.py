@@ -48,7 +48,7 @@ def resolve_options(config: Config, request: DreamRequest) -> DreamOptions:
                         full=request.full, budget=config.budget if request.budget is None else request.budget)
 
 
-def choose_distiller(context: StoreContext, llm: bool | None, api_key: str | None,
+def choose_distiller(context: StoreContext, *, llm: bool | None, api_key: str | None,
                      base_url: str | None) -> Distiller:
     """--llm/--no-llm beat config `llm`; `auto` uses Claude when an API key is given."""
     from auto_dream.distill.deterministic import DeterministicDistiller
@@ -83,7 +83,7 @@ def dream(context: StoreContext, now: datetime, request: DreamRequest = DreamReq
         check_unchanged(context.paths, kept, options)
         expect = kept.digest
     fingerprint = inputs_fingerprint(context.paths) if request.keep_plan and request.dry_run else None
-    distiller = choose_distiller(context, request.llm, request.api_key, request.base_url)
+    distiller = choose_distiller(context, llm=request.llm, api_key=request.api_key, base_url=request.base_url)
     outcome = run_dream(context, now, options, distiller, if_due=request.if_due, step_hook=step_hook,
                         progress=progress, expect=expect)
     if fingerprint is not None and outcome.report is not None:
@@ -91,9 +91,9 @@ def dream(context: StoreContext, now: datetime, request: DreamRequest = DreamReq
     return outcome
 
 
-def undo(context: StoreContext, now: datetime, run_id: str | None = None, force: bool = False) -> Restored:
+def undo(context: StoreContext, now: datetime, run_id: str | None = None, *, force: bool = False) -> Restored:
     """Reverse a dream run (default: the last one), byte for byte."""
-    return undo_run(context, now, run_id, force)
+    return undo_run(context, now, run_id, force=force)
 
 
 @dataclass(frozen=True)

@@ -750,7 +750,7 @@ def _object_at(path: Path, value: dict, key: str) -> dict | None:
 
 
 def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], root: Path, template: str,
-                 force: bool = False) -> Plan:
+                 *, force: bool = False) -> Plan:
     """Everything `install` would change: the MCP server and hooks (Claude Code), the skill, the
     record. Run twice, the second plan is empty. A server named auto-dream that is not ours, or a
     SKILL.md that is not the one we installed, stops it (StoreError) unless `force`."""
@@ -814,8 +814,8 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
                 entry.blanks[container] = blank
         if role == "mcp":
             text, entry.server = _put_server(path, text, entry.containers, server,
-                                             bool(previous and previous.server), force,
-                                             places.mcp_base, places.servers_key)
+                                             installed=bool(previous and previous.server), force=force,
+                                             base=places.mcp_base, servers_key=places.servers_key)
         else:
             text = _put_hooks(path, text, entry.containers, groups)
         files[role] = entry
@@ -938,7 +938,7 @@ def _at_level(places: Places, level: str) -> Path:
     return _folder_chain(places.skill_dir)[_LEVELS.index(level)]
 
 
-def _put_server(path: Path, text: str, made: set[tuple[str, ...]], wanted: dict, installed: bool,
+def _put_server(path: Path, text: str, made: set[tuple[str, ...]], wanted: dict, *, installed: bool,
                 force: bool, base: tuple[str, ...] = (),
                 servers_key: tuple[str, ...] = ("mcpServers",)) -> tuple[str, bool]:
     """`text` with our server in it, and whether that server is install's: one that was there

@@ -448,7 +448,7 @@ def apply_codex_plan(plan: CodexPlan) -> None:
                                          else "nothing was changed")) from None
 
 
-def describe(plan: CodexPlan, dry_run: bool) -> str:
+def describe(plan: CodexPlan, *, dry_run: bool) -> str:
     """What the plan does (or, with dry_run, would do), a line a file; a dry run shows each diff."""
     title = "Codex" + (f", store {plan.root}" if plan.root is not None else "")
     dry = "[DRY RUN] " if dry_run else ""

@@ -60,7 +60,7 @@ class ListResult:
 
 
 def list_memories(context: StoreContext, now: datetime, memory_type: str | None = None,
-                  archived: bool = False) -> ListResult:
+                  *, archived: bool = False) -> ListResult:
     """Memories grouped by type (user, feedback, project, reference), newest first inside a type, each with the status
     a person wrote of it (memory_md.marked_memories)."""
     check_memory_type(memory_type)

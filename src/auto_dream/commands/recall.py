@@ -112,18 +112,18 @@ def _check_unicode(given: str, what: str) -> None:
 
 
 def recall(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory_type: str | None = None,
-           archived: bool = False, now: datetime | None = None) -> list[Hit]:
+           *, archived: bool = False, now: datetime | None = None) -> list[Hit]:
     """The memories that best answer `query`, best first: BM25 over name, description and body
     with the judge's words (English stems, CJK bigrams), name and description weighing more;
     ties go to the newer memory. The log entries no dream has distilled yet are ranked in the
     same search, their text as a body (Hit.pending). `archived`: the archive is searched too. No match: [].
     The lookup is recorded in the consult log at `now` (store.consult). Every file is checked
     for changes first."""
-    return recall_owing(context, query, limit, memory_type, archived, now, defer=False)[0]
+    return recall_owing(context, query, limit, memory_type, archived=archived, now=now, defer=False)[0]
 
 
 def recall_owing(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, memory_type: str | None = None,
-                 archived: bool = False, now: datetime | None = None,
+                 *, archived: bool = False, now: datetime | None = None,
                  defer: bool = True) -> tuple[list[Hit], FullCheck | None]:
     """recall's hits, and the full check a large store leaves owing when `defer` lets it wait
     until after the answer (store.recall.with_recall_index): the caller runs it once it has given
@@ -138,7 +138,8 @@ def recall_owing(context: StoreContext, query: str, limit: int = DEFAULT_LIMIT, 
     owed = None
     if words:  # a query of stop words and one-letter words alone has nothing to find
         found, owed = with_recall_index(context.paths, context.tz,
-                                        lambda index: index.search(words, limit, memory_type, archived), defer)
+                                        lambda index: index.search(words, limit, memory_type, archived=archived),
+                                        defer=defer)
         hits = [Hit.of(each, frozenset(words)) for each in found]
     _consulted(context, now, query, [(hit.name, hit.path) for hit in hits])
     return hits, owed
@@ -172,13 +173,13 @@ def show(context: StoreContext, path_or_name: str, now: datetime | None = None) 
 
 
 def show_owing(context: StoreContext, path_or_name: str, now: datetime | None = None,
-               defer: bool = True) -> "tuple[Memory | PendingEntry, FullCheck | None]":
+               *, defer: bool = True) -> "tuple[Memory | PendingEntry, FullCheck | None]":
     """show's memory, and the full check it leaves owing, as recall_owing."""
     wanted = path_or_name.strip()
     if not wanted:
         raise InputError("give a memory's path (as recall and MEMORY.md show it) or its name")
     _check_unicode(wanted, "the memory's path or name")  # a file so named is never read as a memory
-    path, owed = with_recall_index(context.paths, context.tz, lambda index: _find(index, context, wanted), defer)
+    path, owed = with_recall_index(context.paths, context.tz, lambda index: _find(index, context, wanted), defer=defer)
     if isinstance(path, Found):
         entry = PendingEntry(path.path, path.name, path.type, path.mtime, path.body)
         _consulted(context, now, path_or_name, [(entry.name, entry.path)])

@@ -366,7 +366,7 @@ def cron_blocks(lines: list[bytes], schedule: str | None = None) -> list[CronBlo
     return found
 
 
-def _cron_marker(target: Target, joined: bool) -> bytes:
+def _cron_marker(target: Target, *, joined: bool) -> bytes:
     return (f"# auto-dream schedule {target.id} for ".encode() + os.fsencode(str(target.root))
             + f": `auto-dream schedule remove` takes out this line and the next{JOINED if joined else ''}\n".encode())
 
@@ -378,13 +378,13 @@ def crontab_with(table: bytes, target: Target, entry: str) -> bytes:
     blocks = cron_blocks(lines, target.id)
     if not blocks:
         joined = bool(table) and not table.endswith(b"\n")
-        return table + (b"\n" if joined else b"") + _cron_marker(target, joined) + os.fsencode(entry) + b"\n"
+        return table + (b"\n" if joined else b"") + _cron_marker(target, joined=joined) + os.fsencode(entry) + b"\n"
     kept: list[bytes] = []
     position = 0
     for block in blocks:
         kept.extend(lines[position:block.start])
         if block is blocks[0]:
-            kept.extend([_cron_marker(target, block.joined), os.fsencode(entry) + b"\n"])
+            kept.extend([_cron_marker(target, joined=block.joined), os.fsencode(entry) + b"\n"])
         position = block.end
     return b"".join(kept + lines[position:])
 

@@ -76,7 +76,7 @@ def session_context(root: Path, max_chars: int = HOOK_OUTPUT_CHARS) -> SessionCo
         header += (f"{waiting} memory decision(s) wait for you: when the user asks to tidy memory, or at a "
                    "natural pause, call the MCP tool `review` (or run `auto-dream review`) and decide them\n")
 
-    def cut_note(shown: int, within: bool = False) -> str:
+    def cut_note(shown: int, *, within: bool = False) -> str:
         where = f"in line {shown + 1}" if within else f"after line {shown}"
         return (f"[auto-dream: MEMORY.md is cut here, {where} of {len(lines)}, to fit what a session start "
                 f"takes in; the rest is in {paths.index}]\n")

@@ -52,7 +52,7 @@ def entry_pairs(entries: Mapping[str, Profile], memories: Mapping[str, Profile],
 
 
 def relatable_pairs(probes: list[Key], pool: Mapping[Key, frozenset[str]], grounds: Callable[[Key], int],
-                    low: float, high: float, across_only: bool = False) -> set[tuple[Key, Key]]:
+                    low: float, high: float, *, across_only: bool = False) -> set[tuple[Key, Key]]:
     """indexed_pairs at `high`, plus the pairs from `low` up whose grounds let them (similarity.from_low),
     and from the anchored floor up those of two records that hold anchors (similarity.relatable)."""
     floor = anchored_floor(low)
@@ -61,7 +61,7 @@ def relatable_pairs(probes: list[Key], pool: Mapping[Key, frozenset[str]], groun
         return indexed_pairs(probes, pool, low, across_only=across_only)
     # one word order for the searches (any order finds the same pairs: pairs.indexed_pairs)
     ranks = word_ranks(Counter(word for words in pool.values() for word in words))
-    found = _grounded_pairs(probes, pool, grounds, low, high, ranks, across_only)
+    found = _grounded_pairs(probes, pool, grounds, low, high, ranks, across_only=across_only)
     probe_set = set(probes)
     targets = {key: words for key, words in pool.items() if key not in probe_set and grounds(key) & ANCHORS}
     if anchoring and (targets or not across_only):  # against the records that hold anchors (and such probes)
@@ -71,7 +71,7 @@ def relatable_pairs(probes: list[Key], pool: Mapping[Key, frozenset[str]], groun
 
 
 def _grounded_pairs(probes: list[Key], pool: Mapping[Key, frozenset[str]], grounds: Callable[[Key], int],
-                    low: float, high: float, ranks: Mapping[str, int], across_only: bool) -> set[tuple[Key, Key]]:
+                    low: float, high: float, ranks: Mapping[str, int], *, across_only: bool) -> set[tuple[Key, Key]]:
     """indexed_pairs at `high`, plus the pairs from `low` up whose grounds let them (similarity.from_low)."""
     if high <= low:
         return indexed_pairs(probes, pool, low, ranks=ranks, across_only=across_only)

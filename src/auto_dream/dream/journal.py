@@ -323,7 +323,7 @@ class Restored:
     rebuild_index: bool = False  # our own MEMORY.md was not put back byte for byte: made again from the memories
 
 
-def restore(paths: StoreLayout, run_id: str, force: bool, rolling_back: bool = False) -> Restored:
+def restore(paths: StoreLayout, run_id: str, *, force: bool, rolling_back: bool = False) -> Restored:
     """Put every file the run touched back as it was before the run.
 
     A file that is neither what the run wrote nor what was there before was changed by

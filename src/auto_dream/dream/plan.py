@@ -51,7 +51,7 @@ def _read_only(snapshot: Snapshot, path: str) -> bool:
         return False
 
 
-def select_actions(actions: Sequence[Action], snapshot: Snapshot, races: bool) -> tuple[list[Action], list[str]]:
+def select_actions(actions: Sequence[Action], snapshot: Snapshot, *, races: bool) -> tuple[list[Action], list[str]]:
     """`actions` less those that touch a read-only memory file (chmod 0444: planning leaves
     it as it is, so a dry run says so too) and, with `races` (apply, before it writes), a
     file changed since orient; less those that depend on one; and why each was left out."""

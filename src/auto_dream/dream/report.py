@@ -212,7 +212,7 @@ _METRICS = [("entries_gathered", "New log entries gathered"), ("memories_scanned
             ("llm_fallback_batches", "LLM batches that fell back to the deterministic distiller")]
 
 
-def render_markdown(report: DreamReport, warnings: bool = True) -> str:
+def render_markdown(report: DreamReport, *, warnings: bool = True) -> str:
     """The report as Markdown; without its warnings (`warnings=False`) where they were told already
     (the command line prints each on stderr). The LLM's rows are shown only when it was used."""
     dry = report.dry_run

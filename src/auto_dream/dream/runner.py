@@ -95,7 +95,7 @@ def _not_due(snapshot: Snapshot) -> str | None:
 
 
 def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
-          if_due: bool = False, step_hook: StepHook | None = None,
+          *, if_due: bool = False, step_hook: StepHook | None = None,
           progress: Progress = NO_PROGRESS, expect: str | None = None) -> DreamOutcome:
     """Plan, then apply. With `expect` (a kept plan's digest: dream/saved_plans.py) the plan
     is applied only if it decides what the kept one did; else PlanChangedError, nothing written.
@@ -116,7 +116,8 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
               else nullcontext()) as hold:
             if not dry_run:
                 _writable_store(context)  # a folder Claude Code is consolidating gains nothing
-            return _dream(context, now, options, distiller, if_due, step_hook, progress, hold, expect)
+            return _dream(context, now, options, distiller, if_due=if_due, step_hook=step_hook, progress=progress,
+                          hold=hold, expect=expect)
     except _NotDue as not_due:
         return not_due.outcome
     finally:
@@ -132,7 +133,7 @@ class _NotDue(Exception):
 
 
 def _dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
-           if_due: bool, step_hook: StepHook | None, progress: Progress, hold: Hold | None,
+           *, if_due: bool, step_hook: StepHook | None, progress: Progress, hold: Hold | None,
            expect: str | None = None) -> DreamOutcome:
     dry_run = options.dry_run
     with nullcontext() if dry_run else dream_lock(context.paths, now):
@@ -156,7 +157,7 @@ def _dream(context: StoreContext, now: datetime, options: DreamOptions, distille
 
 
 def _carry_out(snapshot: Snapshot, plan: Plan, hold: Hold | None, step_hook: StepHook | None, progress: Progress,
-               working_set: object = None, dreamed: bool = True) -> DreamOutcome:
+               working_set: object = None, *, dreamed: bool = True) -> DreamOutcome:
     """Apply a run's plan, then record it: the report beside its journal, the caches, the state."""
     context = snapshot.context
     applied = apply(plan, snapshot, step_hook, progress)
@@ -170,7 +171,7 @@ def _carry_out(snapshot: Snapshot, plan: Plan, hold: Hold | None, step_hook: Ste
         write_atomic(folder / context.paths.report_name, markdown.encode("utf-8"))
         write_atomic(folder / "report.json",
                      json.dumps(report.as_json(), ensure_ascii=False, indent=1).encode("utf-8"))
-    _record(snapshot, plan, applied, dreamed)
+    _record(snapshot, plan, applied, dreamed=dreamed)
     return DreamOutcome(report, markdown, working_set=working_set)
 
 
@@ -210,7 +211,7 @@ def _interrupted_warning(paths: StoreLayout) -> list[str]:
     return []
 
 
-def _record(snapshot: Snapshot, plan: Plan, applied: Applied, dreamed: bool = True) -> None:
+def _record(snapshot: Snapshot, plan: Plan, applied: Applied, *, dreamed: bool = True) -> None:
     """After a run: when it finished (a dream, not a reader's decision: `dreamed`), the parse
     cache and the recall index as the files are now, what to recheck."""
     paths = snapshot.context.paths
@@ -248,7 +249,7 @@ def _writable_store(context: StoreContext) -> None:
                          "replace the link with the file it points to, or remove it")
 
 
-def undo(context: StoreContext, now: datetime, run_id: str | None, force: bool) -> Restored:
+def undo(context: StoreContext, now: datetime, run_id: str | None, *, force: bool) -> Restored:
     """Reverse a dream run (default: the last one applied), refusing files changed since.
     Our own MEMORY.md is put back byte for byte, or, changed since the run (or a file left as
     it is), rebuilt from the memories as the undo leaves them."""

@@ -51,7 +51,7 @@ def word_ranks(frequency: Mapping[str, int]) -> dict[str, int]:
 
 def indexed_pairs(probes: Iterable[Key], pool: Mapping[Key, frozenset[str]], threshold: float,
                   frequency: Mapping[str, int] | None = None,
-                  ranks: Mapping[str, int] | None = None, across_only: bool = False) -> set[tuple[Key, Key]]:
+                  ranks: Mapping[str, int] | None = None, *, across_only: bool = False) -> set[tuple[Key, Key]]:
     """Every pair (probe, other) with overlap ≥ threshold, other in the pool, as reference_pairs finds them.
 
     `probes` are keys of `pool` (the memories that changed); with every key as a probe this

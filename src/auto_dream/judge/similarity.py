@@ -75,7 +75,7 @@ def unnegatable(text: str) -> str:
                       else _NEGATION.sub(lambda n: "_" * len(n.group()), m.group()), text)
 
 
-def _negation_matches(text: str, after: bool) -> list[re.Match]:
+def _negation_matches(text: str, *, after: bool) -> list[re.Match]:
     """The negation signals of `text` that come before what they negate (or, `after`, after it).
     The CJK patterns are tried only on a text with CJK characters: most texts have none, and an
     alternation with no literal start is tried at every position."""
@@ -176,7 +176,7 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / min(len(a), len(b))
 
 
-def _scope(text: str, pattern: re.Pattern, before: bool = False) -> frozenset[str]:
+def _scope(text: str, pattern: re.Pattern, *, before: bool = False) -> frozenset[str]:
     """The words the occurrences of `pattern` apply to: the few after each (or before, for `before`)."""
     scoped = set()
     for match in pattern.finditer(text):
@@ -418,7 +418,7 @@ class Profile:
         # empty sets as the one shared empty set: 200 bytes each, four per profile, 100k profiles
         return cls(significant_words(text), _signals(negations, rest) or _EMPTY,
                    _replaced_words(matches) or _EMPTY, negated or _EMPTY, changed or _EMPTY,
-                   pinned, anchored(text, pinned), text if source is None else source)
+                   pinned, anchored(text, pinned=pinned), text if source is None else source)
 
     @property
     def text(self) -> str:

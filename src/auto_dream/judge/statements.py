@@ -427,7 +427,7 @@ def _denied_in_clause(text: str) -> frozenset[str]:
     lowered = unnegatable(text).lower()
     denied: set[str] = set()
     for after in (False, True):
-        for match in _negation_matches(lowered, after):
+        for match in _negation_matches(lowered, after=after):
             if after:
                 cuts = list(_CLAUSE_END_MARK.finditer(lowered, 0, match.start()))
                 clause = lowered[cuts[-1].end() if cuts else 0:match.start()]
@@ -1357,7 +1357,7 @@ def contradiction_evidence(a: Side, b: Side) -> tuple[str, tuple[str, str]]:
     return "contradicts: " + _quote_pair(a.core, b.core), (_flat(a.core), _flat(b.core))
 
 
-def conflict_evidence(a: Side, b: Side, values: bool = True) -> tuple[str, tuple[str, str]] | None:
+def conflict_evidence(a: Side, b: Side, *, values: bool = True) -> tuple[str, tuple[str, str]] | None:
     """Between documents: a sentence of one that conflicts with a sentence of the other about the
     same thing (the two alike: CONFLICT_SENTENCE_OVERLAP and at least three words shared, and
     sentences_conflict), the two quoted; None when there is none.
@@ -1385,7 +1385,7 @@ def conflict_evidence(a: Side, b: Side, values: bool = True) -> tuple[str, tuple
             other, other_profile = theirs[index]
             if (count >= 3 or (count == 2 and (retracts(sentence) or retracts(other)))) and (
                     found := sentences_conflict(Side(sentence, profile), Side(other, other_profile),
-                                                           values)):
+                                                           values=values)):
                 return f"possible conflict: {found.evidence}", (_flat(sentence), _flat(other))
     return None
 
@@ -1395,7 +1395,7 @@ def conflict_evidence(a: Side, b: Side, values: bool = True) -> tuple[str, tuple
 _SENTENCE_RULES = frozenset(("is_contradiction", "value_changed", "attribute_changed", "change_of_subject"))
 
 
-def sentences_conflict(a: Side, b: Side, values: bool = True) -> Verdict | None:
+def sentences_conflict(a: Side, b: Side, *, values: bool = True) -> Verdict | None:
     """The statement rules' verdict on two sentences of two documents when it is a conflict by a
     rule that names what changed (_SENTENCE_RULES) and the two are about one subject (neither
     another_subject nor two_facts); else None. One name for another, or one signal alike
@@ -1408,7 +1408,7 @@ def sentences_conflict(a: Side, b: Side, values: bool = True) -> Verdict | None:
     said twice.
 
     Then, however else the two differ: what one says stopped and the other says (retracted_object)."""
-    if (verdict := _rule_conflict(a, b, values)) is not None:
+    if (verdict := _rule_conflict(a, b, values=values)) is not None:
         return verdict
     if stopped := retracted_object(a.core, b.core):
         return Verdict("review", "conflict", f"one says {_quote(stopped)} stopped, the other says it: "
@@ -1416,7 +1416,7 @@ def sentences_conflict(a: Side, b: Side, values: bool = True) -> Verdict | None:
     return None
 
 
-def _rule_conflict(a: Side, b: Side, values: bool) -> Verdict | None:
+def _rule_conflict(a: Side, b: Side, *, values: bool) -> Verdict | None:
     """sentences_conflict by the statement rules (_SENTENCE_RULES), or None."""
     verdict = judge_statements(a, b, 1.0, CONFLICT_SENTENCE_OVERLAP)
     if verdict.kind != "conflict" or verdict.rule not in _SENTENCE_RULES or (

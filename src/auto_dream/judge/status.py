@@ -236,7 +236,7 @@ def _at_end(text: str, quote: str) -> Status | None:
     return None
 
 
-def _at_start(text: str, quote: str, tail: bool = False) -> Status | None:
+def _at_start(text: str, quote: str, *, tail: bool = False) -> Status | None:
     """The status when `text` begins with it (after markup, a date or `Status:`): a bracketed
     marker; a strong word followed by a delimiter, a pointer or nothing (or shouted); a weak word
     followed by a pointer to a memory (or shouted, or bracketed); the Chinese and Japanese forms."""
@@ -249,7 +249,7 @@ def _at_start(text: str, quote: str, tail: bool = False) -> Status | None:
         return _bracketed(bracketed, quote, rest[bracketed.end():])
     marker = _MARKER_AT.match(rest)
     if marker:
-        return _after_marker(marker, rest, quote, tail)
+        return _after_marker(marker, rest, quote, tail=tail)
     return _cjk_sentence(rest, quote)
 
 
@@ -270,7 +270,7 @@ def _bracketed(match: re.Match[str], quote: str, after: str = "") -> Status | No
     return Status(kind, quote, _pointers_after(inside) or _pointers_after(after))
 
 
-def _after_marker(marker: re.Match[str], text: str, quote: str, tail: bool) -> Status | None:
+def _after_marker(marker: re.Match[str], text: str, quote: str, *, tail: bool) -> Status | None:
     word = marker.group()
     kind = _kind_of(word)
     if kind is None:

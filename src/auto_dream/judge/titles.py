@@ -400,7 +400,7 @@ _SIGNAL = re.compile(r"\b(?:not|no|never|without|nothing|none|cannot|instead|rat
                      re.IGNORECASE)
 
 
-def complete(head: str, dependent: bool = False, rest: bool = False, whole: bool = False) -> bool:
+def complete(head: str, *, dependent: bool = False, rest: bool = False, whole: bool = False) -> bool:
     """Whether `head` reads as a complete phrase: long enough, no more than an address, not
     a dependent clause alone (unless `dependent`), ending on no dangling word (unless it is the
     `whole` statement: nothing was cut from its last word, "…with debug logging on"), leaving no
@@ -450,7 +450,7 @@ def balanced(text: str) -> bool:
     return all(text.count(opening) == text.count(closing) for opening, closing in _PAIRS)
 
 
-def head_of(text: str, language: str, max_width: int = NAME_WIDTH, whole: bool = False) -> Boundary | None:
+def head_of(text: str, language: str, max_width: int = NAME_WIDTH, *, whole: bool = False) -> Boundary | None:
     """Where the name stops in `text` (None: the whole text is the name, or no boundary fits).
     Widths are of what the name shows (`visible`).
 
@@ -472,9 +472,9 @@ def head_of(text: str, language: str, max_width: int = NAME_WIDTH, whole: bool =
     # a text that is no complete phrase (an address inside it, a dangling end) is never the name whole
     total = width(visible(text)) if complete(text, dependent=True, whole=True) else max_width + 1
 
-    def fits(cut: Boundary, dependent: bool = False) -> bool:
+    def fits(cut: Boundary, *, dependent: bool = False) -> bool:
         head = text[:cut.end]
-        return width(visible(head)) <= max_width and complete(head, dependent)
+        return width(visible(head)) <= max_width and complete(head, dependent=dependent)
 
     first_sentence = next((cut for cut in cuts if cut.strength == SENTENCE), None)
     if first_sentence and fits(first_sentence):
@@ -498,7 +498,7 @@ def head_of(text: str, language: str, max_width: int = NAME_WIDTH, whole: bool =
     return phrases[-1] if phrases else dependents[-1] if dependents else None
 
 
-def keeps_negation(text: str, cut: Boundary, after: bool = True) -> bool:
+def keeps_negation(text: str, cut: Boundary, *, after: bool = True) -> bool:
     """Whether a phrase or topic cut keeps the clause's negation (or change, or replacement:
     _SIGNAL) with what it negates: none left after the cut (「勝手にライブラリのバージョン」 of
     「…を上げないで」; 「チケットに紐づかないTODOコメント」 of 「…は書かない」; unless not `after`),
@@ -604,9 +604,9 @@ def _title(entry: EntryText, memory_type: str) -> tuple[Title, bool]:
     after = [*entry.details, *entry.why_how]
     room = _name_room(entry)
     whole = bool(after)  # other lines say more: the statement may be the name
-    cut = head_of(topic, language, room, whole)
+    cut = head_of(topic, language, room, whole=whole)
     if entry.label and " › " not in entry.label and cut is not None and cut.strength < COMMA and (alone := head_of(
-            topic, language, NAME_WIDTH, whole)) is not None and alone.strength >= CLAUSE and (
+            topic, language, NAME_WIDTH, whole=whole)) is not None and alone.strength >= CLAUSE and (
             dropped_words := topic[cut.end:alone.end].strip()) and not _PARENTHETICAL.fullmatch(dropped_words):
         # the label leaves room for only part of the first clause, its end lost ("ユーザーについて: 返答は結論
         # から先に、短め" of 「…短めにしてほしいとのこと」): the clause whole names it, the body keeps the label
@@ -615,14 +615,14 @@ def _title(entry: EntryText, memory_type: str) -> tuple[Title, bool]:
     if cut is None and width(visible(topic)) > room and room < NAME_WIDTH:  # the label leaves too little
         entry, room = EntryText(statement, "", entry.label_mark, entry.state, entry.details, entry.why_how,
                                 language), NAME_WIDTH
-        cut = head_of(topic, language, room, whole)
+        cut = head_of(topic, language, room, whole=whole)
     aside = False  # the name leaves out an aside the description keeps
     if language == "en" and cut is not None and cut.strength < COMMA \
             and not _PARENTHETICAL.fullmatch(topic[cut.start:].strip()):  # (an aside after the name describes it)
         # a title drops its article and its asides: the first clause may then fit whole
         article = _ARTICLE.match(topic)
         plain = _ASIDE.sub("", topic[article.end():] if article else topic)
-        plain_cut = head_of(plain, language, room, whole)
+        plain_cut = head_of(plain, language, room, whole=whole)
         if plain != topic and (plain_cut is None or plain_cut.strength >= COMMA) and width(visible(
                 plain[:plain_cut.end] if plain_cut else plain)) <= room:
             aside = _ASIDE.search(topic) is not None
@@ -702,7 +702,7 @@ def _name_room(entry: EntryText) -> int:
     return NAME_WIDTH - width(entry.label + entry.label_mark) if entry.label else NAME_WIDTH
 
 
-def _named(entry: EntryText, head: str, capital: bool) -> str:
+def _named(entry: EntryText, head: str, *, capital: bool) -> str:
     """The name: the label kept in front of the head ('Decision: we keep Postgres 15'); the
     label alone when the head is only an address."""
     head = capitalised(head, entry.language) if capital else head

@@ -200,7 +200,7 @@ def spelled(text: str, terms: frozenset[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-def anchored(text: str, pinned: bool | None = None) -> bool:
+def anchored(text: str, *, pinned: bool | None = None) -> bool:
     """Whether `text` is Chinese or Japanese with an anchor (anchors) or a term's spelling there
     (SPELLINGS), found at the first sign: a superset of the texts whose anchors are not empty,
     what the pair search asks of every memory. `pinned`: pins(text), when the caller has it."""

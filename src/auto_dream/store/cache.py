@@ -224,14 +224,14 @@ class ParseCache:
         self._rank_sets: dict[int, array[int]] = {}
 
     @classmethod
-    def load(cls, paths: StoreLayout, writable: bool = False) -> "ParseCache":
+    def load(cls, paths: StoreLayout, *, writable: bool = False) -> "ParseCache":
         """The cache as the last dream left it. `writable` (a dream holding the lock) also rolls
         back a save that was killed; readers open it read-only and never create it."""
         cache = cls(paths.state / FILE_NAME)
         if not cache.file.is_file():
             return cache
         try:
-            cache._db = _connect(cache.file, writable)
+            cache._db = _connect(cache.file, writable=writable)
             if not _is_this_version(cache._db):
                 cache._close()
                 return cache
@@ -288,7 +288,7 @@ class ParseCache:
         return entries
 
     @_damage_is_an_error
-    def top_paths(self, count: int, pinned_first: bool = True) -> list[str]:
+    def top_paths(self, count: int, *, pinned_first: bool = True) -> list[str]:
         """At least the first `count` cached memories in MEMORY.md's order (every pinned one,
         then the newest, with every one of the last one's day, index.SAME_DAY_SLACK;
         `pinned_first` False: the newest of all), maybe more: the caller sorts them."""
@@ -611,7 +611,7 @@ def _is_this_version(db: sqlite3.Connection) -> bool:
     return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall() == _schema()
 
 
-def _connect(file: Path, writable: bool) -> sqlite3.Connection:
+def _connect(file: Path, *, writable: bool) -> sqlite3.Connection:
     mode = "rw" if writable else "ro"
     db = sqlite3.connect(f"{Path(os.path.abspath(file)).as_uri()}?mode={mode}", uri=True, timeout=10,
                          isolation_level=None)

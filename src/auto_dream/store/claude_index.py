@@ -263,7 +263,7 @@ def _commonmark() -> "MarkdownIt":
     return MarkdownIt("commonmark").disable(["inline", "text_join"])  # the blocks are all that is asked
 
 
-def _destinations(content: str, bare: bool = False) -> Iterator[str]:
+def _destinations(content: str, *, bare: bool = False) -> Iterator[str]:
     """The destination of every link on a line (inline links, link reference definitions), and
     every code span that names a markdown file: "See `prerelease-support.md` for the research"
     lists that topic file as well as a link does (orchestkit's agents write them so). With `bare`
@@ -391,7 +391,7 @@ def _parse(raw_lines: list[str], names: _Names, live: dict[str, Memory], overflo
                 continue
             else:
                 line = _Line(text, _HAND)
-        parsed.linked.update(path for destination in _destinations(content, retiring.heading is not None)
+        parsed.linked.update(path for destination in _destinations(content, bare=retiring.heading is not None)
                              if (path := names.resolve(destination)) is not None)
         parsed.lines.append(line)
         heading = _HEADING.match(content)

@@ -25,7 +25,7 @@ class StoreContext:
     read_memo: ReadMemo = field(default_factory=ReadMemo, compare=False, repr=False)
 
 
-def open_context(root: Path, create: bool = False, home: Path | None = None,
+def open_context(root: Path, *, create: bool = False, home: Path | None = None,
                  claude_config_dir: Path | None = None, read_memo: ReadMemo | None = None) -> StoreContext:
     """The store at `root` with its config; `create` makes a missing store (for writers);
     `read_memo` the files a long-lived caller read before (StoreContext.read_memo)."""

@@ -84,7 +84,7 @@ def kind_at(path: Path) -> str | None:
         return None
 
 
-def refuse_link(path: Path, where: str, folder: bool | None = None) -> None:
+def refuse_link(path: Path, where: str, *, folder: bool | None = None) -> None:
     """StoreError when `path` is a symlink, or (`folder` True/False) not a folder/regular file;
     nothing there is fine. `where` names it in the message. Nothing is written through a link out
     of the store, nor read from a FIFO named like its files."""
@@ -106,7 +106,7 @@ def refuse_link(path: Path, where: str, folder: bool | None = None) -> None:
 # ---------------------------------------------------------------- reading
 
 
-def open_regular(path: Path, follow: bool = False) -> tuple[int, os.stat_result]:
+def open_regular(path: Path, *, follow: bool = False) -> tuple[int, os.stat_result]:
     """A descriptor of the regular file at `path`, opened for reading, and its status.
 
     NotRegular when something else stands there: it is looked at before it is opened (a device
@@ -134,13 +134,13 @@ def open_regular(path: Path, follow: bool = False) -> tuple[int, os.stat_result]
     return fd, status
 
 
-def read_file(path: Path, max_bytes: int | None = None, follow: bool = False,
+def read_file(path: Path, max_bytes: int | None = None, *, follow: bool = False,
               shared_lock: bool = False) -> tuple[bytes, os.stat_result]:
     """The bytes of the regular file at `path` (open_regular) and its status as it was read.
     TooLarge when it holds more than `max_bytes` (its size says so before anything is read);
     `shared_lock` holds flock's shared lock while reading, so a locked writer's half-written
     append is never seen. NotRegular and OSError as open_regular raises them."""
-    fd, status = open_regular(path, follow)
+    fd, status = open_regular(path, follow=follow)
     try:
         if max_bytes is not None and status.st_size > max_bytes:
             raise TooLarge(path, status.st_size, max_bytes)

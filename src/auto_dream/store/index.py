@@ -122,9 +122,9 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
     stamp = last_updated.astimezone(tz).strftime("%Y-%m-%d %H:%M") if last_updated else "never"
     header = header_template.replace("{last_updated}", stamp).rstrip("\n") + "\n\n"
     marked = memories.marked()
-    check_header(header, limits, bool(marked))
+    check_header(header, limits, marked=bool(marked))
     unread = unreadable_line(unreadable, limits.line_chars) + "\n" if unreadable else ""
-    if unread and not _fits(header, limits, unread, bool(marked)):
+    if unread and not _fits(header, limits, unread, marked=bool(marked)):
         unread = ""  # caps this tight have no room for it: the warnings still name every file
     # no more than the line cap can ever be listed: only those need sorting and their lines built
     activity = replace(activity, newest=last_updated)  # the newest always fits
@@ -172,7 +172,7 @@ def build_index(memories: list[Memory] | IndexSource, header_template: str, limi
                        marked=len(marked))
 
 
-def _fits(header: str, limits: IndexLimits, unread: str = "", marked: bool = False) -> bool:
+def _fits(header: str, limits: IndexLimits, unread: str = "", *, marked: bool = False) -> bool:
     """The header, the section headings, `unread` and the line counting what is left out (and what
     is `marked`) fit the caps."""
     more = _more_line(10**9, 10**9 if marked else 0)
@@ -181,7 +181,7 @@ def _fits(header: str, limits: IndexLimits, unread: str = "", marked: bool = Fal
             and sum(len(part.encode()) for part in fixed) <= limits.max_bytes)
 
 
-def check_header(header: str, limits: IndexLimits, marked: bool = False) -> None:
+def check_header(header: str, limits: IndexLimits, *, marked: bool = False) -> None:
     """Refuse a header that leaves no room, with the section headings and the line counting
     what is left out, within the caps: MEMORY.md could list no memory (and would loop to fit)."""
     if not _fits(header, limits, marked=marked):

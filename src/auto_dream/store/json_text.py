@@ -279,7 +279,7 @@ def _unreadable(error: ValueError | RecursionError) -> JsonTextError:
     return JsonTextError(f"JSON that cannot be read ({str(error).splitlines()[0]})")
 
 
-def scan_container(text: str, start: int, json5: bool = False) -> Container:
+def scan_container(text: str, start: int, *, json5: bool = False) -> Container:
     """The object or array whose opening bracket is at `start`, its children located (`json5`: in
     JSON5 without comments or trailing commas)."""
     if json5:
@@ -310,7 +310,7 @@ def _container(text: str, path: tuple[Step, ...], kind: str | None) -> Container
     """The container at `path` from the root object (already checked by `load`), of `kind` unless None;
     its positions are the file's, its comments and trailing commas passed over."""
     _, text, json5 = _views(text)
-    found = scan_container(text, _skip5(text, 0), json5)
+    found = scan_container(text, _skip5(text, 0), json5=json5)
     where = "the top level"
     for step in path:
         if isinstance(step, str):
@@ -325,7 +325,7 @@ def _container(text: str, path: tuple[Step, ...], kind: str | None) -> Container
         where = f"{where} → {step!r}" if where != "the top level" else repr(step)
         if text[start] not in "{[":
             raise JsonTextError(f"{where} is not an object or an array")
-        found = scan_container(text, start, json5)
+        found = scan_container(text, start, json5=json5)
     if kind is not None and found.kind != kind:
         raise JsonTextError(f"{where} is not an {'object' if kind == '{' else 'array'}")
     return found
@@ -506,7 +506,7 @@ class _Style:
         if starts and "\n" not in text[container.start + 1:starts[0]]:
             return cls(None, newline)
         _, scanned, json5 = _views(text)
-        root = scan_container(scanned, _skip5(scanned, 0), json5)
+        root = scan_container(scanned, _skip5(scanned, 0), json5=json5)
         starts = root.child_starts()
         if not starts:
             return cls(DEFAULT_INDENT if "\n" in text else None, newline)

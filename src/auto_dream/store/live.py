@@ -92,7 +92,7 @@ class MemorySource(MemoryView):
     """The store as orient found it, and what planning asks of the parse cache behind it."""
 
     @abstractmethod
-    def first(self, count: int, excluding: Set[str] = frozenset(), newest: bool = False) -> list[Memory]:
+    def first(self, count: int, excluding: Set[str] = frozenset(), *, newest: bool = False) -> list[Memory]:
         """At least the first `count` memories outside `excluding` in MEMORY.md's order (or the
         newest, with `newest`), perhaps more: the caller sorts."""
 

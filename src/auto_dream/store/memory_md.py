@@ -172,7 +172,7 @@ class IndexBuild:
 _ATTEMPTS = 3  # a Claude Code folder's MEMORY.md written to while it is made again: made again from it
 
 
-def rebuild_index(context: StoreContext, moves: bool = True) -> IndexBuild:
+def rebuild_index(context: StoreContext, *, moves: bool = True) -> IndexBuild:
     """Write MEMORY.md from memories/ alone; an index already up to date is not rewritten. In a
     Claude Code folder the file is theirs: lines that would move out (over Claude Code's caps)
     or go (linking a retired file) are a dream's to change, in a run `undo` reverses: refused

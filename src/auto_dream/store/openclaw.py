@@ -150,7 +150,8 @@ def plan_note(text: str, day: date | None, logged: Iterable[str], limit: int = M
         fresh = [unit for unit in section.units if unit.key not in seen]
         seen.update(unit.key for unit in fresh)
         if fresh:
-            texts.extend(section_entries(Section(section.path, tuple(fresh)), section.miscellany, limit))
+            texts.extend(section_entries(Section(section.path, tuple(fresh)), miscellany=section.miscellany,
+                                         limit=limit))
         else:
             already += len(section_entries(section, limit=limit))
     return NotePlan(tuple(texts), already)
@@ -194,7 +195,7 @@ def path_line(path: tuple[str, ...]) -> str:
     return PATH_SEPARATOR.join(path) + ":" if path else ""
 
 
-def section_entries(section: Section, miscellany: bool | None = None, limit: int = MAX_TEXT_CHARS) -> list[str]:
+def section_entries(section: Section, *, miscellany: bool | None = None, limit: int = MAX_TEXT_CHARS) -> list[str]:
     """The entry texts of a section: one (or one per item of a miscellany), each at most `limit`
     characters where its items allow (a section is split between items, never inside one)."""
     if miscellany is None:

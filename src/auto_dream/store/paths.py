@@ -76,7 +76,7 @@ class StoreLayout(Protocol):
     # How a new memory's file name begins, its slug then in Claude Code's style (lower case, cut at
     # a word); None: the store's YYYYMMDD_<slug>.md (docs/store.md, "Memory files")
     def new_file_prefix(self, memory_type: str, day: date) -> str | None: ...
-    def memory_folder(self, archived: bool = False) -> str: ...  # scanned for memory files
+    def memory_folder(self, *, archived: bool = False) -> str: ...  # scanned for memory files
     def memory_dir(self, memory_type: str) -> Path: ...  # where a new memory of the type goes
     def archive_dir(self, memory_type: str) -> Path: ...  # where a retired memory of the type goes
     def memory_path(self, memory_type: str, file_name: str) -> str: ...
@@ -154,7 +154,7 @@ class StorePaths:
     def is_memory_path(self, relative: str) -> bool:
         return relative.startswith("memories/")
 
-    def memory_folder(self, archived: bool = False) -> str:
+    def memory_folder(self, *, archived: bool = False) -> str:
         return "archive" if archived else "memories"
 
     def memory_dir(self, memory_type: str) -> Path:
@@ -261,7 +261,7 @@ class ClaudeFolder:
         return "/" not in relative and relative.endswith(".md") and relative != CLAUDE_INDEX \
             and not relative.startswith(".")
 
-    def memory_folder(self, archived: bool = False) -> str:
+    def memory_folder(self, *, archived: bool = False) -> str:
         return f"{STORE_DIR_NAME}/archive" if archived else ""
 
     def memory_dir(self, memory_type: str) -> Path:
@@ -318,9 +318,9 @@ def resolve_root(flag: str | None, env: str | None, cwd: Path, home: Path) -> Pa
     return home / STORE_DIR_NAME
 
 
-def _refuse_link(paths: StoreLayout, path: Path, folder: bool | None = None) -> None:
+def _refuse_link(paths: StoreLayout, path: Path, *, folder: bool | None = None) -> None:
     """files.refuse_link, naming `path` by its place in the store."""
-    refuse_link(path, f"{paths.relative(path)} in the store at {paths.root}", folder)
+    refuse_link(path, f"{paths.relative(path)} in the store at {paths.root}", folder=folder)
 
 
 def check_layout(paths: StoreLayout) -> None:
@@ -440,7 +440,7 @@ def layout_at(root: Path) -> "StorePaths | ClaudeFolder":
     return ClaudeFolder(root) if is_claude_layout(root) else StorePaths(root)
 
 
-def refuse_other_layout(root: Path, creating: bool = False) -> None:
+def refuse_other_layout(root: Path, *, creating: bool = False) -> None:
     """StoreError for a folder that is no store: unless `creating` one (append, init: any folder
     may become a store, as it always could), a folder that holds other things and neither
     layout's. A missing or empty folder, a store of ours (even half made) and a Claude Code

@@ -143,7 +143,7 @@ class RecallIndex:
         self._db = db
 
     def search(self, words: Iterable[str], limit: int, memory_type: str | None = None,
-               archived: bool = False, pending: bool = True) -> list[Found]:
+               *, archived: bool = False, pending: bool = True) -> list[Found]:
         """The `limit` memories best matching any of `words` (the judge's words), best first; ties
         go to the newer memory. Archived ones too when `archived`; `pending`: the log entries no
         dream has distilled yet too, ranked in the same search (their text as a body)."""
@@ -202,7 +202,7 @@ def words_of(text: str) -> str:
 
 
 def with_recall_index(paths: StoreLayout, tz: tzinfo | None, question: Callable[[RecallIndex], _T],
-                      defer: bool = False) -> tuple[_T, "FullCheck | None"]:
+                      *, defer: bool = False) -> tuple[_T, "FullCheck | None"]:
     """`question`'s answer from the store's recall index, made current first, and the check it
     leaves owing (None: none). A damaged file is removed and built again; a file that cannot be
     used at all gives way to an index in memory.
@@ -215,7 +215,7 @@ def with_recall_index(paths: StoreLayout, tz: tzinfo | None, question: Callable[
     file = paths.state / FILE_NAME
     for attempt in range(2):
         try:
-            return _ask(_open(file), paths, tz, question, defer)
+            return _ask(_open(file), paths, tz, question, defer=defer)
         except _Damaged:
             pass
         except sqlite3.DatabaseError as error:
@@ -231,9 +231,9 @@ def with_recall_index(paths: StoreLayout, tz: tzinfo | None, question: Callable[
 
 
 def _ask(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None, question: Callable[[RecallIndex], _T],
-         defer: bool) -> tuple[_T, "FullCheck | None"]:
+         *, defer: bool) -> tuple[_T, "FullCheck | None"]:
     try:
-        owed = FullCheck(paths, tz) if _update(db, paths, tz, defer) else None
+        owed = FullCheck(paths, tz) if _update(db, paths, tz, defer=defer) else None
         _update_entries(db, paths, tz)
         return question(RecallIndex(db)), owed
     finally:
@@ -369,7 +369,7 @@ def _memory_files(paths: StoreLayout, stamps: dict[str, FolderStamp]) -> _Files:
     stamp of every folder walked goes to `stamps`."""
     found = _Files({}, set())
     for archived in (False, True):
-        folder = paths.memory_folder(archived)
+        folder = paths.memory_folder(archived=archived)
         files, _ = walk_memory_files(paths.root / folder, folder, ordered=False,
                                      ext=paths.archive_ext if archived else ".md", stamps=stamps)
         found.fingerprints.update(files)
@@ -381,7 +381,7 @@ def _memory_files(paths: StoreLayout, stamps: dict[str, FolderStamp]) -> _Files:
 _FolderRow = tuple[int, int, int]  # a row of the folder table: mtime_ns, ino, files directly in it
 
 
-def _update(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None, defer: bool = False) -> bool:
+def _update(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None, *, defer: bool = False) -> bool:
     """Make the index hold every memory file as it is now: read the new and changed ones,
     forget the ones gone. Skipped when another process holds the write lock too long. With
     `defer`, a large store's folders only (with_recall_index): then True, the full check owed."""
@@ -419,7 +419,7 @@ def _update_folders(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | Non
     for folder in changed:
         archived = folder == archive or folder.startswith(archive + "/")
         ext = paths.archive_ext if archived else ".md"
-        listed = list_folder(str(paths.root / folder), folder, folder == "", ext, [], fingerprints=False)
+        listed = list_folder(str(paths.root / folder), folder, flat=folder == "", ext=ext, odd=[], fingerprints=False)
         if listed is None:
             if folder_stamp(paths.root / folder) != ABSENT:
                 continue  # there, but cannot be listed now: as the index holds it, looked at again next time
@@ -467,7 +467,7 @@ def _recorded_folders(db: sqlite3.Connection) -> dict[str, _FolderRow]:
     return {path: (mtime_ns, ino, files) for path, mtime_ns, ino, files in db.execute("SELECT * FROM folder")}
 
 
-def _inodes_in(db: sqlite3.Connection, folder: str, nested: bool) -> dict[str, int]:
+def _inodes_in(db: sqlite3.Connection, folder: str, *, nested: bool) -> dict[str, int]:
     """The inode the index holds of each file directly in `folder` (read through the covering
     index memory_seen: no body is read); `nested`: the folder has subfolders, whose files are
     left out."""
@@ -522,7 +522,8 @@ def _write(db: sqlite3.Connection, paths: StoreLayout, tz: tzinfo | None, on_dis
         for path in stale:
             seen, archived = on_disk.fingerprints[path], path in on_disk.archived
             # read_memory by its module name, so that a test can count the files read
-            _insert(db, path, seen, archived, read_memory(paths.root / path, paths.root, tz, paths.untyped))
+            _insert(db, path, seen, archived=archived,
+                    read=read_memory(paths.root / path, paths.root, tz, paths.untyped))
         if folders is not None:
             if asked is None:
                 db.execute("DELETE FROM folder")
@@ -601,7 +602,7 @@ def read_memory(path: Path, root: Path, tz: tzinfo | None, untyped: str | None) 
     return read(path, root, tz, untyped)
 
 
-def _insert(db: sqlite3.Connection, path: str, seen: Fingerprint, archived: bool,
+def _insert(db: sqlite3.Connection, path: str, seen: Fingerprint, *, archived: bool,
             read: "Memory | Unreadable") -> None:
     if isinstance(read, Unreadable):
         db.execute("INSERT INTO memory (path, size, mtime_ns, ino, archived) VALUES (?,?,?,?,?)",

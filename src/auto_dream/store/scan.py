@@ -41,14 +41,14 @@ class StoreScan:
     parsed: dict[str, Parsed] = field(default_factory=dict)  # of the memories read, with a cache
 
 
-def scan_store(paths: StoreLayout, tz: tzinfo | None, archived: bool = False,
+def scan_store(paths: StoreLayout, tz: tzinfo | None, *, archived: bool = False,
                cache: ParseCache | None = None, memo: ReadMemo | None = None) -> StoreScan:
     """Every memory file under memories/ (or archive/): the files the cache holds as they are
     are only named; the rest are read (and, with a cache, parsed for it: the caller decides
     whether to save it). Files that are not memories are reported. `memo`: the files read
     before in this process, by path; one whose fingerprint (size, mtime, inode) is as it was is
     taken from it, not read again, and the memo is kept to what is on disk."""
-    folder_name = paths.memory_folder(archived)
+    folder_name = paths.memory_folder(archived=archived)
     files, odd = walk_memory_files(paths.root / folder_name, folder_name, ordered=False,
                                    ext=paths.archive_ext if archived else ".md")
     fingerprints = dict(files)
@@ -91,14 +91,14 @@ def scan_store(paths: StoreLayout, tz: tzinfo | None, archived: bool = False,
                      fingerprints=fingerprints, parsed=parsed_by_path)
 
 
-def scan_memories(paths: StoreLayout, tz: tzinfo | None, archived: bool = False,
+def scan_memories(paths: StoreLayout, tz: tzinfo | None, *, archived: bool = False,
                   cache: ParseCache | None = None, memo: ReadMemo | None = None) -> MemoryScan:
     """Every memory under memories/ (or archive/), parsed; the files that are not memories, reported.
 
     With a cache, a file whose size and mtime the cache holds is not read again, and files
     that were read are added to it (the caller decides whether to save it).
     """
-    scan = scan_store(paths, tz, archived, cache, memo)
+    scan = scan_store(paths, tz, archived=archived, cache=cache, memo=memo)
     parsed = dict(scan.parsed)
     if scan.unchanged and cache is not None:  # only a cache finds a file unchanged
         hits = cache.parsed(None if len(scan.unchanged) > len(cache.rows) // 2 else list(scan.unchanged))

@@ -61,7 +61,7 @@ class StoreView(MemorySource):
         parsed = self._cache.parsed(None if bulk else wanted)
         self._loaded.update((path, parsed[path].memory) for path in wanted)
 
-    def first(self, count: int, excluding: Set[str] = frozenset(), newest: bool = False) -> list[Memory]:
+    def first(self, count: int, excluding: Set[str] = frozenset(), *, newest: bool = False) -> list[Memory]:
         """At least the first `count` memories outside `excluding` in MEMORY.md's order (or the
         newest, with `newest`), perhaps more: the caller sorts. Every memory read this run is
         among them; of the cached ones, only those the cache ranks first."""

@@ -27,7 +27,7 @@ def folder_stamp(folder: Path) -> FolderStamp:
     return (_int64(stat.st_mtime_ns), _int64(stat.st_ino)) if S_ISDIR(stat.st_mode) else ABSENT
 
 
-def walk_memory_files(folder: Path, relative: str, ordered: bool = True, ext: str = ".md",
+def walk_memory_files(folder: Path, relative: str, *, ordered: bool = True, ext: str = ".md",
                       stamps: dict[str, FolderStamp] | None = None,
                       ) -> tuple[list[tuple[str, Fingerprint]], list[Unreadable]]:
     """(path relative to the root, fingerprint) of every `*.md` under `folder` (in path order
@@ -50,7 +50,7 @@ def walk_memory_files(folder: Path, relative: str, ordered: bool = True, ext: st
         stamps[relative] = ABSENT
     while pending:
         current, prefix = pending.pop()
-        listed = list_folder(current, prefix, relative == "", ext, odd, fingerprints=True)
+        listed = list_folder(current, prefix, flat=relative == "", ext=ext, odd=odd, fingerprints=True)
         if listed is None:
             continue
         found, subfolders, stamp = listed
@@ -64,7 +64,7 @@ def walk_memory_files(folder: Path, relative: str, ordered: bool = True, ext: st
     return files, odd
 
 
-def list_folder(current: str, relative: str, flat: bool, ext: str, odd: list[Unreadable], fingerprints: bool,
+def list_folder(current: str, relative: str, *, flat: bool, ext: str, odd: list[Unreadable], fingerprints: bool,
                 ) -> tuple[list[tuple[str, Any]], list[tuple[str, str]], FolderStamp] | None:
     """One folder of a walk: (its memory files as (path relative to the root, fingerprint), or
     without `fingerprints` as (path, inode) for no call per file; the subfolders to walk as
