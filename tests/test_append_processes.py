@@ -56,7 +56,8 @@ FAST_PATH_CHILD = """
 import sys
 from auto_dream.__main__ import _run
 code = _run(["--root", sys.argv[1], "append", "--type", "user", "a fact"])
-heavy = ("typer", "rich", "anthropic", "mcp", "pendulum", "auto_dream.dream", "auto_dream.cli", "auto_dream.api")
+heavy = ("typer", "rich", "anthropic", "mcp", "pendulum", "markdown_it", "auto_dream.dream", "auto_dream.cli",
+         "auto_dream.api")
 print(code, sorted(m for m in sys.modules if m.startswith(heavy)))
 """
 

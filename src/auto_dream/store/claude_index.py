@@ -12,18 +12,14 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
-from functools import cache
-from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from auto_dream.judge.fences import closes
 from auto_dream.judge.status import Kind, Status, written_status
 from auto_dream.store.index import SEPARATOR, IndexLimits, entry_text, link_path, shorten, unreadable_line
+from auto_dream.store.markdown import block_tokens
 from auto_dream.store.memory import Memory
 from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME
-
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
 
 CLAUDE_TITLE = "# Memory Index"  # the title Claude Code gives a MEMORY.md it starts
 OVERFLOW_LABEL = "Moved from MEMORY.md"
@@ -244,7 +240,7 @@ class _Code:
         block: dict[int, int] = {}
         open_at = None
         text = "".join(line.removesuffix("\r").replace("\r", " ") + "\n" for line in lines)
-        blocks = [(token, token.map) for token in _commonmark().parse(text)
+        blocks = [(token, token.map) for token in block_tokens(text)
                   if token.type in ("fence", "code_block") and token.map is not None]
         for number_of_block, (token, (first, end)) in enumerate(blocks):
             block.update(dict.fromkeys(range(first, end), number_of_block))
@@ -252,15 +248,6 @@ class _Code:
                     and not (end - 1 > first and closes(lines[end - 1], token.markup)):
                 open_at = first
         return cls(block, open_at)
-
-
-@cache
-def _commonmark() -> "MarkdownIt":
-    """markdown-it-py's CommonMark block parser, loaded when a Claude Code folder's MEMORY.md is read
-    (not by `append`): it knows every rule of where code begins and ends, which a line scan does not."""
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark").disable(["inline", "text_join"])  # the blocks are all that is asked
 
 
 def _destinations(content: str, *, bare: bool = False) -> Iterator[str]:

@@ -37,16 +37,15 @@ import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
-from functools import cache
 from typing import TYPE_CHECKING
 
 from auto_dream.judge.memory_type import guess_type
 from auto_dream.judge.titles import miscellany
 from auto_dream.store.daylog import MAX_TEXT_CHARS
+from auto_dream.store.markdown import block_tokens
 from auto_dream.store.openclaw_legacy import earlier_entry_texts, note_body
 
 if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
 DAILY_NOTE = re.compile(r"(\d{4}-\d\d-\d\d)\.md")
@@ -273,7 +272,7 @@ def note_sections(text: str, day: date | None = None) -> list[Section]:
     a heading that only names it (`# 2026-04-01 - Daily Memory Log`) is its title, not context."""
     source = note_body(text)
     lines = source.split("\n")
-    tokens = _commonmark().parse(source)
+    tokens = block_tokens(source)
     blocks = [at for at, token in enumerate(tokens) if token.level == 0 and token.nesting != -1]
     sections: list[Section] = []
     headings: dict[int, str] = {}
@@ -367,12 +366,3 @@ def _dedent(lines: tuple[str, ...]) -> tuple[str, ...]:
     while kept and not kept[-1].strip():
         kept.pop()
     return tuple(line.rstrip() for line in textwrap.dedent("\n".join(kept)).split("\n")) if kept else ()
-
-
-@cache
-def _commonmark() -> "MarkdownIt":
-    """markdown-it-py's CommonMark block parser with GFM tables, loaded when a note is read (not by
-    `append`): it knows where lists, items, tables and code begin and end, which a line scan does not."""
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
