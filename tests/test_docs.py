@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import auto_dream
 from auto_dream.commands import recall as recall_command
 from auto_dream.commands.listing import GREEN_DAYS, YELLOW_DAYS
 from auto_dream.commands.session_context import HOOK_OUTPUT_CHARS, PENDING_LINE_CHARS, PENDING_SHOWN
@@ -204,3 +205,21 @@ def test_the_code_and_tests_cite_no_tracker_or_seed_outside_the_repository():
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if cited.search(line) and "re.compile" not in line]
     assert found == []
+
+
+def test_every_module_has_a_test_module_of_its_name_or_a_row_in_the_tests_readme():
+    """A newcomer finds a module's tests: tests/test_<name>.py, else tests/README.md says where."""
+    tests = Path(__file__).parent
+    readme = (tests / "README.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([\w/]+\.py)` \| (.+) \|$", readme, re.MULTILINE))
+    source = Path(auto_dream.__file__).parent
+    missing = []
+    for path in sorted(source.rglob("*.py")):
+        if path.name == "__init__.py" or list(tests.glob(f"test_{path.stem}*.py")):
+            continue
+        if str(path.relative_to(source)) not in rows:
+            missing.append(str(path.relative_to(source)))
+    assert missing == []
+    named = {name for files in rows.values() for name in re.findall(r"`(test_\w+\.py)`", files)}
+    assert {name for name in named if not (tests / name).exists()} == set()
+    assert {row for row in rows if not (source / row).exists()} == set()  # no row for a module gone
