@@ -52,10 +52,12 @@ import shutil
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from auto_dream.commands import marked_block
+from auto_dream.commands.rollback import Rollback
 from auto_dream.errors import InputError, StoreError
 from auto_dream.judge.fences import fenced
 from auto_dream.store.claude_home import claude_homes
@@ -1273,15 +1275,15 @@ def apply_plan(plan: Plan) -> None:
     top = emptied[-1] if emptied else None
     aside = [change for change in plan.changes  # the skill and the record: removed with their folders
              if top is not None and change.path in (plan.places.skill, plan.places.record)]
-    made: list[Path] = []
-    done: list[tuple[FileChange, int]] = []
+    done = Rollback()
     try:
         if plan.journal is not None:
             record = next(change for change in plan.changes if change.path == plan.places.record)
             if plan.make_folders:
                 _make_folders(plan)
-                made.extend(plan.make_folders)
-                done.append((replace(record, after=plan.journal), NEW_FILE_MODE))
+                for folder in plan.make_folders:
+                    done.push(partial(_remove_made_folder, folder))
+                done.push(partial(_restore, replace(record, after=plan.journal), NEW_FILE_MODE), str(record.path))
             else:
                 _write(replace(record, after=plan.journal), done)
         elif plan.make_folders:
@@ -1298,7 +1300,7 @@ def apply_plan(plan: Plan) -> None:
         if top is not None:
             _remove_aside(top, aside, emptied, done)
     except StoreError as error:
-        left = _put_back(done, made)
+        left = done.run()
         raise StoreError(f"{error}; " + (f"and {left} could not be put back as it was" if left
                                          else "nothing was changed")) from None
 
@@ -1339,8 +1341,7 @@ def _make_folders(plan: Plan) -> None:
         raise StoreError(f"cannot create {top}: {error.strerror}") from None
 
 
-def _remove_aside(top: Path, aside: list[FileChange], emptied: list[Path],
-                  done: list[tuple[FileChange, int]]) -> None:
+def _remove_aside(top: Path, aside: list[FileChange], emptied: list[Path], done: Rollback) -> None:
     """Remove the files `aside` (the skill, the record) and the folders `emptied` (deepest first,
     `top` last): `top` renamed to a staging name first, so that a kill leaves either the record
     in place or a staging folder the next run takes away — never empty folders with no record to
@@ -1366,9 +1367,10 @@ def _remove_aside(top: Path, aside: list[FileChange], emptied: list[Path],
         try:
             os.unlink(moved(targets[change.path]))
         except OSError as error:
-            with contextlib.suppress(OSError):  # else _put_back cannot put them back, and says so
+            with contextlib.suppress(OSError):  # else the rollback cannot put them back, and says so
                 os.rename(staging, top)
-            done.extend((removed, modes[removed.path]) for removed in aside[:index])
+            for removed in aside[:index]:
+                done.push(partial(_restore, removed, modes[removed.path]), str(removed.path))
             raise StoreError(f"cannot write {change.path}: {error.strerror}") from None
     for folder in emptied:
         with contextlib.suppress(OSError):
@@ -1378,8 +1380,8 @@ def _remove_aside(top: Path, aside: list[FileChange], emptied: list[Path],
             os.rename(staging, top)
 
 
-def _write(change: FileChange, done: list[tuple[FileChange, int]]) -> None:
-    """Make one change, and note it with the mode the file had, to be put back by _put_back."""
+def _write(change: FileChange, done: Rollback) -> None:
+    """Make one change, and note how to put it back (the bytes and the mode the file had)."""
     mode = _mode(change.path)
     try:
         if change.after is None:  # through a symlink, the file install made where it points
@@ -1388,7 +1390,7 @@ def _write(change: FileChange, done: list[tuple[FileChange, int]]) -> None:
             _replace(change.path, change.after, change.new_mode)
     except OSError as error:
         raise StoreError(f"cannot write {change.path}: {error.strerror}") from None
-    done.append((change, mode))
+    done.push(partial(_restore, change, mode), str(change.path))
 
 
 def _mode(path: Path) -> int:
@@ -1399,25 +1401,19 @@ def _mode(path: Path) -> int:
         return NEW_FILE_MODE
 
 
-def _put_back(done: list[tuple[FileChange, int]], made: list[Path]) -> Path | None:
-    """Undo the changes `done` and the folders `made`, last first; the first file that could not
-    be put back, or None."""
-    left = None
-    for change, mode in reversed(done):
-        try:
-            if change.before is None:
-                with contextlib.suppress(FileNotFoundError):  # the journal, then the record: one file
-                    os.unlink(os.path.realpath(change.path))
-            else:
-                _replace(change.path, change.before, mode)
-        except OSError:
-            left = left or change.path
-    for folder in reversed(made):
-        try:
-            os.rmdir(folder)
-        except OSError:
-            pass
-    return left
+def _restore(change: FileChange, mode: int) -> None:
+    """Put the file of a change done back as it was: its bytes and `mode`, or no file."""
+    if change.before is None:
+        with contextlib.suppress(FileNotFoundError):  # the journal, then the record: one file
+            os.unlink(os.path.realpath(change.path))
+    else:
+        _replace(change.path, change.before, mode)
+
+
+def _remove_made_folder(folder: Path) -> None:
+    """A folder made for the plan, gone again when nothing else is in it."""
+    with contextlib.suppress(OSError):
+        os.rmdir(folder)
 
 
 def _replace(path: Path, content: bytes, new_mode: int) -> None:

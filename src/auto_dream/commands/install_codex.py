@@ -29,6 +29,7 @@ import os
 import shlex
 import tomllib
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +39,11 @@ from auto_dream.commands.install import (
     RECORD_NAME,
     SERVER_NAME,
     FileChange,
-    _put_back,
+    _remove_made_folder,
     _write,
     read_file,
 )
+from auto_dream.commands.rollback import Rollback
 from auto_dream.errors import InputError, StoreError
 from auto_dream.store.files import fsync_dir
 from auto_dream.store.paths import STORE_DIR_NAME
@@ -425,15 +427,14 @@ def apply_codex_plan(plan: CodexPlan) -> None:
         if read_file(change.path) != change.before:
             raise StoreError(f"{change.path} changed while auto-dream was planning: nothing was written; "
                              "run the command again")
-    made: list[Path] = []
-    done: list[tuple[FileChange, int]] = []
+    done = Rollback()
     try:
         if plan.make_home:
             try:
                 os.makedirs(plan.places.home, FOLDER_MODE)
             except OSError as error:
                 raise StoreError(f"cannot create {plan.places.home}: {error.strerror}") from None
-            made.append(plan.places.home)
+            done.push(partial(_remove_made_folder, plan.places.home))
         for change in plan.changes:
             _write(change, done)
         if plan.remove_home:
@@ -443,7 +444,7 @@ def apply_codex_plan(plan: CodexPlan) -> None:
             except OSError:
                 pass  # something appeared in it: it stays
     except StoreError as error:
-        left = _put_back(done, made)
+        left = done.run()
         raise StoreError(f"{error}; " + (f"and {left} could not be put back as it was" if left
                                          else "nothing was changed")) from None
 

@@ -36,6 +36,7 @@ from functools import partial
 from importlib.resources import files
 from pathlib import Path
 
+from auto_dream.commands.rollback import Rollback, failure
 from auto_dream.errors import AutoDreamError, InputError, StoreError
 from auto_dream.store.files import make_dirs, write_atomic
 from auto_dream.store.paths import open_store
@@ -697,8 +698,7 @@ def apply_plan(plan: Plan, surroundings: Surroundings, runner: Runner) -> None:
     """Carry the plan out, step by step. When a step fails, the files and the crontab written
     before it are put back as they were, then the scheduler is told of them again (the undo of
     each tool that ran), and the failure is raised."""
-    undo: list[Callable[[], None]] = []
-    retell: list[Callable[[], None]] = []
+    written, retell = Rollback(), Rollback()  # the files and the crontab; the tools that ran
     try:
         for step in plan.steps:
             match step:
@@ -706,25 +706,27 @@ def apply_plan(plan: Plan, surroundings: Surroundings, runner: Runner) -> None:
                     make_dirs(path)
                 case WriteFile(path, content, before):
                     write_atomic(path, content)
-                    undo.append(partial(_put_back, path, before))
+                    written.push(partial(_put_back, path, before))
                 case DeleteFile(path, deleted):
                     path.unlink(missing_ok=True)
-                    undo.append(partial(_put_back, path, deleted))
+                    written.push(partial(_put_back, path, deleted))
                 case WriteCrontab(table, after):
                     _set_crontab(after, surroundings, runner)
-                    undo.append(partial(_set_crontab, table, surroundings, runner))
+                    written.push(partial(_set_crontab, table, surroundings, runner))
                 case RunTool(argv, may_fail, undo_argv):
                     result = _run(argv, None, surroundings, runner)
                     if result.code != 0 and not may_fail:
                         raise _tool_failed(argv, result)
                     if result.code == 0 and undo_argv:
-                        retell.append(partial(_run_back, undo_argv, surroundings, runner))
+                        retell.push(partial(_run_back, undo_argv, surroundings, runner))
     except (AutoDreamError, OSError) as error:
-        if not (undo or retell):
+        if not (written or retell):
             raise
-        left = _roll_back([*retell, *undo])  # the files first, then the tools
+        left_written = written.run()  # the files first, then the tools, each whatever the other did
+        left_retold = retell.run()
+        left = left_written or left_retold
         if left is not None:
-            raise StoreError(f"{_failure(error)}; not all of it could be put back: {left}") from None
+            raise StoreError(f"{failure(error)}; not all of it could be put back: {left}") from None
         if isinstance(error, AutoDreamError):
             raise StoreError(f"{error}; what it had changed before was put back as it was") from None
         raise
@@ -741,24 +743,6 @@ def _run_back(argv: Sequence[str], surroundings: Surroundings, runner: Runner) -
     result = _run(argv, None, surroundings, runner)
     if result.code != 0:
         raise _tool_failed(argv, result)
-
-
-def _failure(error: AutoDreamError | OSError) -> str:
-    if isinstance(error, AutoDreamError):
-        return str(error)
-    return f"{error.strerror or error}" + (f" ({error.filename})" if error.filename else "")
-
-
-def _roll_back(undo: list[Callable[[], None]]) -> str | None:
-    """Run the undo steps, last first, each even when one before it fails: what the first that
-    failed says, or None when everything was put back."""
-    failed: str | None = None
-    for step in reversed(undo):
-        try:
-            step()
-        except (AutoDreamError, OSError) as error:
-            failed = failed or _failure(error)
-    return failed
 
 
 def describe_step(step: Step) -> list[str]:
