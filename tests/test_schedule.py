@@ -23,6 +23,7 @@ from auto_dream.commands.schedule import (
     schedule_id,
     systemd_units,
 )
+from auto_dream.errors import StoreError
 from auto_dream.store.daylog import Entry, append_entry
 from auto_dream.store.paths import ensure_store
 
@@ -698,3 +699,16 @@ def test_surroundings_come_from_the_environment(fakes, systemd_runs, tmp_path, m
     assert found == Surroundings(isolated_env, isolated_env / ".config",
                                  {name: str(fakes.bin / name) for name in ("crontab", "systemctl", "launchctl")},
                                  True, False, os.getuid(), auto_dream_command())
+
+
+def test_a_fifo_where_a_unit_file_goes_is_refused_never_waited_on(tmp_path):
+    from auto_dream.commands.schedule import _read
+
+    fifo = tmp_path / "auto-dream-x.timer"
+    os.mkfifo(fifo)
+    with pytest.raises(StoreError, match="is not a regular file: move it away$"):
+        _read(fifo)  # once read_bytes(): it waited for a writer that never came
+    assert _read(tmp_path / "missing.timer") is None
+    (tmp_path / "real.timer").write_bytes(b"[Timer]\n")
+    (tmp_path / "linked.timer").symlink_to(tmp_path / "real.timer")
+    assert _read(tmp_path / "linked.timer") == b"[Timer]\n"  # through a link, as systemd reads it

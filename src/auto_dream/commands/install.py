@@ -61,7 +61,7 @@ from auto_dream.commands.rollback import Rollback
 from auto_dream.errors import InputError, StoreError
 from auto_dream.judge.fences import fenced
 from auto_dream.store.claude_home import claude_homes
-from auto_dream.store.files import fsync_dir, remove_temporary, write_temporary
+from auto_dream.store.files import fsync_dir, read_regular, remove_temporary, write_temporary
 from auto_dream.store.json_text import (
     JsonTextError,
     append_item,
@@ -1219,34 +1219,15 @@ def _names(folder: Path) -> frozenset[str] | None:
 def _regular_file(path: Path) -> bytes | None:
     """A file's bytes when it is a regular file itself (no link followed), else None."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-    except OSError:
+        return read_regular(path)
+    except StoreError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read()
-    finally:
-        os.close(fd)
 
 
 def read_file(path: Path) -> bytes | None:
     """A settings file's bytes (through a symlink: dotfiles keep them in a repository), None when
     there is none; a FIFO or a folder in its place is refused, never waited on."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as error:
-        raise StoreError(f"cannot read {path}: {error.strerror}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise StoreError(f"{path} is not a regular file: move it away")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read()
-    finally:
-        os.close(fd)
+    return read_regular(path, follow=True)
 
 
 def apply_plan(plan: Plan) -> None:

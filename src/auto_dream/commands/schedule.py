@@ -38,7 +38,7 @@ from pathlib import Path
 
 from auto_dream.commands.rollback import Rollback, failure
 from auto_dream.errors import AutoDreamError, InputError, StoreError
-from auto_dream.store.files import make_dirs, write_atomic
+from auto_dream.store.files import make_dirs, read_regular, write_atomic
 from auto_dream.store.paths import open_store
 
 SCHEDULERS = ("cron", "systemd", "launchd")
@@ -479,10 +479,9 @@ def choose_scheduler(asked: str | None, surroundings: Surroundings) -> str:
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    """A unit file or plist as it is (through a symlink, as the scheduler reads it), None when
+    there is none; a FIFO in its place is refused, never waited on."""
+    return read_regular(path, follow=True)
 
 
 def read_crontab(surroundings: Surroundings, runner: Runner) -> bytes:

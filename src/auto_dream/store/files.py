@@ -156,26 +156,31 @@ def read_file(path: Path, max_bytes: int | None = None, *, follow: bool = False,
     return data, status
 
 
-def read_regular(path: Path, limit: int = -1) -> bytes | None:
-    """A regular file's bytes (its first `limit`), None when there is none. Never through a
-    symbolic link, never waiting on a FIFO: either, or a file that cannot be read, is a
-    StoreError of one line."""
-    found = read_regular_status(path, limit)
+def read_regular(path: Path, limit: int = -1, *, follow: bool = False) -> bytes | None:
+    """A regular file's bytes (its first `limit`), None when there is none (with `follow`, nor
+    the folder it would be in). Never through a symbolic link unless `follow` (an agent's settings: dotfiles
+    keep them in a repository), never waiting on a FIFO: either, or a file that cannot be read,
+    is a StoreError of one line."""
+    found = read_regular_status(path, limit, follow=follow)
     return None if found is None else found[0]
 
 
-def read_regular_status(path: Path, limit: int = -1, kind: str = "a regular file",
+def read_regular_status(path: Path, limit: int = -1, kind: str = "a regular file", *, follow: bool = False,
                         ) -> tuple[bytes, os.stat_result] | None:
     """read_regular, with the file's status as it was read (its mtime, its size); a file that is
     not regular is refused as not being `kind`."""
     try:
-        fd, status = open_regular(path)
+        fd, status = open_regular(path, follow=follow)
     except FileNotFoundError:
         return None
+    except NotADirectoryError:
+        if follow:  # an agent's settings where a file stands in a folder's place: there are none
+            return None
+        raise StoreError(f"cannot read {path}: {os.strerror(errno.ENOTDIR)}") from None
     except NotRegular as refused:
         if refused.kind == "a symbolic link":
             raise StoreError(f"{path} is a symbolic link: auto-dream does not follow it") from None
-        raise StoreError(f"{path} is not {kind}") from None
+        raise StoreError(f"{path} is not {kind}: move it away" if follow else f"{path} is not {kind}") from None
     except OSError as error:
         raise StoreError(f"cannot read {path}: {error.strerror}") from None
     try:
