@@ -2,6 +2,7 @@
 
 import json
 import os
+from dataclasses import fields
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -450,3 +451,16 @@ def test_many_read_only_memories_are_summed_up_not_listed_one_by_one(root):
     named = [w for w in report["warnings"] if "read, but never rewritten" in w]
     assert len(named) == 20
     assert any(w.startswith("… and 10 more memory files read but never rewritten") for w in report["warnings"])
+
+
+def test_a_caller_that_keeps_the_working_set_is_handed_it_and_the_outcome_holds_none(root):
+    """The command line keeps a run's snapshot and decisions to its exit rather than free them
+    object by object (__main__); the library's result does not carry them."""
+    from auto_dream.dream.runner import DreamOutcome
+    from auto_dream.dream.snapshot import Decisions, Snapshot
+
+    add(root, "Deploys go out on Thursdays", "project")
+    kept: list[object] = []
+    outcome = dream(open_context(root), NOW, DreamOptions(), DeterministicDistiller(), keep=kept.append)
+    assert [type(item) for item in kept] == [Snapshot, Decisions]
+    assert outcome.report is not None and "working_set" not in {f.name for f in fields(DreamOutcome)}

@@ -9,9 +9,10 @@ The exit trick. A command is a short batch job with few reference cycles, yet a 
 100,000 memories leaves a million objects: the garbage collector would walk them all (turning
 it back on after the dream cost a third of a second) and Python would free them one by one on
 the way out. So the command line runs with the collector off (_run, and cli.dream_command for
-a caller of cli.run in this process), keeps the dream's working set (cli.kept_until_exit), and
-ends with os._exit (main): the operating system takes the memory back at once. Only this module
-and cli.py know about it; the library frees what it made as usual.
+a caller of cli.run in this process), keeps the dream's working set (handed to it by the
+runner's `keep`, held in cli.kept_until_exit), and ends with os._exit (main): the operating
+system takes the memory back at once. Only this module and cli.py keep anything; the library
+frees what it made as usual, and its result holds none of it.
 """
 
 import os

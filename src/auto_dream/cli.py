@@ -106,7 +106,11 @@ def _store_changed(ctx: typer.Context) -> None:
     ctx.obj["store_changed"] = True
 
 
-kept_until_exit = None  # the last dream's working set, never freed: the exit trick in __main__
+kept_until_exit: list[object] = []  # the last dream's working set, never freed: the exit trick in __main__
+
+
+def _keep_until_exit(working_set: object) -> None:
+    kept_until_exit.append(working_set)
 
 
 def _context(ctx: typer.Context, *, create: bool = False) -> StoreContext:
@@ -420,13 +424,12 @@ def dream_command(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        outcome = dream(context, local_time(), request, step_hook=STEP_HOOK, progress=progress)
+        kept_until_exit.clear()  # the last dream's alone
+        outcome = dream(context, local_time(), request, step_hook=STEP_HOOK, progress=progress, keep=_keep_until_exit)
     finally:
         progress.finish()  # the dream finished it already; this is for an error before it began
         if collecting:
             gc.enable()
-    global kept_until_exit
-    kept_until_exit = outcome.working_set
     if not dry_run:
         _store_changed(ctx)
     if outcome.report is None:

@@ -10,7 +10,7 @@ from auto_dream.commands.discover import discover_folders
 from auto_dream.distill.base import Distiller
 from auto_dream.dream.apply import StepHook
 from auto_dream.dream.journal import Restored
-from auto_dream.dream.runner import DreamOutcome
+from auto_dream.dream.runner import DreamOutcome, Keep
 from auto_dream.dream.runner import dream as run_dream
 from auto_dream.dream.runner import undo as undo_run
 from auto_dream.dream.saved_plans import check_unchanged, inputs_fingerprint, load_plan, save_plan
@@ -69,11 +69,13 @@ def choose_distiller(context: StoreContext, *, llm: bool | None, api_key: str | 
 
 
 def dream(context: StoreContext, now: datetime, request: DreamRequest = DreamRequest(), *,
-          step_hook: StepHook | None = None, progress: Progress = NO_PROGRESS) -> DreamOutcome:
+          step_hook: StepHook | None = None, progress: Progress = NO_PROGRESS,
+          keep: Keep | None = None) -> DreamOutcome:
     """Distil, tidy and report (dream/runner.py); with `dry_run`, only plan and report. `progress`
     hears how far the run has got (auto_dream.progress). `keep_plan` (a dry run) keeps the plan
     under an id (the outcome's `plan_id`); `plan_id` (a real run) applies that plan and no other
-    (dream/saved_plans.py): a store changed since is a PlanChangedError, nothing written."""
+    (dream/saved_plans.py): a store changed since is a PlanChangedError, nothing written. `keep`:
+    runner.dream's, for a caller that exits rather than free the run's working set."""
     options = resolve_options(context.config, request)
     expect = None
     if request.plan_id is not None:
@@ -85,7 +87,7 @@ def dream(context: StoreContext, now: datetime, request: DreamRequest = DreamReq
     fingerprint = inputs_fingerprint(context.paths) if request.keep_plan and request.dry_run else None
     distiller = choose_distiller(context, llm=request.llm, api_key=request.api_key, base_url=request.base_url)
     outcome = run_dream(context, now, options, distiller, if_due=request.if_due, step_hook=step_hook,
-                        progress=progress, expect=expect)
+                        progress=progress, expect=expect, keep=keep)
     if fingerprint is not None and outcome.report is not None:
         outcome = replace(outcome, plan_id=save_plan(context.paths, outcome.report, options, fingerprint))
     return outcome

@@ -3,8 +3,9 @@ change), apply, record, report. A dry run takes the same path and stops after th
 
 import json
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from auto_dream.distill.base import Distiller
@@ -52,10 +53,15 @@ class DreamOutcome:
     report: DreamReport | None  # None when --if-due found it not due
     markdown: str
     not_due: str | None = None
-    # The run's snapshot and decisions, for a caller that would rather exit than free them object by object
-    # (the CLI: a third of a second at 100,000 memories).
-    working_set: object = field(default=None, repr=False, compare=False)
     plan_id: str | None = None  # a dry run's plan, kept (dream/saved_plans.py)
+
+
+# Handed what a run holds in memory, for a caller that keeps it to its exit (runner.dream's `keep`)
+Keep = Callable[[object], None]
+
+
+def _free(_: object) -> None:
+    """The default `keep`: the working set is freed with the run."""
 
 
 def new_run_id(paths: StoreLayout, now: datetime) -> str:
@@ -96,12 +102,14 @@ def _not_due(snapshot: Snapshot) -> str | None:
 
 def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
           *, if_due: bool = False, step_hook: StepHook | None = None,
-          progress: Progress = NO_PROGRESS, expect: str | None = None) -> DreamOutcome:
+          progress: Progress = NO_PROGRESS, expect: str | None = None, keep: Keep | None = None) -> DreamOutcome:
     """Plan, then apply. With `expect` (a kept plan's digest: dream/saved_plans.py) the plan
     is applied only if it decides what the kept one did; else PlanChangedError, nothing written.
     A dry run plans the same way and stops before the lock: no
     roll-back, no journal, not a byte written. `progress` hears of each stage (progress.py) and
-    is finished when the run ends, however it ends.
+    is finished when the run ends, however it ends. `keep` is handed the run's working set (its
+    snapshot and decisions) for a caller that would rather exit than free it object by object:
+    the command line, where that takes a third of a second at 100,000 memories (__main__).
 
     In a Claude Code folder a real run also holds Claude Code's own `.consolidate-lock`, as
     its Auto Dream does (claude_lock): busy is exit 3; after a run that changed files its mtime
@@ -117,7 +125,7 @@ def dream(context: StoreContext, now: datetime, options: DreamOptions, distiller
             if not dry_run:
                 _writable_store(context)  # a folder Claude Code is consolidating gains nothing
             return _dream(context, now, options, distiller, if_due=if_due, step_hook=step_hook, progress=progress,
-                          hold=hold, expect=expect)
+                          hold=hold, expect=expect, keep=keep or _free)
     except _NotDue as not_due:
         return not_due.outcome
     finally:
@@ -134,7 +142,7 @@ class _NotDue(Exception):
 
 def _dream(context: StoreContext, now: datetime, options: DreamOptions, distiller: Distiller,
            *, if_due: bool, step_hook: StepHook | None, progress: Progress, hold: Hold | None,
-           expect: str | None = None) -> DreamOutcome:
+           expect: str | None = None, keep: Keep) -> DreamOutcome:
     dry_run = options.dry_run
     with nullcontext() if dry_run else dream_lock(context.paths, now):
         progress.start(READING, None)
@@ -142,22 +150,23 @@ def _dream(context: StoreContext, now: datetime, options: DreamOptions, distille
         run_id = new_run_id(context.paths, now)  # under the lock: no other dream takes the same number
         snapshot = gather(orient(context, now, run_id, options))
         snapshot = replace(snapshot, warnings=(*recovered, *snapshot.warnings))
+        keep(snapshot)
         if if_due and (reason := _not_due(snapshot)):
-            raise _NotDue(DreamOutcome(None, ("[DRY RUN] " if dry_run else "") + reason + "\n", not_due=reason,
-                                       working_set=snapshot))
+            raise _NotDue(DreamOutcome(None, ("[DRY RUN] " if dry_run else "") + reason + "\n", not_due=reason))
         decisions = Decisions.start(snapshot)
+        keep(decisions)
         plan = plan_dream(snapshot, distiller, decisions, progress)
         if dry_run:
             report = build_report(plan)
-            return DreamOutcome(report, render_markdown(report), working_set=(snapshot, decisions))
+            return DreamOutcome(report, render_markdown(report))
         if expect is not None and plan_digest(build_report(plan)) != expect:
             raise PlanChangedError("the store changed since that plan was made (the dream plans differently "
                                    "now): nothing was applied; plan again")
-        return _carry_out(snapshot, plan, hold, step_hook, progress, working_set=(snapshot, decisions))
+        return _carry_out(snapshot, plan, hold, step_hook, progress)
 
 
 def _carry_out(snapshot: Snapshot, plan: Plan, hold: Hold | None, step_hook: StepHook | None, progress: Progress,
-               working_set: object = None, *, dreamed: bool = True) -> DreamOutcome:
+               *, dreamed: bool = True) -> DreamOutcome:
     """Apply a run's plan, then record it: the report beside its journal, the caches, the state."""
     context = snapshot.context
     applied = apply(plan, snapshot, step_hook, progress)
@@ -172,7 +181,7 @@ def _carry_out(snapshot: Snapshot, plan: Plan, hold: Hold | None, step_hook: Ste
         write_atomic(folder / "report.json",
                      json.dumps(report.as_json(), ensure_ascii=False, indent=1).encode("utf-8"))
     _record(snapshot, plan, applied, dreamed=dreamed)
-    return DreamOutcome(report, markdown, working_set=working_set)
+    return DreamOutcome(report, markdown)
 
 
 def decide(context: StoreContext, now: datetime, decision: Decision, progress: Progress = NO_PROGRESS) -> DreamOutcome:
