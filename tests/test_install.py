@@ -22,7 +22,7 @@ import yaml
 from auto_dream.commands.install import (
     HOOK_MARKER,
     RECORD_NAME,
-    Snapshot,
+    AgentFiles,
     claude_code_places,
     plan_install,
     render_skill,
@@ -489,14 +489,14 @@ def test_openclaw_state_dir_moves_the_skill(cli, isolated_env, tmp_path, monkeyp
 
 def test_the_plan_is_pure_and_a_second_plan_after_it_is_empty(tmp_path):
     places = claude_code_places("project", tmp_path / "p", None, None)
-    empty = Snapshot({path: None for path in places.files()},
+    empty = AgentFiles({path: None for path in places.files()},
                      {places.skill_dir: None, places.skill_dir.parent: None, places.skill_dir.parent.parent: None,
                       tmp_path / "p": frozenset(), tmp_path: frozenset({"p"})})
     command = ("/opt/auto-dream/bin/auto-dream",)
     plan = plan_install(places, empty, command, tmp_path / "p" / ".auto-dream", load_template("SKILL.md"))
     assert [change.verb for change in plan.changes] == ["create"] * 4
     assert plan.make_folders == (places.skill_dir.parent.parent, places.skill_dir.parent, places.skill_dir)
-    after = Snapshot({change.path: change.after for change in plan.changes},
+    after = AgentFiles({change.path: change.after for change in plan.changes},
                      {**empty.folders, places.skill_dir: frozenset({"SKILL.md", RECORD_NAME}),
                       places.skill_dir.parent: frozenset({"auto-dream"}),
                       places.skill_dir.parent.parent: frozenset({"skills", "settings.json"})})

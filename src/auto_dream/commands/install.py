@@ -582,8 +582,9 @@ def _same_server(entry: Any, wanted: dict) -> bool:
 
 
 @dataclass(frozen=True)
-class Snapshot:
-    """The bytes of every file a plan may touch (None: missing), the names in each folder it may
+class AgentFiles:
+    """What install read of an agent's files before it plans (dream's own is dream/snapshot.py):
+    the bytes of every file a plan may touch (None: missing), the names in each folder it may
     create or remove (None: missing), the real path of each of those and of the owned folders
     (a path missing here is its own), and the temporary files an interrupted run left beside ours."""
 
@@ -604,7 +605,10 @@ def _within(real: Path, roots: list[Path]) -> bool:
 
 
 @dataclass(frozen=True)
-class FileChange:
+class AgentFileChange:
+    """One file of an agent's that install or uninstall writes whole, or removes (a dream's own
+    changes to the store are dream/journal.py's FileChange)."""
+
     path: Path
     before: bytes | None  # None: the file did not exist
     after: bytes | None  # None: the file is removed
@@ -628,7 +632,7 @@ class Plan:
     places: Places
     uninstall: bool
     root: Path | None  # the store the installed commands name
-    changes: tuple[FileChange, ...] = ()
+    changes: tuple[AgentFileChange, ...] = ()
     make_folders: tuple[Path, ...] = ()  # created in this order
     remove_folders: tuple[Path, ...] = ()  # removed in this order when empty
     notes: tuple[str, ...] = ()  # what was left as it was, and why
@@ -751,7 +755,7 @@ def _object_at(path: Path, value: dict, key: str) -> dict | None:
     return found
 
 
-def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], root: Path, template: str,
+def plan_install(places: Places, snapshot: AgentFiles, command: tuple[str, ...], root: Path, template: str,
                  *, force: bool = False) -> Plan:
     """Everything `install` would change: the MCP server and hooks (Claude Code), the skill, the
     record. Run twice, the second plan is empty. A server named auto-dream that is not ours, or a
@@ -777,7 +781,7 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
             raise StoreError(f"there is no folder {path.parent} for {path}: create it, or name another file; "
                              "nothing was written")
     files: dict[str, _FileRecord] = {}
-    changes: list[FileChange] = []
+    changes: list[AgentFileChange] = []
     server, groups = server_entry(command, root, places.server_shape), hook_groups(command, root, places.agent)
     if places.instructions is not None:
         path = places.instructions
@@ -789,7 +793,7 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
             lead = previous.lead if previous is not None and previous.lead is not None else ""
         files["instructions"] = _FileRecord(created=before is None or bool(previous and previous.created), lead=lead)
         if after_text.encode("utf-8") != before:
-            changes.append(FileChange(path, before, after_text.encode("utf-8"),
+            changes.append(AgentFileChange(path, before, after_text.encode("utf-8"),
                                       "when to recall and remember (a marked block)"))
     notes: list[str] = []
     texts: dict[Path, str] = {}  # each JSON file's text as install leaves it (Gemini CLI's holds two roles)
@@ -828,7 +832,7 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
         if after != before:
             private = path.name == ".claude.json" or (places.agent == "openclaw" and path == places.mcp_file)
             mode = PRIVATE_FILE_MODE if private else NEW_FILE_MODE
-            changes.append(FileChange(path, before, after, " and ".join(whats[path]), mode))
+            changes.append(AgentFileChange(path, before, after, " and ".join(whats[path]), mode))
 
     if places.skill is None:
         skill, current = b"", None
@@ -845,9 +849,9 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
         if not ours and not force:
             raise StoreError(f"{places.skill} is not the {_skill_word(places)} auto-dream installed (another one "
                              "of that name, or changed since): nothing was written; give --force to replace it")
-        changes.append(FileChange(places.skill, current, skill, f"the {_skill_word(places)}"))
+        changes.append(AgentFileChange(places.skill, current, skill, f"the {_skill_word(places)}"))
     if places.ignore is not None and snapshot.files[places.ignore] != LOCAL_IGNORE:
-        changes.append(FileChange(places.ignore, snapshot.files[places.ignore], LOCAL_IGNORE,
+        changes.append(AgentFileChange(places.ignore, snapshot.files[places.ignore], LOCAL_IGNORE,
                                   "git ignores the skill's folder: it holds this machine's paths"))
 
     missing = [folder for folder in chain if snapshot.folders.get(folder) is None]
@@ -858,7 +862,7 @@ def plan_install(places: Places, snapshot: Snapshot, command: tuple[str, ...], r
     record_bytes = new_record.render(places.install_line, root)
     journal = None
     if snapshot.files.get(places.record) != record_bytes:
-        changes.append(FileChange(places.record, snapshot.files.get(places.record), record_bytes,
+        changes.append(AgentFileChange(places.record, snapshot.files.get(places.record), record_bytes,
                                   "what uninstall removes"))
         replacing = _sha256(current) if current is not None and current != skill and record is not None \
             and record.owns_skill(current) else None
@@ -906,8 +910,8 @@ def _owned(places: Places) -> str:
     return " and ".join(str(folder) for folder in places.owned) or "every folder install manages"
 
 
-def _leftover_removals(snapshot: Snapshot) -> list[FileChange]:
-    return [FileChange(path, data, None, "a temporary file an interrupted install or uninstall left")
+def _leftover_removals(snapshot: AgentFiles) -> list[AgentFileChange]:
+    return [AgentFileChange(path, data, None, "a temporary file an interrupted install or uninstall left")
             for path, data in sorted(snapshot.leftovers.items())]
 
 
@@ -1025,13 +1029,13 @@ def _remove_handlers(text: str, event: str, matchers: list) -> str:
     return text
 
 
-def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
+def plan_uninstall(places: Places, snapshot: AgentFiles) -> Plan:
     """Everything `uninstall` would change: our server, hooks, skill and record removed; a file or
     JSON member install created removed once nothing else is in it; the folders it created
     removed when empty. What is not ours is left, and a note says so."""
     record = _Record.parse(snapshot.files.get(places.record))
     _refuse_the_other_scope(places, record)
-    changes: list[FileChange] = []
+    changes: list[AgentFileChange] = []
     notes: list[str] = []
     if places.instructions is not None and (before := snapshot.files[places.instructions]) is not None:
         path = places.instructions
@@ -1045,7 +1049,7 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
                 notes.append(f"kept {path}, a link to {real}: that is outside {_owned(places)}, where "
                              "uninstall deletes no file; what install added to it was taken out")
         if after != before:
-            changes.append(FileChange(path, before, after, "when to recall and remember (a marked block)"))
+            changes.append(AgentFileChange(path, before, after, "when to recall and remember (a marked block)"))
     texts: dict[Path, str] = {}  # each JSON file's text as uninstall leaves it (Gemini CLI's holds two roles)
     whats: dict[Path, list[str]] = {}
     made: dict[Path, dict] = {}  # the JSON files install created, and what such a file holds before ours
@@ -1095,7 +1099,7 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
                 notes.append(f"kept {path}, a link to {real}: that is outside {_owned(places)}, where "
                              "uninstall deletes no file; what install added to it was taken out")
         if after != before:
-            changes.append(FileChange(path, before, after, " and ".join(whats[path])))
+            changes.append(AgentFileChange(path, before, after, " and ".join(whats[path])))
     changes += _leftover_removals(snapshot)
 
     removed = {change.path for change in changes if change.after is None} | set(snapshot.staged)
@@ -1116,7 +1120,7 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
             notes.append(f"kept {path}, a link to {real}: that is outside {_owned(places)}, where uninstall "
                          "deletes no file")
         else:
-            changes.append(FileChange(path, data, None, what))
+            changes.append(AgentFileChange(path, data, None, what))
             removed.add(path)
 
     created = set(record.folders) if record else {"."} if places.own_folder else set()  # skills/auto-dream is ours
@@ -1136,7 +1140,7 @@ def plan_uninstall(places: Places, snapshot: Snapshot) -> Plan:
 # ---------------------------------------------------------------- files
 
 
-def read_snapshot(places: Places) -> Snapshot:
+def read_snapshot(places: Places) -> AgentFiles:
     """The bytes of the files `places` names, the names in the skill folder and its parents, the
     real path of each, and the temporary files of ours a stopped run left beside those files."""
     files = {path: read_file(path) for path in places.files()}
@@ -1146,7 +1150,7 @@ def read_snapshot(places: Places) -> Snapshot:
         if path.parent not in folders:
             folders[path.parent] = _names(path.parent)
     real = {path: Path(os.path.realpath(path)) for path in (*places.files(), *chain, *places.owned)}
-    snapshot = Snapshot(files, folders, real)
+    snapshot = AgentFiles(files, folders, real)
     leftovers: dict[Path, bytes] = {}
     for path in places.files():
         # where _replace writes its temporary file: beside the file, or beside the one a link names
@@ -1322,7 +1326,7 @@ def _make_folders(plan: Plan) -> None:
         raise StoreError(f"cannot create {top}: {error.strerror}") from None
 
 
-def _remove_aside(top: Path, aside: list[FileChange], emptied: list[Path], done: Rollback) -> None:
+def _remove_aside(top: Path, aside: list[AgentFileChange], emptied: list[Path], done: Rollback) -> None:
     """Remove the files `aside` (the skill, the record) and the folders `emptied` (deepest first,
     `top` last): `top` renamed to a staging name first, so that a kill leaves either the record
     in place or a staging folder the next run takes away — never empty folders with no record to
@@ -1361,7 +1365,7 @@ def _remove_aside(top: Path, aside: list[FileChange], emptied: list[Path], done:
             os.rename(staging, top)
 
 
-def _write(change: FileChange, done: Rollback) -> None:
+def _write(change: AgentFileChange, done: Rollback) -> None:
     """Make one change, and note how to put it back (the bytes and the mode the file had)."""
     mode = _mode(change.path)
     try:
@@ -1382,7 +1386,7 @@ def _mode(path: Path) -> int:
         return NEW_FILE_MODE
 
 
-def _restore(change: FileChange, mode: int) -> None:
+def _restore(change: AgentFileChange, mode: int) -> None:
     """Put the file of a change done back as it was: its bytes and `mode`, or no file."""
     if change.before is None:
         with contextlib.suppress(FileNotFoundError):  # the journal, then the record: one file

@@ -38,7 +38,7 @@ from auto_dream.commands.install import (
     PRIVATE_FILE_MODE,
     RECORD_NAME,
     SERVER_NAME,
-    FileChange,
+    AgentFileChange,
     _remove_made_folder,
     _write,
     read_file,
@@ -130,7 +130,7 @@ class CodexPlan:
     places: CodexPlaces
     uninstall: bool
     root: Path | None
-    changes: tuple[FileChange, ...] = ()  # install: the record first (the journal)
+    changes: tuple[AgentFileChange, ...] = ()  # install: the record first (the journal)
     make_home: bool = False
     remove_home: bool = False
     notes: tuple[str, ...] = ()
@@ -279,7 +279,7 @@ def plan_codex_install(places: CodexPlaces, snapshot: CodexSnapshot, command: tu
         raise StoreError(f"{places.record} is not auto-dream's record of an install into Codex: nothing was written; "
                          "move it away")
     new_record = _CodexRecord(home_created=not snapshot.home_exists or bool(record and record.home_created))
-    changes: list[FileChange] = []
+    changes: list[AgentFileChange] = []
     notes: list[str] = []
 
     # config.toml: the MCP server
@@ -309,7 +309,7 @@ def plan_codex_install(places: CodexPlaces, snapshot: CodexSnapshot, command: tu
     new_record.files["config"] = added
     if after != text:
         # created private: people give a server an API key in this file
-        changes.append(FileChange(path, before, after.encode("utf-8"), f'the MCP server "{SERVER_NAME}"',
+        changes.append(AgentFileChange(path, before, after.encode("utf-8"), f'the MCP server "{SERVER_NAME}"',
                                   PRIVATE_FILE_MODE))
 
     # AGENTS.md: when to recall and remember
@@ -329,7 +329,7 @@ def plan_codex_install(places: CodexPlaces, snapshot: CodexSnapshot, command: tu
         after = text + added.lead + block
     new_record.files["instructions"] = added
     if after != text:
-        changes.append(FileChange(path, before, after.encode("utf-8"), "when to recall and remember"))
+        changes.append(AgentFileChange(path, before, after.encode("utf-8"), "when to recall and remember"))
     override = snapshot.files[places.override]
     if override is not None and override.strip():
         notes.append(f"{places.override} is not empty, and Codex reads it instead of {places.instructions}: "
@@ -337,7 +337,7 @@ def plan_codex_install(places: CodexPlaces, snapshot: CodexSnapshot, command: tu
 
     record_bytes = new_record.render(root)
     if snapshot.files[places.record] != record_bytes:
-        changes.insert(0, FileChange(places.record, snapshot.files[places.record], record_bytes,
+        changes.insert(0, AgentFileChange(places.record, snapshot.files[places.record], record_bytes,
                                      "what uninstall removes"))
     return CodexPlan(places, uninstall=False, root=root, changes=tuple(changes), make_home=not snapshot.home_exists,
                      notes=tuple(notes))
@@ -358,7 +358,7 @@ def plan_codex_uninstall(places: CodexPlaces, snapshot: CodexSnapshot) -> CodexP
             notes.append(f"kept [mcp_servers.{SERVER_NAME}] in {places.config}: no {RECORD_NAME} says auto-dream "
                          "install added it")
         return CodexPlan(places, uninstall=True, root=None, notes=tuple(notes))
-    changes: list[FileChange] = []
+    changes: list[AgentFileChange] = []
     notes = []
     kept = False
     for role, path, what in (("config", places.config, f'the MCP server "{SERVER_NAME}"'),
@@ -388,12 +388,12 @@ def plan_codex_uninstall(places: CodexPlaces, snapshot: CodexSnapshot) -> CodexP
                 notes.append(f"kept the auto-dream table in {path}: taking it out would change the rest of the file")
                 continue
         if added.created and not after and not os.path.islink(path):
-            changes.append(FileChange(path, before, None, what))
+            changes.append(AgentFileChange(path, before, None, what))
         else:
-            changes.append(FileChange(path, before, after.encode("utf-8"), what))
+            changes.append(AgentFileChange(path, before, after.encode("utf-8"), what))
     if kept:  # the record stays, so that a later uninstall still knows what was ours
         return CodexPlan(places, uninstall=True, root=None, changes=tuple(changes), notes=tuple(notes))
-    changes.append(FileChange(places.record, data, None, "the install record"))
+    changes.append(AgentFileChange(places.record, data, None, "the install record"))
     removed = {change.path for change in changes if change.after is None}
     remove_home = record.home_created and not os.path.islink(places.home) and _only(places.home, removed)
     return CodexPlan(places, uninstall=True, root=None, changes=tuple(changes), remove_home=remove_home,
