@@ -12,7 +12,7 @@ its parse cache's pair index (dream.candidates), a request without one searches 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from auto_dream.distill.neighbours import ProfileNeighbours
 from auto_dream.judge import titles
@@ -107,14 +107,14 @@ class ReviewCase:
 
     a: Memory
     b: Memory
-    kind: str  # "possible_duplicate" | "possible_conflict"
+    kind: Literal["possible_duplicate", "possible_conflict", "marked_superseded"]  # dream.actions.ReviewKind
     evidence: str
 
 
 @dataclass(frozen=True)
 class ReviewDecision:
     case: int  # index into the cases asked about
-    action: str  # "merge" | "supersede" | "keep"
+    action: Literal["merge", "supersede", "keep"]
     retire: str | None  # path of the memory that leaves (merge, supersede)
     reason: str
 

@@ -6,11 +6,16 @@ from typing import Literal
 
 from auto_dream.distill.base import Fold
 from auto_dream.store.memory import Memory
+from auto_dream.store.review_queue import ItemKind
 
 # How a memory leaves the live store (RetireMemory.kind), and what a pair left for a reader is
 # (ReviewPair.kind): each vocabulary defined once, here.
 RetireKind = Literal["supersede", "merge", "archive"]
 ReviewKind = Literal["possible_duplicate", "possible_conflict", "marked_superseded"]
+# ... and the review queue's kind of item for each (store/review_queue.py), both ways
+QUEUE_KINDS: dict[ReviewKind, ItemKind] = {"possible_conflict": "conflict", "possible_duplicate": "duplicate",
+                                           "marked_superseded": "superseded"}
+REVIEW_KINDS: dict[ItemKind, ReviewKind] = {queued: kind for kind, queued in QUEUE_KINDS.items()}
 
 
 @dataclass(frozen=True)

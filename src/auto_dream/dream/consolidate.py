@@ -21,7 +21,7 @@ from auto_dream.distill.base import (
 )
 from auto_dream.distill.deterministic import new_memory_from_text
 from auto_dream.distill.folds import added_text, extended_description
-from auto_dream.dream.actions import CreateMemory, ReviewKind, ReviewPair, SkipEntries, UpdateMemory
+from auto_dream.dream.actions import REVIEW_KINDS, CreateMemory, ReviewKind, ReviewPair, SkipEntries, UpdateMemory
 from auto_dream.dream.candidates import StoreNeighbours, memory_pairs, word_rarity
 from auto_dream.dream.snapshot import Decisions, Snapshot
 from auto_dream.judge.fences import fenced
@@ -250,7 +250,7 @@ class _Run:
         live = decisions.live
         if not isinstance(distiller, Reviewer):
             return
-        pairs: list[tuple[str, str, str, str, str | None]] = []  # (path, target, kind, evidence, queue item id)
+        pairs: list[tuple[str, str, ReviewKind, str, str | None]] = []  # (path, target, kind, evidence, queue item id)
         for item in decisions.review:
             if item.path in live and item.target in live:
                 pairs.append((item.path, item.target, item.kind, item.evidence, None))
@@ -259,7 +259,7 @@ class _Run:
             a, b = queued.memories
             if a in live and b in live and frozenset((a, b)) not in listed and all(
                     memory_fingerprint(live[path]) == seen for path, seen in zip(queued.memories, queued.fingerprints)):
-                pairs.append((a, b, f"possible_{queued.kind}", queued.reason, queued.id))
+                pairs.append((a, b, REVIEW_KINDS[queued.kind], queued.reason, queued.id))
         if not pairs:
             return
         cases = [ReviewCase(live[a], live[b], kind, evidence) for a, b, kind, evidence, _ in pairs]

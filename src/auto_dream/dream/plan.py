@@ -12,6 +12,7 @@ from pathlib import Path
 from auto_dream.distill.base import LlmUsage
 from auto_dream.dream import bookkeeping
 from auto_dream.dream.actions import (
+    QUEUE_KINDS,
     Action,
     CreateMemory,
     RebuildIndex,
@@ -113,8 +114,6 @@ def live_after(actions: list[Action], memories: MemorySource) -> LiveView:
     return live
 
 
-# the report's kinds of review pair, and the queue's
-QUEUE_KINDS = {"possible_conflict": "conflict", "possible_duplicate": "duplicate", "marked_superseded": "superseded"}
 
 
 @dataclass(frozen=True)
@@ -130,7 +129,7 @@ class ReviewChange:
 
     @classmethod
     def of(cls, snapshot: Snapshot, decisions: Decisions) -> "ReviewChange":
-        raised = tuple(Raised(QUEUE_KINDS.get(pair.kind, "duplicate"), (pair.path, pair.target), pair.quotes,
+        raised = tuple(Raised(QUEUE_KINDS[pair.kind], (pair.path, pair.target), pair.quotes,
                               pair.evidence) for pair in decisions.review)
         return cls(snapshot.review_queue, snapshot.review_queue_data, raised, tuple(decisions.resolved),
                    tuple(decisions.kept))

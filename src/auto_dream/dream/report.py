@@ -3,12 +3,14 @@ rendered as JSON (as_json) or as Markdown (render_markdown)."""
 
 import hashlib
 from dataclasses import asdict, dataclass
+from typing import Literal
 
 from auto_dream.distill.folds import EXTENDS
 from auto_dream.dream.actions import (
     Action,
     CreateMemory,
     RebuildIndex,
+    RetireKind,
     RetireMemory,
     ReviewPair,
     SkipEntries,
@@ -23,11 +25,16 @@ DEFERRED_SHOWN = 20
 DRY_RUN_BANNER = "[DRY RUN] No files were modified. Run without --dry-run to apply changes."
 
 
+# What a report row says was done: a memory created, an entry or memory merged, one superseded or
+# archived, MEMORY.md rebuilt (the retirements are actions.RetireKind)
+RowKind = Literal["create", "index"] | RetireKind
+
+
 @dataclass(frozen=True)
 class ReportRow:
     """One action, or one retirement the budget deferred."""
 
-    kind: str  # "create" | "merge" | "supersede" | "archive" | "index"
+    kind: RowKind
     path: str
     target: str | None
     reason: str

@@ -49,7 +49,7 @@ class ReviewItem:
     """One pending decision: two memories, what may be wrong with them, and the evidence."""
 
     id: str
-    kind: str  # ItemKind
+    kind: ItemKind
     memories: tuple[str, str]  # paths relative to the root
     fingerprints: tuple[str, str]
     evidence: tuple[str, str]  # the deciding sentence of each side, whole
@@ -165,7 +165,7 @@ def _kept(raw: object) -> KeptPair | None:
 class Raised:
     """A pair a run found worth a reader's time."""
 
-    kind: str  # ItemKind
+    kind: ItemKind
     memories: tuple[str, str]
     evidence: tuple[str, str]
     reason: str
