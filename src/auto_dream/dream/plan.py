@@ -24,6 +24,7 @@ from auto_dream.dream.actions import (
 from auto_dream.dream.journal import FileChange
 from auto_dream.dream.snapshot import Decisions, Snapshot
 from auto_dream.errors import StoreError
+from auto_dream.store.config import Mode
 from auto_dream.store.files import Fingerprint, fingerprint, read_regular
 from auto_dream.store.index import NO_ACTIVITY, Activity, IndexResult
 from auto_dream.store.live import LiveView, MemorySource
@@ -154,7 +155,7 @@ class Plan:
 
     run_id: str
     dry_run: bool
-    mode: str  # "apply" | "propose"
+    mode: Mode
     actions: tuple[Action, ...]
     deferred: tuple[RetireMemory, ...]  # over the retirement budget
     flagged: tuple[tuple[str, list[str]], ...]  # (path, missing refs)

@@ -18,6 +18,7 @@ from auto_dream.dream.actions import (
 )
 from auto_dream.dream.apply import Applied
 from auto_dream.dream.plan import Plan
+from auto_dream.store.config import Mode
 from auto_dream.store.memory import shown
 from auto_dream.store.review_queue import item_id
 
@@ -91,7 +92,7 @@ class FlaggedMemory:
 class DreamReport:
     run_id: str
     dry_run: bool
-    mode: str  # "apply" | "propose"
+    mode: Mode
     stats: DreamStats
     actions: tuple[ReportRow, ...]
     skipped: tuple[SkippedEntries, ...]

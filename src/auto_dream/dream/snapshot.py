@@ -11,7 +11,7 @@ from auto_dream.dream.actions import Action, RetireKind, RetireMemory, ReviewPai
 from auto_dream.judge.similarity import Profile
 from auto_dream.judge.staleness import Repository
 from auto_dream.store.cache import Fingerprint, ParseCache
-from auto_dream.store.config import Config
+from auto_dream.store.config import Config, Mode
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, LogProblem
 from auto_dream.store.live import LiveView, MemorySource
@@ -127,7 +127,7 @@ class Decisions:
 
     live: LiveView  # what survives the plan
     profiles: Profiles  # by path, made on first use; consolidate tells it of the memories it writes
-    mode: str  # "apply" | "propose" (retirements are listed, not applied)
+    mode: Mode  # propose: retirements are listed, not applied
     budget: int  # retirements per run
     actions: list[Action] = field(default_factory=list)
     deferred: list[RetireMemory] = field(default_factory=list)

@@ -4,15 +4,20 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Literal
 
 from auto_dream.errors import StoreError
+
+# What a dream does with what it retires: apply it, or propose it (list it, change nothing)
+Mode = Literal["apply", "propose"]
+LlmChoice = Literal["auto", "on", "off"]
 
 
 @dataclass(frozen=True)
 class Config:
     timezone: str | None = None  # IANA name; None means the system's
-    mode: str = "apply"  # apply | propose
-    llm: str = "auto"  # auto | on | off
+    mode: Mode = "apply"
+    llm: LlmChoice = "auto"
     model: str = "claude-sonnet-5-5"  # a current Sonnet in the SDK's model list, not deprecated
     max_llm_calls: int = 20
     llm_timeout: float = 60.0  # seconds per call; the SDK retries twice on 429, 5xx and timeouts
