@@ -21,7 +21,19 @@ from auto_dream.judge.statements import (
     value_changed,
 )
 from conftest import write_memory_file
-from test_dream import NOW, add, archived, live, memory, outcome_of, run
+from test_dream import (
+    NOW,
+    add,
+    decided,
+    live,
+    logged,
+    memory,
+    memory_file,
+    outcome_of,
+    planned_archive,
+    planned_live,
+    run,
+)
 
 DUPLICATE, CONTRADICTION = 0.6, 0.4
 OLDER = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -194,35 +206,39 @@ def _inventory() -> str:
     return f"## Service inventory\n\n{items}\n"
 
 
-def test_black_hole_one_long_inventory_absorbs_none_of_ten_short_memories(root):
-    memory(root, "memories/project/20260101_inventory.md", "Service inventory", _inventory(), "project", days_ago=5)
+# The dream-level cases below that check only what a dream decides plan over a Snapshot built in
+# memory (test_dream.decided): no store on disk.
+
+
+def test_black_hole_one_long_inventory_absorbs_none_of_ten_short_memories():
+    memories = {"memories/project/20260101_inventory.md": memory_file("Service inventory", _inventory(), "project",
+                                                                      days_ago=5)}
     topics = ["invoices", "refunds", "payouts", "ledgers", "disputes", "webhooks", "receipts", "coupons",
               "vouchers", "chargebacks"]
     for number, topic in enumerate(topics):
-        memory(root, f"memories/project/20260102_{topic}.md", f"{topic} note",
-               f"The payments team owns {topic}; billing for {topic} is deployed nightly to staging.", "project",
-               days_ago=30 + number)
-    report = run(root)
+        memories[f"memories/project/20260102_{topic}.md"] = memory_file(
+            f"{topic} note", f"The payments team owns {topic}; billing for {topic} is deployed nightly to staging.",
+            "project", days_ago=30 + number)
+    report, plan = decided(memories)
     assert [a for a in report["actions"] if a["kind"] in ("merge", "supersede")] == []
-    assert len(live(root)) == 11
-    assert "service-59" in live(root)["memories/project/20260101_inventory.md"].body
+    assert len(planned_live(plan)) == 11
+    assert "service-59" in planned_live(plan)["memories/project/20260101_inventory.md"].body
 
 
-def test_ten_distinct_fact_entries_stay_ten_memories(root):
-    for number in range(1, 11):
-        add(root, f"Fact {number}: module m{number} owns the billing flow q{number}x", "project", hour=number)
-    report = run(root)
+def test_ten_distinct_fact_entries_stay_ten_memories():
+    report, plan = decided({}, [logged(f"Fact {number}: module m{number} owns the billing flow q{number}x", "project",
+                                       hour=number) for number in range(1, 11)])
     assert report["stats"]["created"] == 10 and report["stats"]["merged"] == 0
-    assert len(live(root)) == 10
+    assert len(planned_live(plan)) == 10
 
 
-def test_equal_times_give_no_supersede_in_a_dream(root):
-    memory(root, "memories/feedback/20260101_a.md", "Rebase", "Rebase feature branches before merging.",
-           "feedback", days_ago=20)
-    memory(root, "memories/feedback/20260101_b.md", "No rebase", "Never rebase feature branches.",
-           "feedback", days_ago=20)
-    report = run(root)
-    assert report["stats"]["superseded"] == 0 and len(live(root)) == 2
+def test_equal_times_give_no_supersede_in_a_dream():
+    report, plan = decided({
+        "memories/feedback/20260101_a.md": memory_file("Rebase", "Rebase feature branches before merging.",
+                                                       "feedback", days_ago=20),
+        "memories/feedback/20260101_b.md": memory_file("No rebase", "Never rebase feature branches.", "feedback",
+                                                       days_ago=20)})
+    assert report["stats"]["superseded"] == 0 and len(planned_live(plan)) == 2
     assert [r["kind"] for r in report["review"]] == ["possible_conflict"]
 
 
@@ -242,11 +258,10 @@ def test_metadata_modified_decides_which_is_newer_against_the_file_times(root):
     assert [(a["path"], a["target"]) for a in supersedes] == [("memories/feedback/a.md", "memories/feedback/b.md")]
 
 
-def test_a_supersede_reason_quotes_both_sentences(root):
-    memory(root, "memories/feedback/20260101_rebase.md", "Rebase", "Rebase feature branches before merging.",
-           "feedback", days_ago=20)
-    add(root, "Never rebase feature branches.", "feedback")
-    report = run(root)
+def test_a_supersede_reason_quotes_both_sentences():
+    report, _ = decided({"memories/feedback/20260101_rebase.md": memory_file(
+        "Rebase", "Rebase feature branches before merging.", "feedback", days_ago=20)},
+        [logged("Never rebase feature branches.", "feedback")])
     [supersede] = [a for a in report["actions"] if a["kind"] == "supersede"]
     assert '"Never rebase feature branches."' in supersede["reason"]
     assert '"Rebase feature branches before merging."' in supersede["reason"]
@@ -273,18 +288,18 @@ Every amount is a `decimal.Decimal`. Never use `float` for money, not even in te
 - round only at display time"""
 
 
-def test_a_merge_carries_every_line_of_the_retired_body(root):
-    memory(root, "memories/feedback/20260101_money.md", "Money rules", DOC_OLD, "feedback", days_ago=40)
-    memory(root, "memories/feedback/20260201_money.md", "Money rules", DOC_NEW, "feedback", days_ago=10)
-    report = run(root)
+def test_a_merge_carries_every_line_of_the_retired_body():
+    report, plan = decided({
+        "memories/feedback/20260101_money.md": memory_file("Money rules", DOC_OLD, "feedback", days_ago=40),
+        "memories/feedback/20260201_money.md": memory_file("Money rules", DOC_NEW, "feedback", days_ago=10)})
     [merge] = [a for a in report["actions"] if a["kind"] == "merge"]
     assert merge["path"] == "memories/feedback/20260101_money.md"
-    survivor = live(root)["memories/feedback/20260201_money.md"].body
+    survivor = planned_live(plan)["memories/feedback/20260201_money.md"].body
     for line in DOC_OLD.splitlines():
         assert line in survivor, line
     assert 'Merged from "Money rules" (20260101_money.md, ' in survivor
-    assert "memories/feedback/20260101_money.md" not in live(root)
-    assert "archive/feedback/20260101_money.md" in archived(root)
+    assert "memories/feedback/20260101_money.md" not in planned_live(plan)
+    assert "archive/feedback/20260101_money.md" in planned_archive(plan)
 
 
 def test_the_review_list_is_in_the_json_and_the_markdown_report(root):
