@@ -28,6 +28,7 @@ from auto_dream.store import config as config_module
 from auto_dream.store import repository
 from auto_dream.store.config import Config
 from auto_dream.store.daylog import MAX_LOG_BYTES, MAX_TEXT_CHARS
+from auto_dream.store.index import SHORTEST_HOOK
 from auto_dream.store.memory import MAX_MEMORY_BYTES, SLUG_MAX_CHARS
 from auto_dream.store.recall_index import FULL_CHECK_FILES
 
@@ -109,6 +110,7 @@ STATED = [
     ("docs/store.md", r"within `decay_days`, default (\d+)\)", [DEFAULTS.decay_days]),
     ("docs/store.md", r"Each line is at most (\d+) characters, the file at most (\d+) lines and ([\d,]+) bytes",
      [DEFAULTS.index_line_chars, DEFAULTS.index_max_lines, DEFAULTS.index_max_bytes]),
+    ("docs/store.md", r"would go on from the name cut to fewer than (\d+) characters", [SHORTEST_HOOK]),
     ("docs/commands.md", r"A section longer than an entry may be \(([\d,]+) characters\)", [MAX_TEXT_CHARS]),
     ("docs/commands.md", r"green ≤ (\d+) days, yellow 8–(\d+)", [GREEN_DAYS, YELLOW_DAYS]),
     # recall, context, the MCP server
