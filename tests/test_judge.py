@@ -560,16 +560,16 @@ def test_one_that_says_it_extends_the_other_is_a_possible_duplicate_quoting_that
                             "conductor, not the operator.")
 
 
-def test_a_dream_pairs_a_memory_with_the_one_it_names_whatever_words_they_share(root):
-    memory(root, "memories/feedback/feedback_never_defer_to_human.md", "Never defer grunt work to the human", HUMAN,
-           "feedback", days_ago=40)
-    memory(root, "memories/feedback/feedback_never_defer_commands.md", "Never list commands for the user", COMMANDS,
-           "feedback", days_ago=10)
-    report = run(root)
+def test_a_dream_pairs_a_memory_with_the_one_it_names_whatever_words_they_share():
+    report, plan = decided({
+        "memories/feedback/feedback_never_defer_to_human.md": memory_file("Never defer grunt work to the human",
+                                                                          HUMAN, "feedback", days_ago=40),
+        "memories/feedback/feedback_never_defer_commands.md": memory_file("Never list commands for the user",
+                                                                          COMMANDS, "feedback", days_ago=10)})
     assert [(r["kind"], {r["path"], r["target"]}) for r in report["review"]] == [
         ("possible_duplicate", {"memories/feedback/feedback_never_defer_to_human.md",
                                 "memories/feedback/feedback_never_defer_commands.md"})]
-    assert len(live(root)) == 2
+    assert len(planned_live(plan)) == 2
 
 
 ADDITIVE = ("New rules AMEND existing rules. They never replace them. Every rule ever established remains in force "
@@ -596,12 +596,13 @@ def test_a_lead_the_other_only_shares_words_with_is_no_restatement():
     assert judge_documents(side(other), side(ADDITIVE, NEWER)).outcome == "none"
 
 
-def test_a_value_changed_between_statements_that_share_half_their_words_is_listed(root):
+def test_a_value_changed_between_statements_that_share_half_their_words_is_listed():
     """Neither side negates or announces a change, and they share too few words to be duplicates:
     only what both pin down (16, 17) brings the two together (similarity.from_low)."""
-    memory(root, "memories/project/20260101_db.md", "本番DB", "本番DBはPostgreSQL 16を使っている。", "project")
-    add(root, "本番DBはPostgreSQL 17に上げた。", "project")
-    [item] = run(root)["review"]
+    report, _ = decided({"memories/project/20260101_db.md": memory_file("本番DB", "本番DBはPostgreSQL 16を使っている。",
+                                                                         "project")},
+                        [logged("本番DBはPostgreSQL 17に上げた。", "project")])
+    [item] = report["review"]
     assert item["kind"] == "possible_conflict" and "memories/project/20260101_db.md" in (item["path"], item["target"])
     assert '"16" / "17"' in item["evidence"]
 
