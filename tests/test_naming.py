@@ -318,6 +318,10 @@ def test_a_slug_ends_between_words(name, slug):
      "良かったこと: xArm のセットアップが1日で終わった", "kakeibo の審査準備が予定どおり進んでいる"),
     ("kakeibo › DB:\n  - RDS for PostgreSQL 15\n  - リードレプリカ 2台", "kakeibo › DB: RDS for PostgreSQL 15",
      "リードレプリカ 2台"),
+    # a path that leaves no room for the item at all: the last heading still names what it is
+    ("kakeibo インフラ › DNS:\n  - api.kakeibo.example.jp CNAME kakeibo-api.fly.dev\n"
+     "  - www.kakeibo.example.jp CNAME kakeibo-web.pages.dev",
+     "DNS: api.kakeibo.example.jp CNAME kakeibo-api.fly.dev", "www.kakeibo.example.jp CNAME kakeibo-web.pages.dev"),
     # a miscellany's heading says nothing of its item: not in the name, whatever path is over it
     ("Misc:\n  - Meeting with the accountant on 3/25 about the invoice system",
      "Meeting with the accountant on 3/25 about the invoice system",

@@ -582,14 +582,19 @@ def title_of(text: str, memory_type: str = "project") -> Title:
     """The name and description of a new memory made of `text` (an entry) of `memory_type`.
     A miscellany's heading (`メモ`, `Misc`) is left out of the name. Under a heading path
     (`週次ふりかえり › 良かったこと`) that leaves too little room for what its
-    first item says, the last heading alone is kept in the name, when the item then fits whole."""
+    first item says, or none (`kakeibo インフラ › DNS`: "DNS: api.kakeibo.example.jp CNAME …", not the
+    record alone), the last heading alone is kept in the name, when the item then fits whole."""
     entry = read_entry(text)
     if entry.label and any(miscellany(part) for part in entry.label.split(" › ")):
         # "Misc: Meeting with the accountant on 3/25": a miscellany's heading says nothing of its item
         entry = replace(entry, label=" › ".join(part for part in entry.label.split(" › ") if not miscellany(part)))
     title, whole = _title(entry, memory_type)
-    if not whole and " › " in entry.label:
-        shorter = replace(entry, label=entry.label.rsplit(" › ", 1)[1])
+    # the path left too little room, or none at all (the name is the statement without it, and the last
+    # heading is one label: not "決定: Decision", a heading and the bold label under it that say one thing)
+    last = entry.label.rsplit(" › ", 1)[-1]
+    if " › " in entry.label and (not whole or (not title.name.startswith(entry.label.split(" › ", 1)[0])
+                                              and ": " not in last)):
+        shorter = replace(entry, label=last)
         short_title, short_whole = _title(shorter, memory_type)
         if short_whole or width(short_title.name) > width(title.name):
             return short_title
