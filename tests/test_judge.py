@@ -653,12 +653,11 @@ def test_a_latin_term_in_cjk_text_is_an_anchor_and_lets_the_pair_search_reach_th
     assert entry_pairs({"e": Profile.of(newer)}, {"m.md": Profile.of(older)}, 0.4, 0.6) == {"e": {"m.md"}}
 
 
-def test_a_cjk_paraphrase_with_the_same_anchors_is_listed_in_a_dream(root):
-    memory(root, "memories/user/20260101_a.md", "王芳", ANCHOR_CASES[0][0], "user", days_ago=20)
-    add(root, ANCHOR_CASES[0][1], "user")
-    report = run(root)
+def test_a_cjk_paraphrase_with_the_same_anchors_is_listed_in_a_dream():
+    memories = {"memories/user/20260101_a.md": memory_file("王芳", ANCHOR_CASES[0][0], "user", days_ago=20)}
+    report, plan = decided(memories, [logged(ANCHOR_CASES[0][1], "user")])
     assert [item["kind"] for item in report["review"]] == ["possible_duplicate"]
-    assert len(live(root)) == 2
+    assert len(planned_live(plan)) == 2
 
 
 def test_a_question_asked_both_ways_or_a_double_negative_idiom_negates_nothing():
