@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import builders
 from auto_dream.distill.deterministic import DeterministicDistiller
-from auto_dream.dream.runner import dream
+from auto_dream.dream.report import build_report
+from auto_dream.dream.runner import decide_dream, dream
 from auto_dream.dream.snapshot import DreamOptions
 from auto_dream.judge.staleness import (
     EVERGREEN,
@@ -38,6 +39,7 @@ from auto_dream.store.memory_md import rebuild_index
 from auto_dream.store.paths import ensure_store
 from auto_dream.store.repository import find_repo
 from conftest import examples, git_history, make_git_project, write_memory_file
+from fakes import snapshot_of
 
 NOW = datetime(2026, 10, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -557,21 +559,45 @@ def test_of_the_five_cases_in_one_store_only_the_project_memory_is_archived(root
 # ---------------------------------------------------------------- prune guards
 
 
-def test_a_pinned_stale_project_memory_is_kept(root, repo):
-    relative = add_stale_project(root, extra="pinned: true\n")
-    assert_kept_and_flagged(root, run_dream(root), relative)
+# The guards that read only the memory (its pin, its age, what it says) plan over a Snapshot built
+# in memory, with FakeRepository for git (what make_repo's history holds): no store on disk. Those
+# that read the consult log stay on disk below: the log's days are what they test.
 
 
-def test_a_recently_modified_stale_project_memory_is_kept(root, repo):
-    relative = add_stale_project(root, age_days=10)
-    assert_kept_and_flagged(root, run_dream(root), relative)
+def planned(memories: dict[str, str], options: DreamOptions = DreamOptions()) -> dict:
+    """The report of a dream over `memories` (by path: a memory file's text), decided in memory."""
+    snapshot = snapshot_of(memories, now=NOW, options=options, repository=FakeRepository())
+    return build_report(decide_dream(snapshot, DeterministicDistiller())).as_json()
+
+
+STALE_PATH = "memories/project/20260822_old_module_port.md"
+
+
+def stale_project(age_days: float = 40, body: str = STALE_BODY, extra: str = "") -> dict[str, str]:
+    return {STALE_PATH: memory_text("Old module port", "project", age_days, body, extra)}
+
+
+def assert_planned_kept_and_flagged(report: dict) -> None:
+    assert archive_actions(report) == [] and STALE_PATH in flagged(report)
+
+
+def test_the_stale_project_memory_is_archived_when_planned_in_memory_as_on_disk():
+    # the guards below keep it; without one, the same memory is archived, as test_case5 shows on disk
+    assert [a["path"] for a in archive_actions(planned(stale_project()))] == [STALE_PATH]
+
+
+def test_a_pinned_stale_project_memory_is_kept():
+    assert_planned_kept_and_flagged(planned(stale_project(extra="pinned: true\n")))
+
+
+def test_a_recently_modified_stale_project_memory_is_kept():
+    assert_planned_kept_and_flagged(planned(stale_project(age_days=10)))
 
 
 @pytest.mark.parametrize("directive", ["Do not bring back the old module.", "Never call it from the API.",
                                        "Avoid reviving it.", "不要再恢复旧模块。"])
-def test_a_stale_project_memory_with_a_directive_is_kept(root, repo, directive):
-    relative = add_stale_project(root, body=f"{STALE_BODY}\n{directive}")
-    assert_kept_and_flagged(root, run_dream(root), relative)
+def test_a_stale_project_memory_with_a_directive_is_kept(directive):
+    assert_planned_kept_and_flagged(planned(stale_project(body=f"{STALE_BODY}\n{directive}")))
 
 
 def write_consult(root: Path, *records: dict) -> None:
@@ -611,13 +637,18 @@ def test_a_consult_older_than_guard_days_does_not_keep_it(root, repo):
 # ---------------------------------------------------------------- --propose
 
 
-def test_propose_lists_the_archive_and_archives_nothing(root, repo):
+def test_propose_writes_no_archive_on_disk(root, repo):
     relative = add_stale_project(root)
     report = run_dream(root, DreamOptions(propose=True))
-    actions = archive_actions(report)
-    assert [(a["path"], a["proposed"]) for a in actions] == [(relative, True)]
+    assert [a["path"] for a in archive_actions(report)] == [relative]
     assert (root / relative).is_file()
     assert not list((root / "archive").rglob("*.md"))
+
+
+def test_propose_lists_the_archive_and_archives_nothing():
+    report = planned(stale_project(), DreamOptions(propose=True))
+    actions = archive_actions(report)
+    assert [(a["path"], a["proposed"], a["archive"]) for a in actions] == [(STALE_PATH, True, None)]
     assert report["stats"]["archived_stale"] == 0
     assert report["stats"]["proposed"] == 1
 
