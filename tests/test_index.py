@@ -572,6 +572,8 @@ def test_caps_with_no_room_for_the_unreadable_line_leave_it_out_rather_than_fail
     # a description that says something else is shown whole
     ("Plan for Q3: split the monolith's auth module", "Sessions move to Redis once the split lands",
      "Sessions move to Redis once the split lands"),
+    # ... and "Username" is no person followed by "name"
+    ("Name is admin", "Username is admin on the box", "Username is admin on the box"),
 ])
 def test_a_line_never_repeats_what_follows_its_name_label_or_person(name, description, shown):
     result = index([memory(1, name=name, description=description, path="memories/project/20260101_q3.md")])

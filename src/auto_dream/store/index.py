@@ -317,7 +317,7 @@ def _entry_line(memory: Memory, line_chars: int) -> _Line:
 # A name's label ("Plan for Q3: ", "ステータス："): a description may go on from what follows it
 _NAME_LABEL = re.compile(r"\A[^:：]{1,40}(?:: |：)")
 # The person a description may open with where its name leaves them out ("User likes …" / "Likes …")
-_PERSON = re.compile(r"\A(?:the user's|the user|user's|user|用户|用戶|ユーザーは|ユーザーの)\s*", re.IGNORECASE)
+_PERSON = re.compile(r"\A(?:(?:the user's|the user|user's|user)\b|用户|用戶|ユーザーは|ユーザーの)\s*", re.IGNORECASE)
 
 
 def _beyond_name(description: str, name: str) -> str:
