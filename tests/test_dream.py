@@ -162,17 +162,16 @@ def test_chinese_duplicates_merge():
     assert "分享知识和经验" in planned_live(plan)["memories/user/20261001_分享.md"].body
 
 
-def test_chinese_contradiction_supersedes_and_the_retracted_rule_is_not_live(root):
-    memory(root, "memories/project/20261001_db.md", "数据库", "用 Postgres 做数据库", "project")
-    add(root, "不要用 Postgres 做数据库", "project")
-    report = run(root)
+def test_chinese_contradiction_supersedes_and_the_retracted_rule_is_not_live():
+    memories = {"memories/project/20261001_db.md": memory_file("数据库", "用 Postgres 做数据库", "project")}
+    report, plan = decided(memories, [logged("不要用 Postgres 做数据库", "project")])
     assert sorted(kinds(report)) == ["create", "index", "supersede"]
     supersede = next(a for a in report["actions"] if a["kind"] == "supersede")
     assert supersede["path"] == "memories/project/20261001_db.md"
-    old = archived(root)["archive/project/20261001_db.md"]
+    old = planned_archive(plan)["archive/project/20261001_db.md"]
     assert old.extra["superseded_by"] == supersede["target"] and old.extra["archived_by_run"] == report["run_id"]
     assert "用 Postgres 做数据库" in old.body  # nothing lost: the archive keeps it
-    assert all("用 Postgres 做数据库" != m.body for m in live(root).values())
+    assert all("用 Postgres 做数据库" != m.body for m in planned_live(plan).values())
 
 
 def test_contradiction_with_high_overlap_is_superseded_not_merged():
