@@ -52,11 +52,16 @@ def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str]
     if stored and (postings := snapshot.memories.postings()) is not None:
         matches = _stored_relatable(decisions, postings, {p: profiles[p].words for p in probes}, grounds, low,
                                     high)
-        found |= {(a, b) if a <= b else (b, a) for a, others in matches.items() for b in others
+        found |= {_ordered(a, b) for a, others in matches.items() for b in others
                   if b in stored and b in live and live[a].type == live[b].type}
     source = snapshot.memories
     return (found | named_pairs(decisions, probes, source) | stopped_pairs(decisions, probes, source)
             | subject_pairs(decisions, probes))
+
+
+def _ordered(a: str, b: str) -> tuple[str, str]:
+    """A pair of paths as every search gives it: the lesser first, so each pair is found once."""
+    return (a, b) if a <= b else (b, a)
 
 
 def named_pairs(decisions: Decisions, probes: Iterable[str], source: MemorySource) -> set[tuple[str, str]]:
@@ -73,7 +78,7 @@ def named_pairs(decisions: Decisions, probes: Iterable[str], source: MemorySourc
     for path in live.path_set():
         for key in name_keys(path.rsplit("/", 1)[-1]):
             by_key.setdefault(key, set()).add(path)
-    return {(a, b) if a <= b else (b, a) for a, keys in wanted.items() for key in keys
+    return {_ordered(a, b) for a, keys in wanted.items() for key in keys
             for b in by_key.get(key, ()) if b != a}
 
 
@@ -110,7 +115,7 @@ def stopped_pairs(decisions: Decisions, probes: Iterable[str], source: MemorySou
         for thing in things:
             words = significant_words(thing)
             holders = set.intersection(*(by_word.get(word, set()) for word in words)) if words else set()
-            found |= {(probe, other) if probe <= other else (other, probe) for other in holders
+            found |= {_ordered(probe, other) for other in holders
                       if other != probe and live[other].type == live[probe].type and thing.lower() in labels[other]}
     return found
 
@@ -140,7 +145,7 @@ def subject_pairs(decisions: Decisions, probes: Iterable[str]) -> set[tuple[str,
     for probe, (subject, change) in wanted.items():
         opening = openings.get((subject, live[probe].type, change), set()) - {probe}
         for other in sorted(opening, key=lambda path: (live[path].mtime, path))[-RECENT_LIMIT:]:
-            found.add((probe, other) if probe <= other else (other, probe))
+            found.add(_ordered(probe, other))
     return found
 
 
