@@ -18,6 +18,7 @@ from auto_dream.judge.titles import (
     read_entry,
     title_of,
     width,
+    without_person,
 )
 from auto_dream.store.memory import memory_file_name, slugify
 
@@ -370,3 +371,16 @@ def test_a_list_of_checkboxes_says_which_are_done(text, name, description):
 def test_a_name_never_ends_on_a_verb_whose_complement_was_cut(text, name):
     title = title_of(text)
     assert (title.name, title.description) == (name, text)
+
+
+@pytest.mark.parametrize("statement, language, left", [
+    ("User likes having a checklist at the start of any long task", "en",
+     "likes having a checklist at the start of any long task"),
+    ("The user is a backend developer who writes Go", "en", "backend developer who writes Go"),
+    ("ユーザーは山口さん。平日は会社員", "ja", "山口さん。平日は会社員"),
+    # the person is a whole word: "Username" and "Iterm2" name no one
+    ("Username for the staging box is deploy", "en", "Username for the staging box is deploy"),
+    ("Iterm2 is the terminal on the work laptop", "en", "Iterm2 is the terminal on the work laptop"),
+])
+def test_the_person_a_statement_opens_with_is_left_out_as_a_whole_word(statement, language, left):
+    assert without_person(statement, language) == left

@@ -554,7 +554,7 @@ def _script(char: str) -> str:
 
 # The person a user memory is about, at its start: a title leaves them out (the type says who).
 _EN_PERSON = re.compile(r"^(?:the user's|user's|the user is (?:an? )?|user is (?:an? )?|i am (?:an? )?|i'm (?:an? )?"
-                        r"|the user|user|i)\s*(?=\S)", re.IGNORECASE)
+                        r"|the user\b|user\b|i\b)\s*(?=\S)", re.IGNORECASE)  # not the "user" of "Username"
 _EN_VERB_AFTER_I = re.compile(r"^(?:(usually|always|often|mostly|also|really|still|sometimes|never|rarely) )?"
                               r"([a-z]+)\b", re.IGNORECASE)
 _ZH_PERSON = re.compile(r"^(?:用户|我)(?:是|的)?(?=喜欢|不喜欢|更喜欢|偏好|讨厌|习惯|平时|经常|每天|一般|擅长"

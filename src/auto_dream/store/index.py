@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 from auto_dream.errors import StoreError
 from auto_dream.judge.status import Status
+from auto_dream.judge.titles import language_of, without_person
 from auto_dream.store.memory import Memory, shown
 from auto_dream.store.paths import MEMORY_TYPES
 
@@ -316,8 +317,6 @@ def _entry_line(memory: Memory, line_chars: int) -> _Line:
 
 # A name's label ("Plan for Q3: ", "ステータス："): a description may go on from what follows it
 _NAME_LABEL = re.compile(r"\A[^:：]{1,40}(?:: |：)")
-# The person a description may open with where its name leaves them out ("User likes …" / "Likes …")
-_PERSON = re.compile(r"\A(?:(?:the user's|the user|user's|user)\b|用户|用戶|ユーザーは|ユーザーの)\s*", re.IGNORECASE)
 
 
 def _beyond_name(description: str, name: str) -> str:
@@ -328,7 +327,7 @@ def _beyond_name(description: str, name: str) -> str:
     "User likes having a checklist at the start of any task…")."""
     stem = name.removesuffix(ELLIPSIS).rstrip(" .。")
     label = _NAME_LABEL.match(stem)
-    said = _PERSON.sub("", description, count=1)
+    said = without_person(description, language_of(description))  # as the name was made (titles)
     for head, text in ((stem, description), (stem[label.end():] if label else "", description),
                        (stem[label.end():] if label else stem, said)):
         if len(head) > 1 and text[:1].lower() == head[:1].lower() and text[1:].startswith(head[1:]):
