@@ -36,7 +36,7 @@ from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Annotated, Any, BinaryIO, Literal
+from typing import Annotated, Any, BinaryIO
 
 import anyio
 import pydantic_core
@@ -58,9 +58,10 @@ from mcp.types import (
 from pydantic import Field, ValidationError
 
 from auto_dream.api import Store
+from auto_dream.dream.decide import Resolution
 from auto_dream.errors import failure_line
 from auto_dream.store.files import read_regular
-from auto_dream.store.paths import layout_at
+from auto_dream.store.paths import MemoryType, layout_at
 
 INSTRUCTIONS = """\
 auto-dream is your long-term memory, kept as Markdown files in a store. Read the resource \
@@ -88,7 +89,6 @@ RESULT_CHARS = 20_000
 BODY_CHARS = 12_000  # of a memory's body, per `show`
 LISTED = 20  # the rows of each list a dream, an undo or a decision names; the rest are counted
 
-MemoryType = Literal["user", "feedback", "project", "reference"]
 Type = Annotated[MemoryType | None, Field(description="Keep one type of memory: user, feedback, project or "
                                                       "reference. Leave it out for all types.")]
 Archived = Annotated[bool, Field(description="Look at the memories dream retired (the archive) instead of the live "
@@ -307,7 +307,7 @@ def build_server(root: Path, environ: dict[str, str] | None = None) -> MCPServer
     @server.tool(title="Decide a review item", annotations=CHANGES)
     def resolve(
         id: Annotated[str, Field(description="The item's id, from `review`.")],
-        action: Annotated[Literal["keep", "merge", "supersede"], Field(description=(
+        action: Annotated[Resolution, Field(description=(
             "keep: both are true and different (not asked again while both stay as they are); merge: they say "
             "the same thing (name `into`); supersede: one replaces the other (name `winner`)."))],
         into: Annotated[str | None, Field(description="With merge: the path of the memory that stays; the other's "

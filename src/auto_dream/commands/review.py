@@ -9,7 +9,7 @@ memory someone says is wrong. Both are runs of their own (dream/decide.py): jour
 from dataclasses import dataclass
 from datetime import datetime
 
-from auto_dream.dream.decide import ACTIONS, Decision
+from auto_dream.dream.decide import RESOLUTIONS, Decision
 from auto_dream.dream.runner import DreamOutcome
 from auto_dream.dream.runner import decide as run_decision
 from auto_dream.errors import InputError
@@ -40,14 +40,14 @@ def resolve(context: StoreContext, now: datetime, item: str, action: str, *, int
             progress: Progress = NO_PROGRESS) -> DreamOutcome:
     """Decide review item `item`: keep both (remembered while both stay as they are), merge the
     other into `into`, or supersede the other by `winner`. Journaled: `undo` reverses it."""
-    if action not in ACTIONS:
+    if action not in RESOLUTIONS:
         raise InputError(f"unknown decision {action!r}: use keep, merge or supersede")
     if action == "merge" and winner or action == "supersede" and into:
         raise InputError("merge takes --into PATH, supersede takes --winner PATH")
     if action == "keep" and (into or winner):
         raise InputError("keep leaves both memories as they are: it takes no --into or --winner")
     memory = into if action == "merge" else winner
-    return run_decision(context, now, Decision(action, item, memory, reason.strip(), by), progress)  # type: ignore[arg-type]
+    return run_decision(context, now, Decision(action, item, memory, reason.strip(), by), progress)
 
 
 def forget(context: StoreContext, now: datetime, memory: str, *, reason: str = "", by: str = "a reader",

@@ -5,7 +5,7 @@ record as a dream's, so `undo` reverses it; nothing is distilled and no other pa
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from auto_dream.dream.actions import RetireMemory, UpdateMemory
 from auto_dream.dream.consolidate import carried_body, union_sources
@@ -15,8 +15,9 @@ from auto_dream.errors import InputError, StoreError
 from auto_dream.store.memory import Memory
 from auto_dream.store.review_queue import KeptPair, ReviewItem, memory_fingerprint
 
-Action = Literal["keep", "merge", "supersede", "forget"]
-ACTIONS: tuple[str, ...] = ("keep", "merge", "supersede")
+Resolution = Literal["keep", "merge", "supersede"]  # what a review item is resolved with
+RESOLUTIONS: tuple[Resolution, ...] = get_args(Resolution)
+Action = Resolution | Literal["forget"]
 
 
 @dataclass(frozen=True)

@@ -15,18 +15,16 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from auto_dream.store.paths import (
     STORE_DIR_NAME,
+    Layout,
     StorePaths,
     claude_topic_files,
     is_claude_code_folder,
     is_native_store,
 )
 from auto_dream.store.scan import walk_memory_files
-
-Layout = Literal["auto-dream", "claude-code"]
 
 MAX_DEPTH = 12  # folders deeper than this below PATH are not looked into: a bounded walk of any tree
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "site-packages"})  # besides dot-folders

@@ -13,6 +13,8 @@ from auto_dream.store.files import make_dirs, refuse_link
 # The four types of memory: the folders under memories/ and archive/, MEMORY.md's sections, in that order.
 MemoryType = Literal["user", "feedback", "project", "reference"]
 MEMORY_TYPES: tuple[MemoryType, ...] = get_args(MemoryType)
+# A store's layout, as discover, check and `layout_at` name it: auto-dream's own, or a Claude Code memory folder.
+Layout = Literal["auto-dream", "claude-code"]
 
 
 def is_memory_type(value: object) -> TypeGuard[MemoryType]:
@@ -52,7 +54,7 @@ class StoreLayout(Protocol):
     @property
     def templates(self) -> Path: ...
     @property
-    def layout(self) -> str: ...  # "auto-dream" or "claude-code", as discover and check name it
+    def layout(self) -> Layout: ...
     # MEMORY.md is a person's file (Claude Code's): dream rebuilds it keeping every line they wrote,
     # moving lines past the caps to `overflow_name`; not one it makes from the memories alone
     @property
@@ -139,7 +141,7 @@ class StorePaths:
     def new_file_prefix(self, memory_type: str, day: date) -> str | None:
         return None  # YYYYMMDD_<slug>.md (docs/store.md, "Memory files") in the type's folder
 
-    layout = "auto-dream"
+    layout: Layout = "auto-dream"
     person_index = False  # MEMORY.md is ours, made from the memories
     overflow_name = None
     shares_claude_lock = False
@@ -197,7 +199,7 @@ class ClaudeFolder:
     out of the files the agent reads. A StoreLayout."""
 
     __slots__ = ("root",)
-    layout = "claude-code"
+    layout: Layout = "claude-code"
     person_index = True  # Claude Code's MEMORY.md: every line a person or the agent wrote is kept
     overflow_name = OVERFLOW_NAME
     shares_claude_lock = True  # as Claude Code's Auto Dream does (dream/claude_lock.py)
