@@ -28,7 +28,11 @@ from auto_dream.distill.deterministic import DeterministicDistiller  # noqa: E40
 from auto_dream.dream.gather import gather  # noqa: E402
 from auto_dream.dream.orient import orient  # noqa: E402
 from auto_dream.dream.runner import plan_dream  # noqa: E402
-from auto_dream.dream.snapshot import Decisions, DreamOptions  # noqa: E402
+
+try:
+    from auto_dream.dream.snapshot import Decisions, DreamOptions  # noqa: E402
+except ImportError:  # a checkout from before dream/state.py was named dream/snapshot.py
+    from auto_dream.dream.state import Decisions, DreamOptions  # noqa: E402
 from auto_dream.store.context import open_context  # noqa: E402
 from auto_dream.store.paths import ensure_store  # noqa: E402
 
