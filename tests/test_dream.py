@@ -15,7 +15,7 @@ from auto_dream.dream.runner import decide_dream, dream
 from auto_dream.dream.snapshot import DreamOptions
 from auto_dream.judge.memory_type import guess_type
 from auto_dream.store.context import open_context
-from auto_dream.store.memory import Memory
+from auto_dream.store.memory import Memory, parse_memory
 from auto_dream.store.paths import StorePaths
 from auto_dream.store.scan import scan_memories
 from builders import add_entry, memory_text, write_memory
@@ -68,7 +68,7 @@ def logged(text, kind=None, days_ago=1, hour=10) -> tuple:
     return text, kind, (NOW - timedelta(days=days_ago)).replace(hour=hour)
 
 
-def decided(memories: dict[str, str], entries=(), **options) -> tuple[dict, Plan]:
+def decided(memories: dict[str, str | Memory], entries=(), **options) -> tuple[dict, Plan]:
     """The report and the plan of a dream over `memories` and the log's `entries`, decided in memory."""
     plan = decide_dream(snapshot_of(memories, entries, now=NOW, options=DreamOptions(**options)),
                         DeterministicDistiller())
@@ -90,43 +90,50 @@ def planned_text(plan: Plan) -> str:
     return "\n".join(m.text() for m in planned_live(plan).values())
 
 
+def plain_file(relative, text, days_ago) -> Memory:
+    """write_memory_file's file with no frontmatter, last modified `days_ago` (os.utime), as orient reads it."""
+    memory = parse_memory(text.encode("utf-8"), relative, (NOW - timedelta(days=days_ago)).astimezone(), None)
+    assert isinstance(memory, Memory) and memory.read_only
+    return memory
+
+
 # ---------------------------------------------------------------- distilling entries
 
 
-def test_new_entries_become_typed_memories_and_the_index_lists_them(root):
-    add(root, "The user is a backend developer who mostly writes Go", "user")
-    add(root, "Fund data API runs at localhost:5000", "reference")
-    add(root, "Don't mock the database in integration tests.\n"
-              "Reason: the mocked tests passed while the prod migration failed.", "feedback")
-    report = run(root)
+def test_new_entries_become_typed_memories_and_the_index_lists_them():
+    report, plan = decided({}, [
+        logged("The user is a backend developer who mostly writes Go", "user"),
+        logged("Fund data API runs at localhost:5000", "reference"),
+        logged("Don't mock the database in integration tests.\n"
+               "Reason: the mocked tests passed while the prod migration failed.", "feedback")])
     assert report["stats"]["created"] == 3 and report["stats"]["entries_gathered"] == 3
-    memories = live(root)
+    memories = planned_live(plan)
     assert sorted(m.type for m in memories.values()) == ["feedback", "reference", "user"]
     feedback = next(m for m in memories.values() if m.type == "feedback")
     assert feedback.body.startswith("Don't mock the database in integration tests.")
     assert "**Why:** the mocked tests passed while the prod migration failed." in feedback.body
     assert len(feedback.description) <= 150 and len(feedback.sources) == 1
-    index = (root / "MEMORY.md").read_text()
+    index = plan.index.text  # the MEMORY.md the plan writes
     for path in memories:
         assert f"]({path})" in index
 
 
-def test_memory_md_shows_a_complete_name_and_a_description_that_adds_to_it(root):
+def test_memory_md_shows_a_complete_name_and_a_description_that_adds_to_it():
     """The name was the first sentence cut with "…" and MEMORY.md showed the leftover words:
     `[The user is a backend developer who mostly writes…](…) — Python and Go`; a numbered
     item was named "4"; a checkbox kept its "[ ]"."""
-    add(root, "The user is a backend developer who mostly writes Python and Go, reads Rust, and has never "
-              "shipped a frontend", "user")
-    add(root, "4. Do the DNS cutover only after the TTL has dropped to 60s")
-    add(root, "- [ ] Rotate the Sentry DSN after the contractor offboarding")
-    run(root)
-    names = {m.name: m for m in live(root).values()}
+    _, plan = decided({}, [
+        logged("The user is a backend developer who mostly writes Python and Go, reads Rust, and has never "
+               "shipped a frontend", "user"),
+        logged("4. Do the DNS cutover only after the TTL has dropped to 60s"),
+        logged("- [ ] Rotate the Sentry DSN after the contractor offboarding")])
+    names = {m.name: m for m in planned_live(plan).values()}
     assert set(names) == {"Backend developer who mostly writes Python and Go",
                           "Do the DNS cutover only after the TTL has dropped to 60s",
                           "Rotate the Sentry DSN after the contractor offboarding"}
     assert names["Rotate the Sentry DSN after the contractor offboarding"].type == "project"
     assert names["Do the DNS cutover only after the TTL has dropped to 60s"].type == "feedback"
-    lines = [line for line in (root / "MEMORY.md").read_text().splitlines() if line.startswith("- [")]
+    lines = [line for line in plan.index.text.splitlines() if line.startswith("- [")]
     user = next(line for line in lines if "memories/user/" in line)
     # the description says what the name does not (the line's 150 characters may shorten it)
     assert user.startswith("- [Backend developer who mostly writes Python and Go](memories/user/"
@@ -368,19 +375,33 @@ def test_check_reports_staleness_and_due_after_dream(root, cli):
     assert check["last_dream"] is not None
 
 
-def test_read_only_and_pinned_memories_are_never_retired(root):
-    plain = write_memory_file(root, "memories/feedback/20261001_plain.md", "Always rebase feature branches\n")
+PLAIN = "memories/feedback/20261001_plain.md"  # no frontmatter: read, never rewritten
+PINNED = "memories/feedback/20261002_pinned.md"
+
+
+def test_read_only_and_pinned_memories_are_never_retired():
+    memories = {PLAIN: plain_file(PLAIN, "Always rebase feature branches\n", days_ago=30),
+                PINNED: memory_file("Pinned", "Always squash feature branches", "feedback", extra="pinned: true\n")}
+    report, plan = decided(memories, [logged("Never rebase feature branches", "feedback"),
+                                      logged("Never squash feature branches", "feedback")])
+    assert report["stats"]["superseded"] == 0
+    # both stay live, and the plan neither writes nor removes either file
+    assert set(memories) <= set(planned_live(plan))
+    assert not set(memories) & {step.change.path for step in plan.changes}
+    assert report["stats"]["created"] == 2
+
+
+def test_a_dream_leaves_read_only_and_pinned_memory_files_as_they_are(root):
+    """The case above on disk: what the dream writes leaves both files as they were."""
+    plain = write_memory_file(root, PLAIN, "Always rebase feature branches\n")
     old = (NOW - timedelta(days=30)).timestamp()
     os.utime(plain, (old, old))
-    memory(root, "memories/feedback/20261002_pinned.md", "Pinned", "Always squash feature branches", "feedback",
-           extra="pinned: true\n")
+    memory(root, PINNED, "Pinned", "Always squash feature branches", "feedback", extra="pinned: true\n")
     add(root, "Never rebase feature branches", "feedback")
     add(root, "Never squash feature branches", "feedback")
-    report = run(root)
-    assert report["stats"]["superseded"] == 0
-    assert (root / "memories/feedback/20261001_plain.md").read_text() == "Always rebase feature branches\n"
-    assert (root / "memories/feedback/20261002_pinned.md").exists()
-    assert report["stats"]["created"] == 2
+    run(root)
+    assert (root / PLAIN).read_text() == "Always rebase feature branches\n"
+    assert (root / PINNED).exists()
 
 
 @pytest.mark.parametrize("bad", ["---\nname: [broken\n---\nx", b"\xff\xfe not utf-8"])

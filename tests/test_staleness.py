@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import builders
 from auto_dream.distill.deterministic import DeterministicDistiller
+from auto_dream.dream import bookkeeping
 from auto_dream.dream.report import build_report
 from auto_dream.dream.runner import decide_dream, dream
 from auto_dream.dream.snapshot import DreamOptions
@@ -33,10 +34,11 @@ from auto_dream.judge.staleness import (
     moments_of,
     without_line_suffix,
 )
+from auto_dream.store.config import Config
 from auto_dream.store.context import open_context
 from auto_dream.store.memory import split_frontmatter
 from auto_dream.store.memory_md import rebuild_index
-from auto_dream.store.paths import ensure_store
+from auto_dream.store.paths import StorePaths, ensure_store
 from auto_dream.store.repository import find_repo
 from conftest import examples, git_history, make_git_project, write_memory_file
 from fakes import snapshot_of
@@ -559,14 +561,15 @@ def test_of_the_five_cases_in_one_store_only_the_project_memory_is_archived(root
 # ---------------------------------------------------------------- prune guards
 
 
-# The guards that read only the memory (its pin, its age, what it says) plan over a Snapshot built
-# in memory, with FakeRepository for git (what make_repo's history holds): no store on disk. Those
-# that read the consult log stay on disk below: the log's days are what they test.
+# The guards plan over a Snapshot built in memory, with FakeRepository for git (what make_repo's
+# history holds): no store on disk. Those that read the consult log have gather's reading of a log
+# file as their Snapshot's consulted terms: the log's days are what they test.
 
 
-def planned(memories: dict[str, str], options: DreamOptions = DreamOptions()) -> dict:
-    """The report of a dream over `memories` (by path: a memory file's text), decided in memory."""
-    snapshot = snapshot_of(memories, now=NOW, options=options, repository=FakeRepository())
+def planned(memories: dict[str, str], options: DreamOptions = DreamOptions(), **fields) -> dict:
+    """The report of a dream over `memories` (by path: a memory file's text), decided in memory;
+    `fields` replaces others of the Snapshot's (consulted_terms=…)."""
+    snapshot = snapshot_of(memories, now=NOW, options=options, repository=FakeRepository(), **fields)
     return build_report(decide_dream(snapshot, DeterministicDistiller())).as_json()
 
 
@@ -606,32 +609,31 @@ def write_consult(root: Path, *records: dict) -> None:
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
 
 
-def test_a_stale_project_memory_consulted_recently_is_kept(root, repo):
-    relative = add_stale_project(root)
-    write_consult(root, {"ts": (NOW - timedelta(days=3)).isoformat(), "query": "old module port status"})
-    assert_kept_and_flagged(root, run_dream(root), relative)
+def consulted_terms(folder: Path, days_ago: float, query: str) -> frozenset[str]:
+    """What gather reads from a consult log whose one lookup was of `query`, `days_ago` days ago:
+    the log's words within guard_days (only the log is on disk, in `folder`)."""
+    write_consult(folder, {"ts": (NOW - timedelta(days=days_ago)).isoformat(), "query": query})
+    return frozenset(bookkeeping.read_consulted_terms(StorePaths(folder), NOW, Config().guard_days))
 
 
-def test_a_stale_chinese_memory_consulted_by_a_chinese_query_is_kept(root, repo):
-    relative = add_stale_project(root, name="订单模块迁移计划", file_name="20260822_order_migration.md",
-                                 body="订单模块在 src/old/orders.py，入口是 `old_handler()`。")
-    write_consult(root, {"ts": (NOW - timedelta(days=2)).isoformat(), "query": "订单迁移"})
-    assert_kept_and_flagged(root, run_dream(root), relative)
+ORDERS = {"memories/project/20260822_order_migration.md": memory_text(
+    "订单模块迁移计划", "project", 40, "订单模块在 src/old/orders.py，入口是 `old_handler()`。")}
 
 
-def test_a_chinese_memory_consulted_for_something_else_is_archived(root, repo):
-    relative = add_stale_project(root, name="订单模块迁移计划", file_name="20260822_order_migration.md",
-                                 body="订单模块在 src/old/orders.py，入口是 `old_handler()`。")
-    write_consult(root, {"ts": (NOW - timedelta(days=2)).isoformat(), "query": "用户头像上传"})
-    assert [a["path"] for a in archive_actions(run_dream(root))] == [relative]
-
-
-def test_a_consult_older_than_guard_days_does_not_keep_it(root, repo):
-    relative = add_stale_project(root)
-    write_consult(root, {"ts": (NOW - timedelta(days=20)).isoformat(), "query": "old module port status"})
-    report = run_dream(root)
-    assert [a["path"] for a in archive_actions(report)] == [relative]
-    assert not (root / relative).exists()
+@pytest.mark.parametrize("memories, days_ago, query, kept", [
+    pytest.param(stale_project(), 3, "old module port status", True, id="consulted_recently_is_kept"),
+    pytest.param(ORDERS, 2, "订单迁移", True, id="chinese_memory_consulted_by_a_chinese_query_is_kept"),
+    pytest.param(ORDERS, 2, "用户头像上传", False, id="chinese_memory_consulted_for_something_else_is_archived"),
+    pytest.param(stale_project(), 20, "old module port status", False,
+                 id="consult_older_than_guard_days_does_not_keep_it"),
+])
+def test_a_stale_project_memory_looked_up_within_guard_days_is_kept(tmp_path, memories, days_ago, query, kept):
+    [path] = memories
+    report = planned(memories, consulted_terms=consulted_terms(tmp_path, days_ago, query))
+    if kept:
+        assert archive_actions(report) == [] and path in flagged(report)
+    else:
+        assert [a["path"] for a in archive_actions(report)] == [path]
 
 
 # ---------------------------------------------------------------- --propose
