@@ -3,6 +3,7 @@ run writes exactly the files the plan lists, with the bytes the plan holds."""
 
 import hashlib
 import json
+import os
 import sys
 from dataclasses import FrozenInstanceError, replace
 from datetime import datetime, timedelta, timezone
@@ -104,7 +105,29 @@ def read_only_memories(project: Path, now: datetime) -> Path:
     return root
 
 
-STORES = [example, archive_holds_the_names, only_the_index_is_out_of_date, merges_and_supersedes, read_only_memories]
+MARKED_LINE = "- [Cover letters](feedback_cover_letters.md) — SUPERSEDED by feedback_unified.md, kept for reference"
+
+
+def a_claude_code_folder(project: Path, now: datetime) -> Path:
+    """A Claude Code memory folder dreamed in place: its MEMORY.md (a person's file) marks one
+    topic file superseded by another, which dream lists for a reader, and an entry repeats a
+    topic file, which dream merges into it."""
+    folder = project / ".claude" / "memory"
+    write_memory_file(folder, "feedback_cover_letters.md", memory_text(
+        "Cover letter quality", "feedback", now - timedelta(days=40), "Every cover letter names the NYC office."))
+    write_memory_file(folder, "feedback_unified.md", memory_text(
+        "Resume and cover letter quality", "feedback", now - timedelta(days=20),
+        "Resumes are one page; cover letters run 550 to 700 words in four paragraphs."))
+    (folder / "MEMORY.md").write_text(f"# Project memory\n\n## Feedback\n{MARKED_LINE}\n"
+                                      "- [Unified rules](feedback_unified.md) — all rules in one place\n",
+                                      encoding="utf-8")
+    add(folder, "Resumes are one page; cover letters run 550 to 700 words in four paragraphs.", "feedback",
+        now - timedelta(days=1))
+    return folder
+
+
+STORES = [example, archive_holds_the_names, only_the_index_is_out_of_date, merges_and_supersedes, read_only_memories,
+          a_claude_code_folder]
 
 
 def decisions(report: dict) -> dict:
@@ -132,7 +155,7 @@ def test_the_dry_run_reports_every_decision_the_real_run_then_carries_out(make_s
     index = (root / "MEMORY.md").read_bytes()
     assert hashlib.sha256(index).hexdigest() == planned["index_sha256"]
     assert len(index) == planned["stats"]["index_bytes"]
-    record = root / ".state" / "distilled.txt"
+    record = open_context(root).paths.state / "distilled.txt"  # .state/, or .auto-dream/ in a Claude Code folder
     recorded = record.read_text(encoding="utf-8").split() if record.exists() else []
     assert recorded[len(recorded) - len(planned["distilled_entries"]):] == planned["distilled_entries"]
 
@@ -159,7 +182,7 @@ def test_the_real_run_writes_exactly_the_files_and_bytes_the_plan_holds(make_sto
     plan = plan_dream(snapshot, DeterministicDistiller())
     report = dream(open_context(root), now, DreamOptions(), DeterministicDistiller()).report
     assert report is not None and report.run_id == plan.run_id
-    journal = json.loads((root / ".state" / "runs" / plan.run_id / "journal.json").read_text(encoding="utf-8"))
+    journal = json.loads((context.paths.state / "runs" / plan.run_id / "journal.json").read_text(encoding="utf-8"))
     assert [(f["path"], f["post_sha256"]) for f in journal["files"]] == \
         [(c.change.path, digest(c.change.data())) for c in plan.changes]
     for change in plan.changes:
@@ -219,8 +242,15 @@ def _audit(event: str, args: tuple) -> None:
 _hooked = False
 
 
+def _listening(call, heard: list[str]):
+    def listened(path, *args, **kwargs):
+        heard.append(str(path))
+        return call(path, *args, **kwargs)
+    return listened
+
+
 @pytest.mark.parametrize("make_store", STORES, ids=[s.__name__ for s in STORES])
-def test_planning_opens_no_file_runs_no_program(make_store, tmp_path):
+def test_planning_opens_no_file_runs_no_program(make_store, tmp_path, monkeypatch):
     """orient and gather read everything planning needs (MEMORY.md, the template, the distilled
     record, folder and archive names, what was consulted); the repository is asked through the
     Snapshot's Repository, here a dict. consolidate, prune and make_plan (decide_dream) then touch
@@ -237,14 +267,18 @@ def test_planning_opens_no_file_runs_no_program(make_store, tmp_path):
     snapshot = gather(orient(context, now, new_run_id(context.paths, now), DreamOptions(dry_run=True)))
     repository = DictRepository(files={"src/old/module.py": False}, symbols={"old_handler": False})
     snapshot = replace(snapshot, repository=repository)
+    stats: list[str] = []  # no audit event hears a stat: these two are listened to while planning decides
+    for name in ("stat", "lstat"):
+        monkeypatch.setattr(os, name, _listening(getattr(os, name), stats))
     _heard = []
     try:
         plan = decide_dream(snapshot, DeterministicDistiller())
+        monkeypatch.undo()
         decided, _heard = _heard, []
         read_kept(plan)  # what its rewrites keep of the files they edit: read once each, and only those
     finally:
         kept, _heard = _heard, None
-    assert decided == []
+    assert decided == [] and stats == []
     # the file an update rewrites, or an archive copy is made from
     sources = {str(root / (c.archives or c.change.path)) for c in plan.changes if c.kept is not None}
     rewritten = [a for a in plan.actions if isinstance(a, (RetireMemory, UpdateMemory))]
@@ -252,6 +286,9 @@ def test_planning_opens_no_file_runs_no_program(make_store, tmp_path):
     assert sorted(str(path) for event, path in kept if not isinstance(path, int)) == sorted(sources)
     assert {event for event, _ in kept} <= {"open"} and plan.actions
     assert bool(sources) == bool(rewritten), "a store with nothing rewritten or archived tests nothing here"
+    if make_store is a_claude_code_folder:  # what MEMORY.md marks, read from the Snapshot
+        assert [(r.kind, r.path, r.target) for r in plan.review] == \
+            [("marked_superseded", "feedback_cover_letters.md", "feedback_unified.md")]
     if make_store is archive_holds_the_names:
         assert repository.asked
         archives = {a.memory.path: a.archived.path for a in plan.actions

@@ -207,7 +207,7 @@ class _Run:
     def _index_marks(self) -> dict[str, Status]:
         """What MEMORY.md (a Claude Code folder's) says of memories' status, read when first asked."""
         if self.index_marks is None:
-            self.index_marks = index_marks(self.snapshot.context, self.decisions.live)
+            self.index_marks = index_marks(self.snapshot.context, self.snapshot.index_inputs, self.decisions.live)
         return self.index_marks
 
     def _marked(self, path: str) -> Status | None:

@@ -21,8 +21,11 @@ from auto_dream.store.views import StoreView
 READ_ONLY_NAMED = 20
 
 
-def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOptions) -> Snapshot:
-    cache = ParseCache.load(context.paths, writable=not options.dry_run)
+def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOptions,
+           cache: ParseCache | None = None) -> Snapshot:
+    """The Snapshot of the store at `now`, its memories read through the parse cache `cache`
+    (the runner's, which it updates after apply; None: loaded here, for a caller that plans only)."""
+    cache = cache if cache is not None else load_cache(context, options)
     scan = scan_store(context.paths, context.tz, cache=cache)
     memories = StoreView(scan, cache)  # the cached memories are loaded when asked for
 
@@ -58,7 +61,7 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
                         "memory names is unverifiable, and none is archived as stale")
     distilled = bookkeeping.read_distilled(context.paths)
     return Snapshot(context=context, now=now, run_id=run_id, options=options, memories=memories, profile=profile,
-                    cache=cache, unreadable=tuple(scan.unreadable), fingerprints=scan.fingerprints,
+                    unreadable=tuple(scan.unreadable), fingerprints=scan.fingerprints, locked=scan.locked,
                     changed=changed, stored=stored,
                     distilled_ids=frozenset(distilled_ids_in(distilled)), distilled_data=distilled,
                     index_inputs=read_index_inputs(context, now),
@@ -67,3 +70,8 @@ def orient(context: StoreContext, now: datetime, run_id: str, options: DreamOpti
                     archived_names={t: tuple(archived_names(context.paths, t)) for t in MEMORY_TYPES},
                     repository=open_repository(repo, exclude=context.paths.root),
                     warnings=tuple(warnings), review_queue=queue, review_queue_data=queue_data, profiles_of=profiles_of)
+
+
+def load_cache(context: StoreContext, options: DreamOptions) -> ParseCache:
+    """The store's parse cache, as a run with `options` uses it (a dry run never saves it)."""
+    return ParseCache.load(context.paths, writable=not options.dry_run)

@@ -36,7 +36,7 @@ from auto_dream.store.memory import (
     rewrite_memory,
     written_text,
 )
-from auto_dream.store.memory_md import read_index_inputs, render_index
+from auto_dream.store.memory_md import render_index
 from auto_dream.store.paths import StoreLayout
 from auto_dream.store.review_queue import EMPTY_QUEUE, KeptPair, Raised, ReviewQueue, next_queue, queue_path
 
@@ -45,8 +45,13 @@ def still_as_orient_saw(snapshot: Snapshot, path: str) -> bool:
     return fingerprint(snapshot.context.paths.root / path) == snapshot.fingerprints.get(path)
 
 
-def _read_only(snapshot: Snapshot, path: str) -> bool:
-    """A memory file its owner may not write (chmod 0444): dream leaves it as it is."""
+def _read_only(snapshot: Snapshot, path: str, *, races: bool) -> bool:
+    """A memory file its owner may not write (chmod 0444): dream leaves it as it is. Planning
+    asks what orient listed; apply (`races`) also the file as it is now."""
+    if path in snapshot.locked:
+        return True
+    if not races:
+        return False
     try:
         return not os.lstat(snapshot.context.paths.root / path).st_mode & stat.S_IWUSR
     except FileNotFoundError:
@@ -63,7 +68,7 @@ def select_actions(actions: Sequence[Action], snapshot: Snapshot, *, races: bool
     root = snapshot.context.paths.root
     created = {a.memory.path for a in actions if isinstance(a, CreateMemory)}
     frozen = {a.memory.path for a in actions if isinstance(a, RetireMemory) and not a.proposed
-              and a.memory.path not in created and _read_only(snapshot, a.memory.path)}
+              and a.memory.path not in created and _read_only(snapshot, a.memory.path, races=races)}
     for action in actions:
         match action:
             case CreateMemory(memory=memory) if races and (root / memory.path).exists():
@@ -76,7 +81,7 @@ def select_actions(actions: Sequence[Action], snapshot: Snapshot, *, races: bool
                 skipped.append(f"{before.path} changed since the dream started: not updated "
                                "(its entries wait for the next dream)")
                 continue
-            case UpdateMemory(before=before) if _read_only(snapshot, before.path):
+            case UpdateMemory(before=before) if _read_only(snapshot, before.path, races=races):
                 dropped.add(before.path)
                 skipped.append(f"{before.path} is read-only: not updated (its entries wait for the next dream)")
                 continue
@@ -340,7 +345,7 @@ def derive(snapshot: Snapshot, live: LiveView, actions: list[Action] | tuple[Act
     `live` memories (and the unreadable files MEMORY.md names), from what orient read."""
     context, now = snapshot.context, snapshot.now
     paths = context.paths
-    inputs = snapshot.index_inputs if snapshot.index_inputs is not None else read_index_inputs(context, now)
+    inputs = snapshot.index_inputs
     changes = []
     queue = EMPTY_QUEUE
     if review is not None:

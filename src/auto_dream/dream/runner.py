@@ -31,7 +31,7 @@ from auto_dream.dream.journal import (
     run_status,
 )
 from auto_dream.dream.lock import dream_lock
-from auto_dream.dream.orient import orient
+from auto_dream.dream.orient import load_cache, orient
 from auto_dream.dream.plan import Plan, make_plan, read_kept
 from auto_dream.dream.prune import prune
 from auto_dream.dream.report import DreamReport, build_report, render_markdown
@@ -39,7 +39,7 @@ from auto_dream.dream.saved_plans import PlanChangedError, plan_digest
 from auto_dream.dream.snapshot import Decisions, DreamOptions, Snapshot
 from auto_dream.errors import InputError, StoreError
 from auto_dream.progress import NO_PROGRESS, PLANNING, READING, RECORDING, Progress
-from auto_dream.store.cache import Parsed
+from auto_dream.store.cache import ParseCache, Parsed
 from auto_dream.store.context import StoreContext
 from auto_dream.store.files import fingerprint, make_dirs, write_atomic
 from auto_dream.store.memory import Memory, read_memory
@@ -148,7 +148,8 @@ def _dream(context: StoreContext, now: datetime, options: DreamOptions, distille
         progress.start(READING, None)
         recovered = _interrupted_warning(context.paths) if dry_run else _recover(context.paths)
         run_id = new_run_id(context.paths, now)  # under the lock: no other dream takes the same number
-        snapshot = gather(orient(context, now, run_id, options))
+        cache = load_cache(context, options)
+        snapshot = gather(orient(context, now, run_id, options, cache))
         snapshot = replace(snapshot, warnings=(*recovered, *snapshot.warnings))
         keep(snapshot)
         if if_due and (reason := _not_due(snapshot)):
@@ -162,11 +163,11 @@ def _dream(context: StoreContext, now: datetime, options: DreamOptions, distille
         if expect is not None and plan_digest(build_report(plan)) != expect:
             raise PlanChangedError("the store changed since that plan was made (the dream plans differently "
                                    "now): nothing was applied; plan again")
-        return _carry_out(snapshot, plan, hold, step_hook, progress)
+        return _carry_out(snapshot, plan, cache, hold, step_hook, progress)
 
 
-def _carry_out(snapshot: Snapshot, plan: Plan, hold: Hold | None, step_hook: StepHook | None, progress: Progress,
-               *, dreamed: bool = True) -> DreamOutcome:
+def _carry_out(snapshot: Snapshot, plan: Plan, cache: ParseCache, hold: Hold | None, step_hook: StepHook | None,
+               progress: Progress, *, dreamed: bool = True) -> DreamOutcome:
     """Apply a run's plan, then record it: the report beside its journal, the caches, the state."""
     context = snapshot.context
     applied = apply(plan, snapshot, step_hook, progress)
@@ -180,7 +181,7 @@ def _carry_out(snapshot: Snapshot, plan: Plan, hold: Hold | None, step_hook: Ste
         write_atomic(folder / context.paths.report_name, markdown.encode("utf-8"))
         write_atomic(folder / "report.json",
                      json.dumps(report.as_json(), ensure_ascii=False, indent=1).encode("utf-8"))
-    _record(snapshot, plan, applied, dreamed=dreamed)
+    _record(snapshot, plan, applied, cache, dreamed=dreamed)
     return DreamOutcome(report, markdown)
 
 
@@ -196,11 +197,13 @@ def decide(context: StoreContext, now: datetime, decision: Decision, progress: P
                 progress.start(READING, None)
                 recovered = _recover(context.paths)
                 run_id = new_run_id(context.paths, now)
-                snapshot = orient(context, now, run_id, DreamOptions())  # a decision is carried out, never proposed
+                options = DreamOptions()  # a decision is carried out, never proposed
+                cache = load_cache(context, options)
+                snapshot = orient(context, now, run_id, options, cache)
                 snapshot = replace(snapshot, warnings=(*recovered, *snapshot.warnings))
                 plan = plan_decision(snapshot, decision)
                 # Claude Code's lock is held while it runs and put back after: a decision is not a consolidation
-                return _carry_out(snapshot, plan, None, None, progress, dreamed=False)
+                return _carry_out(snapshot, plan, cache, None, None, progress, dreamed=False)
     finally:
         progress.finish()
 
@@ -220,25 +223,24 @@ def _interrupted_warning(paths: StoreLayout) -> list[str]:
     return []
 
 
-def _record(snapshot: Snapshot, plan: Plan, applied: Applied, *, dreamed: bool = True) -> None:
+def _record(snapshot: Snapshot, plan: Plan, applied: Applied, cache: ParseCache, *, dreamed: bool = True) -> None:
     """After a run: when it finished (a dream, not a reader's decision: `dreamed`), the parse
-    cache and the recall index as the files are now, what to recheck."""
+    cache (`cache`, the one orient read through) and the recall index as the files are now,
+    what to recheck."""
     paths = snapshot.context.paths
     if dreamed:
         bookkeeping.write_last_dream(paths, plan.run_id, snapshot.now)
-    cache = snapshot.cache
-    if cache is not None:
-        for change in applied.changes:
-            if paths.is_memory_path(change.path):
-                cache.drop(change.path)
-                if not change.removes and (seen := fingerprint(paths.root / change.path)):
-                    parsed = read_memory(paths.root / change.path, paths.root, snapshot.context.tz, paths.untyped)
-                    if isinstance(parsed, Memory):
-                        cache.put(Parsed.of(seen, parsed))
-        if applied.changes:
-            for path in applied.live.missing(cache.paths()):
-                cache.drop(path)
-        cache.save()
+    for change in applied.changes:
+        if paths.is_memory_path(change.path):
+            cache.drop(change.path)
+            if not change.removes and (seen := fingerprint(paths.root / change.path)):
+                parsed = read_memory(paths.root / change.path, paths.root, snapshot.context.tz, paths.untyped)
+                if isinstance(parsed, Memory):
+                    cache.put(Parsed.of(seen, parsed))
+    if applied.changes:
+        for path in applied.live.missing(cache.paths()):
+            cache.drop(path)
+    cache.save()
     if applied.changes:  # the recall index, when there is one, for the files written (recall catches the rest)
         refresh_paths(paths, snapshot.context.tz, [change.path for change in applied.changes])
     distilled = snapshot.distilled_ids | set(applied.distilled_entry_ids)

@@ -10,10 +10,10 @@ from auto_dream.distill.base import LlmUsage
 from auto_dream.dream.actions import Action, RetireKind, RetireMemory, ReviewPair
 from auto_dream.judge.similarity import Profile
 from auto_dream.judge.staleness import Repository
-from auto_dream.store.cache import Fingerprint, ParseCache
 from auto_dream.store.config import Config, Mode
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, LogProblem
+from auto_dream.store.files import Fingerprint
 from auto_dream.store.live import LiveView, MemorySource
 from auto_dream.store.memory import Memory, Unreadable
 from auto_dream.store.memory_md import IndexInputs
@@ -79,10 +79,10 @@ class DreamOptions:
 class Snapshot:
     """The store as orient read it and what gather added: what the phases read, never write.
 
-    Frozen, and its containers are read-only types. Three objects in it answer on use, which
+    Frozen, and its containers are read-only types. Two objects in it answer on use, which
     nothing a phase decides can change: `memories` loads a cached memory when first asked for
-    it, `cache` is the on-disk parse cache (the runner updates it after apply), and `repository`
-    asks git about the references prune checks (tests give a dict: tests/fakes.py). The
+    it, and `repository` asks git about the references prune checks (tests give a dict:
+    tests/fakes.py). The parse cache itself is the runner's: it updates it after apply. The
     profiles consolidate updates as it rewrites memories are in Decisions, made with `profile`
     (`profiles_of` for many at once). Everything else planning needs, orient has read.
     """
@@ -93,9 +93,10 @@ class Snapshot:
     options: DreamOptions
     memories: MemorySource  # as orient found them, by path, and what planning asks of the parse cache
     profile: Callable[[str], Profile]  # a memory's word profile as orient read it (Decisions.profiles keeps them)
-    cache: ParseCache | None = None
+    index_inputs: IndexInputs  # what MEMORY.md is made from besides the memories, as orient read it
     unreadable: tuple[Unreadable, ...] = ()
     fingerprints: Mapping[str, Fingerprint] = field(default_factory=dict)  # as orient saw them
+    locked: frozenset[str] = frozenset()  # memory files their owner may not write (chmod 0444): left as they are
     changed: frozenset[str] = frozenset()  # new or changed since the last dream
     stored: frozenset[str] = frozenset()  # unchanged memories the cache's pair index answers for
     distilled_ids: frozenset[str] = frozenset()
@@ -111,7 +112,6 @@ class Snapshot:
     warnings: tuple[str, ...] = ()  # what orient and gather found wrong (Decisions.warnings: the phases after)
     review_queue: ReviewQueue = EMPTY_QUEUE  # the decisions earlier runs left to a reader, and those made
     review_queue_data: bytes | None = None  # its file as read (None: there is none)
-    index_inputs: IndexInputs | None = None  # MEMORY.md's own inputs as orient read them (None: read when needed)
     distilled_data: bytes = b""  # the distilled record as orient read it
     # the names in each folder new memories go to (by folder), and in the archive (by type, as named live)
     folder_names: Mapping[Path, tuple[str, ...]] = field(default_factory=dict)

@@ -128,16 +128,13 @@ def marked_memories(context: StoreContext, memories: Sequence[Memory]) -> dict[s
     return found
 
 
-def index_marks(context: StoreContext, live: Collection[str]) -> dict[str, Status]:
-    """What a Claude Code folder's MEMORY.md says of the status of the `live` files it names
-    (claude_index.statuses_in_index); nothing in our own layout, whose MEMORY.md dream writes."""
-    if not context.paths.person_index:
+def index_marks(context: StoreContext, inputs: IndexInputs, live: Collection[str]) -> dict[str, Status]:
+    """What a Claude Code folder's MEMORY.md, as `inputs` hold it (read_index_inputs read it
+    whole, as UTF-8), says of the status of the `live` files it names (claude_index.statuses_in_index);
+    nothing in our own layout, whose MEMORY.md dream writes."""
+    if not context.paths.person_index or not inputs.current:
         return {}
-    try:
-        text = _read_text(context.paths.index)
-    except StoreError:
-        return {}
-    return statuses_in_index(text, list(live)) if text else {}
+    return statuses_in_index(inputs.current.decode("utf-8"), list(live))
 
 
 def _links(text: str, path: str) -> bool:

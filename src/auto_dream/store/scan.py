@@ -39,6 +39,7 @@ class StoreScan:
     unreadable: list[Unreadable]
     fingerprints: dict[str, Fingerprint]  # by memory path, taken before reading
     parsed: dict[str, Parsed] = field(default_factory=dict)  # of the memories read, with a cache
+    locked: frozenset[str] = frozenset()  # memory files their owner may not write (chmod 0444), as listed
 
 
 def scan_store(paths: StoreLayout, tz: tzinfo | None, *, archived: bool = False,
@@ -49,8 +50,9 @@ def scan_store(paths: StoreLayout, tz: tzinfo | None, *, archived: bool = False,
     before in this process, by path; one whose fingerprint (size, mtime, inode) is as it was is
     taken from it, not read again, and the memo is kept to what is on disk."""
     folder_name = paths.memory_folder(archived=archived)
+    locked: list[str] = []
     files, odd = walk_memory_files(paths.root / folder_name, folder_name, ordered=False,
-                                   ext=paths.archive_ext if archived else ".md")
+                                   ext=paths.archive_ext if archived else ".md", locked=locked)
     fingerprints = dict(files)
     rows = cache.rows if cache is not None else {}
     # a comprehension and set operations, not a loop of calls: this runs for every file of the store
@@ -88,7 +90,8 @@ def scan_store(paths: StoreLayout, tz: tzinfo | None, *, archived: bool = False,
             del memo.files[gone]
     unreadable.extend(odd)
     return StoreScan(paths=list(fingerprints), read=read, unchanged=unchanged, unreadable=unreadable,
-                     fingerprints=fingerprints, parsed=parsed_by_path)
+                     fingerprints=fingerprints, parsed=parsed_by_path,
+                     locked=frozenset(path for path in locked if path in fingerprints))
 
 
 def scan_memories(paths: StoreLayout, tz: tzinfo | None, *, archived: bool = False,

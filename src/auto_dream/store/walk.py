@@ -4,7 +4,7 @@ import (no YAML, no parse cache): every `recall` walks the store to see what cha
 import os
 from operator import itemgetter
 from pathlib import Path
-from stat import S_ISDIR
+from stat import S_ISDIR, S_IWUSR
 from typing import Any
 
 from auto_dream.store.files import Fingerprint as Fingerprint  # re-exported: a walk gives them
@@ -28,7 +28,7 @@ def folder_stamp(folder: Path) -> FolderStamp:
 
 
 def walk_memory_files(folder: Path, relative: str, *, ordered: bool = True, ext: str = ".md",
-                      stamps: dict[str, FolderStamp] | None = None,
+                      stamps: dict[str, FolderStamp] | None = None, locked: list[str] | None = None,
                       ) -> tuple[list[tuple[str, Fingerprint]], list[Unreadable]]:
     """(path relative to the root, fingerprint) of every `*.md` under `folder` (in path order
     if `ordered`), and what cannot be a memory, as Unreadable: a folder named like one, a name
@@ -37,6 +37,8 @@ def walk_memory_files(folder: Path, relative: str, *, ordered: bool = True, ext:
     folder: its topic files lie flat in the root) only the root's own files are taken, MEMORY.md
     and the folders beside them (logs/) left out. `stamps`, when given, gets the stamp of every
     folder walked (`folder` itself ABSENT when it is not there), each taken before it was listed.
+    `locked`, when given, gets the path of every file its owner may not write (chmod 0444), from
+    the stat the fingerprint is taken from.
 
     os.scandir hands back each entry's type with its name, and, listing an open folder,
     stats each name relative to it rather than resolving the whole path again: at 100,000
@@ -50,7 +52,8 @@ def walk_memory_files(folder: Path, relative: str, *, ordered: bool = True, ext:
         stamps[relative] = ABSENT
     while pending:
         current, prefix = pending.pop()
-        listed = list_folder(current, prefix, flat=relative == "", ext=ext, odd=odd, fingerprints=True)
+        listed = list_folder(current, prefix, flat=relative == "", ext=ext, odd=odd, fingerprints=True,
+                             locked=locked)
         if listed is None:
             continue
         found, subfolders, stamp = listed
@@ -65,12 +68,13 @@ def walk_memory_files(folder: Path, relative: str, *, ordered: bool = True, ext:
 
 
 def list_folder(current: str, relative: str, *, flat: bool, ext: str, odd: list[Unreadable], fingerprints: bool,
+                locked: list[str] | None = None,
                 ) -> tuple[list[tuple[str, Any]], list[tuple[str, str]], FolderStamp] | None:
     """One folder of a walk: (its memory files as (path relative to the root, fingerprint), or
     without `fingerprints` as (path, inode) for no call per file; the subfolders to walk as
     (path, path relative to the root); the folder's stamp, taken before the listing), or None
     when it cannot be listed. What cannot be a memory goes to `odd`. `flat`: a Claude Code
-    folder's root, whose subfolders hold no memories.
+    folder's root, whose subfolders hold no memories. `locked`: as walk_memory_files's (with `fingerprints`).
 
     An entry's type and inode come with its name (d_type, d_ino), so on Linux and macOS only
     a fingerprint costs a call per file; and a stat relative to the open folder does not
@@ -107,6 +111,8 @@ def list_folder(current: str, relative: str, *, flat: bool, ext: str, odd: list[
                                 # the fingerprint, not the stat result: a fifth of the memory at 100,000 files
                                 files.append((prefix + name, (stat.st_size, _int64(stat.st_mtime_ns),
                                                               _int64(stat.st_ino))))
+                                if locked is not None and not stat.st_mode & S_IWUSR:
+                                    locked.append(prefix + name)
                                 continue
                         elif not entry.is_dir(follow_symlinks=False):
                             inode = entry.inode()
