@@ -93,3 +93,40 @@ def test_views_answer_as_the_list_of_all_live_memories_would(first, second, data
         assert live.references() == cited
         limits = IndexLimits(max_lines=12)
         assert build_index(live, "# Memory\n", limits, None) == build_index(everything, "# Memory\n", limits, None)
+
+
+def test_the_stored_matches_are_the_pair_indexs_and_each_set_of_words_is_asked_of_it_once(tmp_path, monkeypatch):
+    """A memory a dream creates from an entry has the entry's words: the search after the
+    distiller asks again what the search before it asked. The view answers it from what it was told."""
+    import auto_dream.store.views as views
+    from auto_dream.judge.pairs import stored_pairs
+
+    paths = StorePaths(tmp_path)
+    (tmp_path / ".state").mkdir()
+    bodies = {1: "Deploys happen every Tuesday from the release branch", 2: "Deploys happen every Friday",
+              3: "The billing service publishes invoices to Kafka"}
+    for key, body in bodies.items():
+        memory = Memory(path=f"memories/project/{key:03d}.md", name=f"note {key}", description=body, type="project",
+                        mtime=BASE, body=body)
+        write(tmp_path, memory, 1_000_000_000 + key)
+    cache = ParseCache.load(paths, writable=True)
+    scan_memories(paths, None, cache=cache)
+    cache.save()
+    cache = ParseCache.load(paths, writable=True)
+    view = StoreView(scan_store(paths, None, cache=cache), cache)
+    asked: list[frozenset[str]] = []
+
+    def counted(probes, postings, threshold, among=0):
+        asked.extend(probes)
+        return stored_pairs(probes, postings, threshold, among=among)
+
+    monkeypatch.setattr(views, "stored_pairs", counted)
+    words = frozenset(cache.profile("memories/project/001.md").words)
+    first = view.stored_matches({"entry": words}, 0.5)
+    assert "memories/project/001.md" in first["entry"] and "memories/project/003.md" not in first["entry"]
+    assert first == {"entry": {p for _, p in stored_pairs({words: words}, cache, 0.5)}}
+    assert view.stored_matches({"memory": words, "entry": words}, 0.5) == {"memory": first["entry"],
+                                                                           "entry": first["entry"]}
+    assert asked == [words]  # asked once; the same words at another threshold are a new question
+    view.stored_matches({"entry": words}, 0.9)
+    assert asked == [words, words]

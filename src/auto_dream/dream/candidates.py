@@ -1,10 +1,11 @@
 """Which memories a changed memory or a new entry is compared with (the pairs docs/dream.md describes).
 
 Memories the last dream saw and that have not changed since (`Snapshot.stored`) are found
-through the parse cache's pair index (pairs.stored_pairs), which reads only the postings of
-the words asked about. The rest — new, changed, created or updated this run; on a first or
---full run, all of them — are indexed in memory (pairs.indexed_pairs), by the very search a
-distiller runs over plain profiles (distill.neighbours). Both are exact. Two thresholds: see
+through the parse cache's pair index (pairs.stored_pairs, asked through the MemorySource's
+stored_matches, each set of words once a run), which reads only the postings of the words
+asked about. The rest — new, changed, created or updated this run; on a first or --full run,
+all of them — are indexed in memory (pairs.indexed_pairs), by the very search a distiller runs
+over plain profiles (distill.neighbours). Both are exact. Two thresholds: see
 distill.neighbours.
 """
 
@@ -14,7 +15,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from auto_dream.distill.base import Thresholds
 from auto_dream.distill.neighbours import entry_pairs, entry_profiles, relatable_pairs, search_range
 from auto_dream.dream.snapshot import Decisions, Snapshot
-from auto_dream.judge.pairs import StoredPostings, stored_pairs
 from auto_dream.judge.partners import MENTION_MARKS, mentions, name_keys
 from auto_dream.judge.recent import RECENT_LIMIT, recent_pairs
 from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, anchored_floor, significant_words
@@ -49,9 +49,8 @@ def memory_pairs(snapshot: Snapshot, decisions: Decisions, probes: Iterable[str]
                                   high, RECENT_LIMIT)
         if whole := [p for p in probes if p in pool and p not in made]:
             found |= relatable_pairs(whole, pool, lambda p: profiles[p].grounds, low, high)
-    if stored and (postings := snapshot.memories.postings()) is not None:
-        matches = _stored_relatable(decisions, postings, {p: profiles[p].words for p in probes}, grounds, low,
-                                    high)
+    if stored:
+        matches = _stored_relatable(snapshot.memories, {p: profiles[p].words for p in probes}, grounds, low, high)
         found |= {_ordered(a, b) for a, others in matches.items() for b in others
                   if b in stored and b in live and live[a].type == live[b].type}
     source = snapshot.memories
@@ -166,61 +165,45 @@ class StoreNeighbours:
         return {entry_id: set(paths) for entry_id, paths in self._found[low, high].items()}
 
     def _search(self, low: float, high: float) -> dict[str, set[str]]:
-        postings, decisions = self.snapshot.memories.postings(), self.decisions
+        decisions = self.decisions
         live, stored = decisions.live, self.snapshot.stored
         profiles = entry_profiles(self.entries)
         found = entry_pairs(profiles, {p: decisions.profiles[p] for p in live.outside(stored)}, low, high)
-        if stored and postings is not None:
+        if stored:
             words = {entry_id: profile.words for entry_id, profile in profiles.items()}
-            matches = _stored_relatable(decisions, postings, words, {e: p.grounds for e, p in profiles.items()}, low,
-                                        high)
+            matches = _stored_relatable(self.snapshot.memories, words, {e: p.grounds for e, p in profiles.items()},
+                                        low, high)
             for entry_id, paths in matches.items():
                 if paths := {p for p in paths if p in stored and p in live}:
                     found.setdefault(entry_id, set()).update(paths)
         return found
 
 
-def _stored_relatable(decisions: Decisions, postings: StoredPostings, probes: Mapping[str, frozenset[str]],
-                      grounds: Mapping[str, int], low: float, high: float) -> dict[str, set[str]]:
-    """_stored_matches at `high`, plus from `low` up the stored memories that aim (all of them,
-    for a probe that aims), and those that pin something down, for a probe that does; from the
-    anchored floor up (similarity.anchored_floor) those that hold anchors, for a probe that does."""
+def _stored_relatable(source: MemorySource, probes: Mapping[str, frozenset[str]], grounds: Mapping[str, int],
+                      low: float, high: float) -> dict[str, set[str]]:
+    """The stored memories whose overlap with a probe reaches `high` (source.stored_matches), plus
+    from `low` up those that aim (all of them, for a probe that aims), and those that pin
+    something down, for a probe that does; from the anchored floor up (similarity.anchored_floor)
+    those that hold anchors, for a probe that does."""
     floor = anchored_floor(low)
     anchoring = {key: words for key, words in probes.items() if grounds[key] & ANCHORS} if floor < low else {}
     if high <= low:
-        searches = [_stored_matches(decisions, postings, probes, low)]
+        searches = [source.stored_matches(probes, low)]
     else:
         aiming = {key: words for key, words in probes.items() if grounds[key] & AIMS}
         aimless = {key: words for key, words in probes.items() if not grounds[key] & AIMS}
         pinning = {key: words for key, words in aimless.items() if grounds[key] & PINS}
-        searches = [_stored_matches(decisions, postings, aiming, low),
-                    _stored_matches(decisions, postings, aimless, high),
-                    _stored_matches(decisions, postings, aimless, low, among=AIMS),
-                    _stored_matches(decisions, postings, pinning, low, among=PINS)]
+        searches = [source.stored_matches(aiming, low),
+                    source.stored_matches(aimless, high),
+                    source.stored_matches(aimless, low, among=AIMS),
+                    source.stored_matches(pinning, low, among=PINS)]
     if anchoring:
-        searches.append(_stored_matches(decisions, postings, anchoring, floor, among=ANCHORS))
+        searches.append(source.stored_matches(anchoring, floor, among=ANCHORS))
     found: dict[str, set[str]] = {key: set() for key in probes}
     for matches in searches:
         for key, paths in matches.items():
             found[key] |= paths
     return found
-
-
-def _stored_matches(decisions: Decisions, postings: StoredPostings, probes: Mapping[str, frozenset[str]],
-                    threshold: float, among: int = 0) -> dict[str, set[str]]:
-    """For each probe, the stored memories whose overlap with its words reaches `threshold`
-    (with `among`, of those with that ground: AIMS, PINS or ANCHORS).
-
-    Asked once per set of words: a memory created from an entry has the entry's words, so
-    the memory check after the distiller repeats the entries' questions.
-    """
-    memo = decisions.stored_matches
-    unasked = {words for words in probes.values() if (words, threshold, among) not in memo}
-    for words in unasked:
-        memo[words, threshold, among] = set()
-    for words, path in stored_pairs({words: words for words in unasked}, postings, threshold, among=among):
-        memo[words, threshold, among].add(path)
-    return {key: memo[words, threshold, among] for key, words in probes.items()}
 
 
 def word_rarity(snapshot: Snapshot, decisions: Decisions) -> Callable[[Iterable[str]], dict[str, float]]:

@@ -140,8 +140,6 @@ class Decisions:
     held_back: set[str] = field(default_factory=set)  # memories already proposed or deferred this run
     resolved: list[str] = field(default_factory=list)  # review items decided in this run (their ids)
     kept: list[KeptPair] = field(default_factory=list)  # pairs someone decided to keep, remembered from now
-    # a per-run memo of the cache's pair index: (words, threshold, among) -> stored paths (dream.candidates)
-    stored_matches: dict[tuple[frozenset[str], float, int], set[str]] = field(default_factory=dict)
 
     @classmethod
     def start(cls, snapshot: Snapshot) -> "Decisions":

@@ -20,7 +20,6 @@ from abc import abstractmethod
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, MutableMapping, Sequence, Set, ValuesView
 from datetime import datetime
 
-from auto_dream.judge.pairs import StoredPostings
 from auto_dream.judge.staleness import References, extract_references
 from auto_dream.judge.status import Status
 from auto_dream.store.index import NO_ACTIVITY, Activity, first_by_priority
@@ -109,8 +108,11 @@ class MemorySource(MemoryView):
         """Those of `paths` that are memories of the source: set operations, not a walk."""
 
     @abstractmethod
-    def postings(self) -> StoredPostings | None:
-        """The pair index over the stored memories (judge.pairs.stored_pairs), or None without one."""
+    def stored_matches(self, probes: Mapping[str, frozenset[str]], threshold: float, *,
+                       among: int = 0) -> dict[str, set[str]]:
+        """For each probe (a key and its words), the stored memories whose overlap with its words
+        reaches `threshold` (with `among`, of those with that ground: similarity.AIMS, PINS or
+        ANCHORS), found through the pair index (judge.pairs.stored_pairs); none without one."""
 
     @abstractmethod
     def bodies_holding(self, marks: Sequence[str]) -> set[str]:

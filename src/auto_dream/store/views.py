@@ -1,9 +1,9 @@
 """`StoreView`: the store as orient found it (store.live.MemorySource), over its scan and the parse cache."""
 
-from collections.abc import Iterable, Iterator, Sequence, Set
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from datetime import datetime
 
-from auto_dream.judge.pairs import StoredPostings
+from auto_dream.judge.pairs import stored_pairs
 from auto_dream.judge.staleness import References, extract_references
 from auto_dream.judge.status import Status
 from auto_dream.store.cache import CachedMemory, ParseCache
@@ -25,6 +25,9 @@ class StoreView(MemorySource):
         self._cached = scan.unchanged  # what the cache answers for
         self._cache = cache
         self._loaded: dict[str, Memory] = {}
+        # what the pair index answered, by (words, threshold, among): a memory a run creates from an
+        # entry has the entry's words, so the memory check after the distiller repeats the entries' questions
+        self._matches: dict[tuple[frozenset[str], float, int], set[str]] = {}
 
     def __getitem__(self, path: str) -> Memory:
         memory = self._read.get(path) or self._loaded.get(path)
@@ -114,8 +117,18 @@ class StoreView(MemorySource):
     def held(self, paths: Set[str]) -> set[str]:
         return {path for path in paths if path in self._read or path in self._cached}
 
-    def postings(self) -> StoredPostings | None:
-        return self._cache if self._cached else None
+    def stored_matches(self, probes: Mapping[str, frozenset[str]], threshold: float, *,
+                       among: int = 0) -> dict[str, set[str]]:
+        """Each set of words is asked of the pair index once in the view's life (one run)."""
+        if not self._cached:
+            return {key: set() for key in probes}
+        memo = self._matches
+        unasked = {words for words in probes.values() if (words, threshold, among) not in memo}
+        for words in unasked:
+            memo[words, threshold, among] = set()
+        for words, path in stored_pairs({words: words for words in unasked}, self._cache, threshold, among=among):
+            memo[words, threshold, among].add(path)
+        return {key: memo[words, threshold, among] for key, words in probes.items()}
 
     def bodies_holding(self, marks: Sequence[str]) -> set[str]:
         return self._cache.bodies_holding(marks) if self._cached else set()
