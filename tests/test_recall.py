@@ -432,6 +432,31 @@ def test_eight_processes_recalling_at_once_on_a_fresh_store_agree(store):
     assert counted == 206
 
 
+QUICK_RECALL_CHILD = """
+import sys
+from auto_dream.__main__ import _run
+code = _run(["--root", sys.argv[1], "recall", "deploy"])
+heavy = ("typer", "rich", "yaml", "frontmatter", "markdown_it", "auto_dream.store.cache", "auto_dream.store.scan",
+         "auto_dream.store.memory", "auto_dream.judge.similarity", "auto_dream.dream", "auto_dream.cli")
+print(code, sorted(m for m in sys.modules if m.startswith(heavy)))
+"""
+
+
+@pytest.mark.slow  # starts a child Python
+def test_a_recall_the_index_answers_loads_neither_the_parse_cache_nor_the_yaml_reader(store):
+    """`recall` is what agents run all day: opening the store must not import what reads memory
+    files (the parse cache, the YAML reader, the judge), which cost it two thirds of its time."""
+    put(store, "memories/reference/deploy.md", "Deploy checklist", "The deploy checklist lives in the wiki.")
+    first = subprocess.run([sys.executable, "-c", QUICK_RECALL_CHILD, str(store)], capture_output=True, text=True,
+                           timeout=60)  # builds the recall index: reads the memory files
+    assert first.returncode == 0, first.stderr
+    again = subprocess.run([sys.executable, "-c", QUICK_RECALL_CHILD, str(store)], capture_output=True, text=True,
+                           timeout=60)
+    assert again.returncode == 0, again.stderr
+    assert "Deploy checklist" in again.stdout
+    assert again.stdout.splitlines()[-1] == "0 []"
+
+
 def test_recall_in_process_gives_the_same_as_the_command_line(store, cli):
     context = open_context(store)
     assert [hit.path for hit in recall(context, "deploy friday")] == \

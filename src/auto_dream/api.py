@@ -21,14 +21,13 @@ from auto_dream.commands.listing import ListResult, list_memories
 from auto_dream.commands.recall import DEFAULT_LIMIT, Hit, PendingEntry, recall_owing, show_owing
 from auto_dream.errors import InputError, StoreError, failure_line
 from auto_dream.shell import claude_config_dir, home_folder, local_time, local_zone_usable
-from auto_dream.store.context import StoreContext, open_context
+from auto_dream.store.context import ReadMemo, StoreContext, open_context
 from auto_dream.store.daylog import Entry
 from auto_dream.store.memory import Memory
 from auto_dream.store.memory_md import IndexBuild
 from auto_dream.store.paths import StoreLayout, layout_at
 from auto_dream.store.paths import open_store as open_store_paths
 from auto_dream.store.recall_index import FullCheck
-from auto_dream.store.scan import ReadMemo
 
 if TYPE_CHECKING:  # commands.dream brings the whole dream pipeline: imported when a dream or undo runs
     from auto_dream.commands.import_openclaw import OpenClawImport

@@ -38,7 +38,6 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import groupby
 from operator import itemgetter
@@ -47,11 +46,12 @@ from typing import Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from auto_dream.errors import StoreError
 from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, Profile
-from auto_dream.judge.staleness import References, extract_references
+from auto_dream.judge.staleness import References
 from auto_dream.judge.status import STATUS_KINDS, Status
 from auto_dream.store.files import Fingerprint
 from auto_dream.store.index import SAME_DAY_SLACK
 from auto_dream.store.memory import Memory
+from auto_dream.store.parsed import Parsed as Parsed  # re-exported: what the cache holds
 from auto_dream.store.paths import FILE_MODE, StoreLayout
 
 # PRAGMA user_version of the file; any other value is a foreign cache. Raise it whenever what
@@ -128,21 +128,6 @@ def _damage_is_an_error(
                              "it holds nothing the memory files do not") from None
 
     return reading
-
-
-@dataclass(frozen=True)
-class Parsed:
-    """A memory file as a dream sees it. `profile` is None when the cache holds it (ParseCache.profile)."""
-
-    fingerprint: Fingerprint
-    memory: Memory
-    profile: Profile | None
-    refs: References
-
-    @classmethod
-    def of(cls, fingerprint: Fingerprint, memory: Memory) -> "Parsed":
-        text = memory.text()
-        return cls(fingerprint, memory, Profile.of(text, memory), extract_references(text))
 
 
 class _Stored(Generic[_T]):

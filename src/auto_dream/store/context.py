@@ -3,11 +3,23 @@
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from auto_dream.store.config import Config, load_config
 from auto_dream.store.daylog import load_timezone
 from auto_dream.store.paths import StoreLayout, ensure_store, open_store
-from auto_dream.store.scan import ReadMemo
+
+if TYPE_CHECKING:  # a type only: `recall` opens a context, and need not import what reads memory files
+    from auto_dream.store.parsed import Parsed
+
+
+@dataclass
+class ReadMemo:
+    """The memory files a long-lived caller (a library Store, the MCP server) has read, by path,
+    each with its fingerprint, and how they were read (the timezone, the type of an untyped file)."""
+
+    files: "dict[str, Parsed]" = field(default_factory=dict)
+    read_as: tuple[object, object] | None = None
 
 
 @dataclass(frozen=True)

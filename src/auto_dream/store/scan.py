@@ -4,20 +4,12 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 
 from auto_dream.store.cache import ParseCache, Parsed
+from auto_dream.store.context import ReadMemo
 from auto_dream.store.memory import Memory, Unreadable, read_memory
 from auto_dream.store.paths import StoreLayout
 from auto_dream.store.walk import Fingerprint as Fingerprint  # re-exported, with fingerprint
 from auto_dream.store.walk import fingerprint as fingerprint
 from auto_dream.store.walk import walk_memory_files
-
-
-@dataclass
-class ReadMemo:
-    """The memory files a long-lived caller (a library Store, the MCP server) has read, by path,
-    each with its fingerprint, and how they were read (the timezone, the type of an untyped file)."""
-
-    files: dict[str, Parsed] = field(default_factory=dict)
-    read_as: tuple[object, object] | None = None
 
 
 @dataclass(frozen=True)
