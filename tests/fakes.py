@@ -15,8 +15,8 @@ from auto_dream.store.config import Config
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, load_timezone
 from auto_dream.store.index import NO_ACTIVITY, Activity
+from auto_dream.store.index_render import IndexInputs
 from auto_dream.store.memory import Memory, Unreadable, parse_memory
-from auto_dream.store.memory_md import IndexInputs
 from auto_dream.store.paths import MEMORY_TYPES, StorePaths
 from auto_dream.store.scan import StoreScan
 from auto_dream.store.templates import load_template

@@ -31,8 +31,8 @@ from auto_dream.judge.statements import ABSORB_LIMIT, Side, Verdict, judge
 from auto_dream.judge.status import Status, resolve_pointer
 from auto_dream.progress import CHECKING, DISTILLING, NO_PROGRESS, REVIEWING, Progress
 from auto_dream.store.daylog import aware
+from auto_dream.store.index_render import index_marks
 from auto_dream.store.memory import Memory, TakenNames, memory_file_name
-from auto_dream.store.memory_md import index_marks
 from auto_dream.store.review_queue import KeptPair, memory_fingerprint
 
 # The review item a verdict's kind makes (any other: a possible duplicate)

@@ -27,6 +27,7 @@ from auto_dream.errors import StoreError
 from auto_dream.store.config import Mode
 from auto_dream.store.files import Fingerprint, fingerprint, read_regular
 from auto_dream.store.index import NO_ACTIVITY, Activity, IndexResult
+from auto_dream.store.index_render import rendered_index
 from auto_dream.store.live import LiveView, MemorySource
 from auto_dream.store.memory import (
     MAX_MEMORY_BYTES,
@@ -36,7 +37,6 @@ from auto_dream.store.memory import (
     rewrite_memory,
     written_text,
 )
-from auto_dream.store.memory_md import render_index
 from auto_dream.store.paths import StoreLayout
 from auto_dream.store.review_queue import EMPTY_QUEUE, KeptPair, Raised, ReviewQueue, next_queue, queue_path
 
@@ -360,7 +360,7 @@ def derive(snapshot: Snapshot, live: LiveView, actions: list[Action] | tuple[Act
         changes.append(FileChange(paths.relative(bookkeeping.distilled_path(paths)),
                                   bookkeeping.distilled_with(snapshot.distilled_data, distilled)))
     retiring = {a.memory.path for a in actions if isinstance(a, RetireMemory) and a.archived is not None}
-    index = render_index(context, live, snapshot.unreadable, retiring, now, inputs)
+    index = rendered_index(context, live, inputs, unreadable=snapshot.unreadable, retiring=retiring, now=now)
     data = index.text.encode("utf-8")
     changed = inputs.differs(data)
     # what moves out of a Claude Code folder's MEMORY.md: written before it, journaled with it

@@ -14,9 +14,9 @@ from auto_dream.store.config import Config, Mode
 from auto_dream.store.context import StoreContext
 from auto_dream.store.daylog import Entry, LogProblem
 from auto_dream.store.files import Fingerprint
+from auto_dream.store.index_render import IndexInputs
 from auto_dream.store.live import LiveView, MemorySource
 from auto_dream.store.memory import Memory, Unreadable
-from auto_dream.store.memory_md import IndexInputs
 from auto_dream.store.review_queue import EMPTY_QUEUE, KeptPair, ReviewQueue
 
 

@@ -1,57 +1,30 @@
-"""MEMORY.md on disk: rendered from a store's memories with its header and caps, compared
-with the file, rewritten only when it differs."""
+"""MEMORY.md on disk: what it is made from read (IndexInputs), rendered from a store's memories
+with its header and caps (index_render.py), compared with the file, rewritten only when it differs."""
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from urllib.parse import quote
 
 from auto_dream.errors import StoreError
 from auto_dream.judge.status import Status
 from auto_dream.store.cache import ParseCache
-from auto_dream.store.claude_index import lines_by_link, rebuild_claude_index, statuses_in_index
+from auto_dream.store.claude_index import statuses_in_index
 from auto_dream.store.consult import last_consulted
 from auto_dream.store.context import StoreContext
 from auto_dream.store.files import read_regular, write_atomic
-from auto_dream.store.index import NO_ACTIVITY, Activity, IndexLimits, IndexResult, IndexSource, build_index
+from auto_dream.store.index import NO_ACTIVITY, Activity, IndexResult, IndexSource
+from auto_dream.store.index_render import IndexInputs as IndexInputs  # re-exported: what read_index_inputs reads
+from auto_dream.store.index_render import rendered_index
 from auto_dream.store.memory import Memory, Unreadable, archived_names
 from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME, StoreLayout
 from auto_dream.store.replace import Expected, create_if_absent, replace_if_unchanged, sha256, side_names
 from auto_dream.store.scan import MemoryScan, fingerprint, scan_memories
 from auto_dream.store.templates import load_template
 
-
-def index_limits(context: StoreContext) -> IndexLimits:
-    config = context.config
-    return IndexLimits(config.index_max_lines, config.index_max_bytes, config.index_line_chars)
-
-
 # What is read of our own MEMORY.md to tell whether it is current: far more than the index we
 # render ever holds (its caps: index_max_bytes), so a longer file differs, as it should.
 INDEX_READ_LIMIT = 8 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class IndexInputs:
-    """What MEMORY.md is made from and compared with besides the memories, read together: a
-    dream's orient reads them, so that planning reads no file.
-
-    Our own layout: the header template and what was consulted lately (decay). A Claude Code
-    folder: MEMORY.md and its overflow as they are (every hand-written line is kept), their
-    fingerprints taken before they were read (a later write shows), and the names the archive
-    holds (their lines are dropped)."""
-
-    current: bytes | None  # MEMORY.md as it is (None: absent); ours, its first INDEX_READ_LIMIT bytes
-    activity: Activity = NO_ACTIVITY
-    header: str = ""
-    overflow: str | None = None
-    read_from: tuple[tuple[str, object], ...] = ()  # (path, fingerprint) of MEMORY.md and its overflow
-    archived: frozenset[str] = frozenset()
-
-    def differs(self, data: bytes) -> bool:
-        """Whether MEMORY.md as read is not exactly `data` (a missing file differs)."""
-        return self.current != data
 
 
 def read_index_inputs(context: StoreContext, now: datetime) -> IndexInputs:
@@ -79,11 +52,7 @@ def render_index(context: StoreContext, memories: list[Memory] | IndexSource,
     is made from besides the memories is `inputs`, read now when not given."""
     now = now or datetime.now(timezone.utc).astimezone(context.tz)  # aware, in the local zone when tz is None
     inputs = inputs if inputs is not None else read_index_inputs(context, now)
-    if context.paths.person_index:
-        live = list(memories.values()) if isinstance(memories, Mapping) else list(memories)  # type: ignore[arg-type]
-        return _claude_index(context, live, unreadable, retiring, now.date(), inputs)
-    return build_index(memories, inputs.header, index_limits(context), context.tz, [u.path for u in unreadable],
-                       inputs.activity)
+    return rendered_index(context, memories, inputs, unreadable=unreadable, retiring=retiring, now=now)
 
 
 def activity_at(context: StoreContext, now: datetime) -> Activity:
@@ -92,24 +61,6 @@ def activity_at(context: StoreContext, now: datetime) -> Activity:
     if not days:
         return NO_ACTIVITY
     return Activity(last_consulted(context.paths, now, days), now - timedelta(days=days))
-
-
-def _claude_index(context: StoreContext, live: list[Memory], unreadable: Sequence[Unreadable],
-                  retiring: Collection[str], today: date, inputs: IndexInputs) -> IndexResult:
-    existing = None if inputs.current is None else inputs.current.decode("utf-8")
-    names = {m.path for m in live}
-    retired = (set(retiring) | inputs.archived) - names
-    built = rebuild_claude_index(existing, live, retired, index_limits(context), today, inputs.overflow,
-                                 OVERFLOW_NAME, [u.path for u in unreadable])
-    listed = [m.path for m in live if _links(built.text, m.path)]
-    linked = set(listed)
-    marked = sum(1 for m in live if m.status is not None and m.path not in linked)  # given no line of ours
-    warnings = list(built.warnings)
-    files = ((OVERFLOW_NAME, built.overflow_text),) if built.overflow_text is not None else ()
-    dropped_lines = tuple((path, tuple(lines)) for path, lines in lines_by_link(built.dropped, retired).items())
-    return IndexResult(text=built.text, listed=listed, omitted=len(live) - len(listed), warnings=warnings,
-                       files=files, moved=built.moved, dropped=len(built.dropped), read_from=inputs.read_from,
-                       dropped_lines=dropped_lines, marked=marked)
 
 
 def marked_memories(context: StoreContext, memories: Sequence[Memory]) -> dict[str, Status]:
@@ -126,19 +77,6 @@ def marked_memories(context: StoreContext, memories: Sequence[Memory]) -> dict[s
             for path, status in statuses_in_index(text, [memory.path for memory in memories]).items():
                 found.setdefault(path, status)
     return found
-
-
-def index_marks(context: StoreContext, inputs: IndexInputs, live: Collection[str]) -> dict[str, Status]:
-    """What a Claude Code folder's MEMORY.md, as `inputs` hold it (read_index_inputs read it
-    whole, as UTF-8), says of the status of the `live` files it names (claude_index.statuses_in_index);
-    nothing in our own layout, whose MEMORY.md dream writes."""
-    if not context.paths.person_index or not inputs.current:
-        return {}
-    return statuses_in_index(inputs.current.decode("utf-8"), list(live))
-
-
-def _links(text: str, path: str) -> bool:
-    return f"({path})" in text or f"({quote(path)})" in text or f"(./{path})" in text or f"<{path}>" in text
 
 
 def _archived_names(paths: StoreLayout) -> set[str]:
