@@ -590,3 +590,23 @@ def test_what_goes_on_from_the_name_cut_to_a_few_words_is_left_out_and_a_descrip
     own = index([memory(1, "feedback", name=name, path=path, description="Reads Rust on weekends and is learning Zig")])
     [(_, _, hook)] = entries(own.text)
     assert hook.startswith("Reads") and hook.endswith("…")
+
+
+def test_a_description_cut_inside_its_first_word_gives_way_to_the_name_alone():
+    """The example's MEMORY.md showed "[Never rebase feature branches; merge main into them
+    instead](…) — R…": the room the long name and path left cut the description's first word."""
+    path = "memories/feedback/20261120_Never_rebase_feature_branches_merge_main_into_them.md"
+    name = "Never rebase feature branches; merge main into them instead"
+
+    def hook(description: str, room: int) -> str | None:
+        """The description shown when the line leaves `room` characters for it."""
+        prefix = len(f"- [{name}]({path})") + len(" — ")
+        limits = IndexLimits(line_chars=prefix + room)
+        [(_, _, shown)] = entries(index([memory(1, "feedback", name=name, path=path, description=description)],
+                                        limits).text)
+        return shown
+
+    assert hook("Reason: rebases rewrote history others had pulled", 3) is None  # not "R…"
+    assert hook("Reason: rebases rewrote history others had pulled", 6) is None  # not "Reas…"
+    assert hook("Reason rebases rewrote history others had pulled", 9) == "Reason…"  # a whole word
+    assert hook("理由：别人已经拉取的历史被改写了", 4) == "理由：…"  # a CJK character says something on its own

@@ -18,7 +18,8 @@ SEPARATOR = " — "
 ELLIPSIS = "…"
 # What goes on from the name ("Safety: Always keep the emergency stop within reach" — "while the arm is
 # powered"), cut shorter than this, says nothing a reader can use ("— while the…"): the line shows the
-# name alone. A description of its own is shown however short ("— Reads Rust…").
+# name alone. A description of its own is shown however short ("— Reads Rust…"), but not cut
+# inside its first word ("— R…"): that says nothing either.
 SHORTEST_HOOK = 24
 HEADER_TEMPLATE = "templates/MEMORY_header.md"  # where a store overrides the packaged header
 # what would end or break a Markdown link, and control characters (percent-encoded, the link resolves)
@@ -312,7 +313,21 @@ def _entry_line(memory: Memory, line_chars: int) -> _Line:
     description = _beyond_name(whole, label)
     if len(description) > room and description != whole and room < SHORTEST_HOOK:
         description = ""  # what goes on from the name, cut to a few words: "— while the…"
-    return _Line(prefix, shorten(description, room) if room > 1 else "")
+    return _Line(prefix, _telling(shorten(description, room) if room > 1 else "", description))
+
+
+# A Latin word cut before its end: "R…" of "Reason: …", "Doc…" of "Docs at …"
+_WORD_PART = re.compile(r"\A[A-Za-z0-9'’_-]+\Z")
+
+
+def _telling(shortened: str, description: str) -> str:
+    """`shortened`, the description cut to fit, or "" when the cut falls inside its first word
+    (Latin text: a CJK character says something on its own)."""
+    kept = shortened.removesuffix(ELLIPSIS)
+    if shortened == description or not _WORD_PART.match(kept):
+        return shortened
+    after = description[len(kept):len(kept) + 1]
+    return "" if after.isalnum() else shortened
 
 
 # A name's label ("Plan for Q3: ", "ステータス："): a description may go on from what follows it
@@ -364,8 +379,7 @@ def _fit_bytes(line: _Line, budget: int) -> _Line:
     if line.full_bytes <= budget:
         return line
     room = budget - line.min_bytes - len(SEPARATOR.encode())
-    description = shorten_bytes(line.description, room)
-    return _Line(line.prefix, description)
+    return _Line(line.prefix, _telling(shorten_bytes(line.description, room), line.description))
 
 
 def shorten(text: str, max_chars: int) -> str:
