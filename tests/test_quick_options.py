@@ -1,12 +1,12 @@
-"""The fast path (__main__) and Typer (cli.py) read an `append` or `recall` line by one table of
-options (shell.APPEND_OPTIONS, RECALL_OPTIONS, RECALL_FLAGS): a name Typer knows, the fast path
-knows as the same parameter."""
+"""The fast path (__main__) and Typer (cli.py) read an `append`, `recall` or `context` line by one
+table of options (shell.APPEND_OPTIONS, RECALL_OPTIONS, RECALL_FLAGS, CONTEXT_FLAGS): a name Typer
+knows, the fast path knows as the same parameter."""
 
 import typer
 
 from auto_dream import __main__ as fast
 from auto_dream.cli import app
-from auto_dream.shell import APPEND_OPTIONS, RECALL_FLAGS, RECALL_OPTIONS
+from auto_dream.shell import APPEND_OPTIONS, CONTEXT_FLAGS, RECALL_FLAGS, RECALL_OPTIONS
 
 
 def _options(command: str) -> dict[str, tuple[str, ...]]:
@@ -17,6 +17,7 @@ def _options(command: str) -> dict[str, tuple[str, ...]]:
 def test_typer_declares_the_options_the_fast_path_parses():
     assert _options("append") == APPEND_OPTIONS
     assert _options("recall") == {**RECALL_OPTIONS, **RECALL_FLAGS}
+    assert _options("context") == CONTEXT_FLAGS
 
 
 def test_the_fast_path_files_each_name_as_typer_does():
@@ -24,3 +25,5 @@ def test_the_fast_path_files_each_name_as_typer_does():
     assert (found["type"], found["at"], found["words"]) == ("user", "2026-01-02 10:00", ["a", "fact"])
     found = fast.quick_recall_arguments(["recall", "deploys", "-n", "3", "--type=project", "--archived", "--json"])
     assert (found["limit"], found["type"], found["archived"], found["json"]) == ("3", "project", True, True)
+    found = fast.quick_context_arguments(["context", "--json"])
+    assert (found["as_json"], found["cursor_json"]) == (True, False)

@@ -1,6 +1,8 @@
 """`context`: MEMORY.md as a session starts with it, on both layouts, within Claude Code's caps."""
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -125,3 +127,73 @@ def test_only_newlines_end_lines_so_memory_md_is_printed_as_it_is(tmp_path):
     found = session_context(folder)
     assert found is not None and found.text.split("\n", 1)[1] == index
     assert (found.lines_shown, found.lines_total) == (4, 4)
+
+
+# ---------------------------------------------------------------- the fast path (__main__), what the hooks run
+
+
+def quick(capsys, *argv: str) -> tuple[int, str, str]:
+    """A `context` line run by __main__'s fast path, as a hook runs it: (exit code, stdout, stderr)."""
+    from auto_dream.__main__ import quick_context_arguments, run_quick_context
+
+    found = quick_context_arguments(list(argv))
+    assert found is not None, argv
+    capsys.readouterr()
+    code = run_quick_context(found)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("flags", [(), ("--json",), ("--cursor-json",), ("--json", "--cursor-json")])
+@pytest.mark.parametrize("store", ["a dreamed store", "no store", "a MEMORY.md that is a link"])
+def test_the_fast_path_prints_what_the_typer_command_prints(cli, capsys, tmp_path, flags, store):
+    root = tmp_path / "p" / ".auto-dream"
+    if store == "a MEMORY.md that is a link":  # one error line, the same exit code
+        assert cli("init", tmp_path / "p").code == 0
+        (tmp_path / "elsewhere.md").write_text("- a line\n", encoding="utf-8")
+        (root / "MEMORY.md").unlink()
+        (root / "MEMORY.md").symlink_to(tmp_path / "elsewhere.md")
+    if store == "a dreamed store":
+        assert cli("init", tmp_path / "p").code == 0
+        assert cli("--root", root, "append", "-t", "user", "The user writes Go").code == 0
+        assert cli("--root", root, "append", "The deploy is on Friday").code == 0
+        assert cli("--root", root, "dream").code == 0
+        assert cli("--root", root, "append", "Staging resets on Sunday").code == 0  # pending: listed after MEMORY.md
+    typer_run = cli("--root", root, "context", *flags)
+    assert quick(capsys, "--root", str(root), "context", *flags) == (typer_run.code, typer_run.out, typer_run.err)
+    if store == "a dreamed store" and len(flags) == 1:
+        assert "The user writes Go" in typer_run.out and "Staging resets on Sunday" in typer_run.out
+
+
+def test_a_context_line_the_fast_path_does_not_know_goes_to_typer():
+    from auto_dream.__main__ import quick_context_arguments
+
+    assert quick_context_arguments(["context", "--help"]) is None
+    assert quick_context_arguments(["context", "extra"]) is None
+    assert quick_context_arguments(["recall", "x"]) is None
+    assert quick_context_arguments(["--root", "r", "context", "--cursor-json"]) == \
+        {"root": "r", "as_json": False, "cursor_json": True}
+
+
+QUICK_CONTEXT_CHILD = """
+import sys
+from auto_dream.__main__ import _run
+code = _run(["--root", sys.argv[1], "context"])
+heavy = ("typer", "rich", "click", "pydantic", "anthropic", "mcp", "auto_dream.cli", "auto_dream.dream")
+print(code, sorted(m for m in sys.modules if m.startswith(heavy)))
+"""
+
+
+@pytest.mark.slow  # starts a child Python
+def test_a_session_starts_without_loading_typer(cli, tmp_path):
+    """The session-start hooks run `context` before every session: it is answered without the
+    command-line framework (Typer, Rich, Click and the pydantic Typer brings), half its time."""
+    root = tmp_path / "p" / ".auto-dream"
+    assert cli("init", tmp_path / "p").code == 0
+    assert cli("--root", root, "append", "-t", "user", "The user writes Go").code == 0
+    assert cli("--root", root, "dream").code == 0
+    done = subprocess.run([sys.executable, "-c", QUICK_CONTEXT_CHILD, str(root)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "The user writes Go" in done.stdout
+    assert done.stdout.splitlines()[-1] == "0 []"

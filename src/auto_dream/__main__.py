@@ -1,9 +1,10 @@
 """Entry point of `auto-dream` and `python -m auto_dream`.
 
-`append` and `recall` are what agents call all day, so a plain `append` or `recall` command
-line is run here without importing Typer (which alone costs several times Python's own start-up). Anything this
-short parser does not recognise — help, version, an unknown option — goes to the Typer app,
-which stays the one definition of the CLI.
+`append` and `recall` are what agents call all day, and `context` starts every session (its
+hooks run it), so a plain `append`, `recall` or `context` command line is run here without
+importing Typer (which alone costs several times Python's own start-up). Anything this short
+parser does not recognise — help, version, an unknown option — goes to the Typer app, which
+stays the one definition of the CLI; the options both read come from one table (shell.py).
 
 The exit trick. A command is a short batch job with few reference cycles, yet a dream over
 100,000 memories leaves a million objects: the garbage collector would walk them all (turning
@@ -156,6 +157,47 @@ def run_quick_recall(found: dict) -> int:
     return 0
 
 
+def quick_context_arguments(argv: list[str]) -> dict | None:
+    """The arguments of a plain `[--root R] context [--json | --cursor-json]` line (what the
+    session-start hooks run), or None to let Typer parse it."""
+    root, args = _command_args(argv, "context")
+    if args is None:
+        return None
+    from auto_dream.shell import CONTEXT_FLAGS
+
+    flags = _by_name(CONTEXT_FLAGS, {"as_json": "as_json", "cursor_json": "cursor_json"})
+    found: dict = {"root": root, "as_json": False, "cursor_json": False}
+    for arg in args:
+        if arg not in flags:
+            return None  # --help, an argument or an option this parser does not know: Typer says
+        found[flags[arg]] = True
+    return found
+
+
+def run_quick_context(found: dict) -> int:
+    from auto_dream.commands.session_context import check_hook_format, hook_output, session_context
+    from auto_dream.console import OutputLost, tell, tell_failure, write_out
+    from auto_dream.shell import store_root
+
+    try:
+        check_hook_format(as_json=found["as_json"], cursor_json=found["cursor_json"])  # as the Typer command does
+        text = hook_output(session_context(store_root(found["root"])), as_json=found["as_json"],
+                           cursor_json=found["cursor_json"])
+        if text:
+            write_out(text)
+    except OutputLost as lost:  # as cli.run says it of a command that only reads
+        if lost.reader_gone:
+            return 0
+        tell(f"auto-dream: error: the output could not be written ({lost})")
+        return 1
+    except (KeyboardInterrupt, Exception) as error:
+        code = tell_failure(error)
+        if code is None:
+            raise
+        return code
+    return 0
+
+
 def main() -> None:
     try:
         code = _run(sys.argv[1:])
@@ -190,6 +232,9 @@ def _run(argv: list[str]) -> int:
     found = quick_recall_arguments(argv)
     if found is not None:
         return run_quick_recall(found)
+    found = quick_context_arguments(argv)
+    if found is not None:
+        return run_quick_context(found)
     import gc
 
     from auto_dream.cli import run

@@ -27,6 +27,7 @@ from auto_dream.console import OutputLost, stderr_file, stdout_file, tell, tell_
 from auto_dream.errors import InputError, StoreError
 from auto_dream.shell import (
     APPEND_OPTIONS,
+    CONTEXT_FLAGS,
     RECALL_FLAGS,
     RECALL_OPTIONS,
     auto_dream_command,
@@ -922,10 +923,10 @@ def schedule_status_command(
 
 @app.command("context")
 def context_command(ctx: typer.Context, as_json: Annotated[bool, typer.Option(
-        "--json", help="Print it as the JSON a Gemini CLI SessionStart hook answers with: "
+        *CONTEXT_FLAGS["as_json"], help="Print it as the JSON a Gemini CLI SessionStart hook answers with: "
         '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": TEXT}}.')] = False,
         cursor_json: Annotated[bool, typer.Option(
-            "--cursor-json", help='Print it as the JSON a Cursor sessionStart hook answers with: '
+            *CONTEXT_FLAGS["cursor_json"], help='Print it as the JSON a Cursor sessionStart hook answers with: '
             '{"additional_context": TEXT}; with nothing to say, {}.')] = False) -> None:
     """Print the store's MEMORY.md as a session should start with it: one line naming the store
     (MEMORY.md's links are relative to it), then MEMORY.md within Claude Code's caps — 10,000
@@ -934,22 +935,12 @@ def context_command(ctx: typer.Context, as_json: Annotated[bool, typer.Option(
     more there are. No store, or neither MEMORY.md nor a pending entry: nothing, exit 0. The
     session-start hooks that `auto-dream install claude-code`, `install gemini-cli` and `install cursor`
     add run it."""
-    from auto_dream.commands.session_context import session_context
+    from auto_dream.commands.session_context import check_hook_format, hook_output, session_context
 
-    if as_json and cursor_json:
-        raise InputError("--json and --cursor-json: give one")
-    found = session_context(_root(ctx))
-    if cursor_json:
-        # Cursor reads a hook's stdout as JSON; sessionStart's `additional_context` is added to the
-        # conversation's initial system context (https://cursor.com/docs/hooks, "sessionStart").
-        write_out(json.dumps({"additional_context": found.text} if found is not None else {},
-                             ensure_ascii=False) + "\n")
-    elif found is not None:
-        # Gemini CLI reads a hook's stdout as JSON; the context is hookSpecificOutput.additionalContext
-        # (https://geminicli.com/docs/hooks, "SessionStart").
-        write_out(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
-                                                     "additionalContext": found.text}}, ensure_ascii=False) + "\n"
-                  if as_json else found.text)
+    check_hook_format(as_json=as_json, cursor_json=cursor_json)  # before the store is read
+    text = hook_output(session_context(_root(ctx)), as_json=as_json, cursor_json=cursor_json)
+    if text:
+        write_out(text)
 
 
 ScopeOption = Annotated[str, typer.Option(

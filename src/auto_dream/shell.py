@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 APPEND_OPTIONS: dict[str, tuple[str, ...]] = {"entry_type": ("--type", "-t"), "at": ("--at",)}
 RECALL_OPTIONS: dict[str, tuple[str, ...]] = {"limit": ("--limit", "-n"), "memory_type": ("--type", "-t")}
 RECALL_FLAGS: dict[str, tuple[str, ...]] = {"archived": ("--archived",), "as_json": ("--json",)}
+CONTEXT_FLAGS: dict[str, tuple[str, ...]] = {"as_json": ("--json",), "cursor_json": ("--cursor-json",)}
 
 # sd_booted(3): "checks whether the directory /run/systemd/system/ exists" — systemd runs here.
 # Module-level, so that a test can point it at a folder of its own.

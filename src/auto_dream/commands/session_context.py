@@ -15,9 +15,11 @@ the room MEMORY.md left under the 10,000 characters: it never pushes out a line 
 says how many more are pending when not all fit.
 """
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from auto_dream.errors import InputError
 from auto_dream.store.daylog import Entry
 from auto_dream.store.files import read_regular
 from auto_dream.store.paths import open_store
@@ -41,6 +43,29 @@ class SessionContext:
     lines_total: int
     pending_shown: int = 0  # log entries no dream has distilled yet, listed
     pending_total: int = 0  # … and how many there are
+
+
+def check_hook_format(*, as_json: bool, cursor_json: bool) -> None:
+    """An InputError for `context --json --cursor-json`: one format at a time."""
+    if as_json and cursor_json:
+        raise InputError("--json and --cursor-json: give one")
+
+
+def hook_output(found: SessionContext | None, *, as_json: bool = False, cursor_json: bool = False) -> str:
+    """What `context` prints of `found`: the text itself (Claude Code reads a SessionStart hook's
+    plain output), nothing when there is nothing to say; `as_json`, the JSON a Gemini CLI
+    SessionStart hook answers with (its context is hookSpecificOutput.additionalContext:
+    https://geminicli.com/docs/hooks, "SessionStart"); `cursor_json`, the JSON a Cursor
+    sessionStart hook answers with (`additional_context` joins the conversation's initial system
+    context, and `{}` says nothing: https://cursor.com/docs/hooks, "sessionStart")."""
+    if cursor_json:
+        return json.dumps({"additional_context": found.text} if found is not None else {}, ensure_ascii=False) + "\n"
+    if found is None:
+        return ""
+    if as_json:
+        return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": found.text}},
+                          ensure_ascii=False) + "\n"
+    return found.text
 
 
 def _chars(text: str) -> int:
