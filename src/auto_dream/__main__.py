@@ -127,13 +127,13 @@ def run_quick_recall(found: dict) -> int:
     import json
 
     from auto_dream.commands.recall import check_query, recall_owing, render_hits
-    from auto_dream.console import OutputLost, tell, tell_failure, write_out
+    from auto_dream.console import write_out
     from auto_dream.shell import claude_config_dir, home_folder, local_time, run_owed_checks, store_root
     from auto_dream.store.context import open_context
     from auto_dream.store.paths import check_memory_type
 
-    text = " ".join(found["words"])
-    try:
+    def recall() -> None:
+        text = " ".join(found["words"])
         check_query(text)  # before the store is opened, as the Typer command does
         check_memory_type(found["type"])
         context = open_context(store_root(found["root"]), home=home_folder(), claude_config_dir=claude_config_dir())
@@ -144,7 +144,18 @@ def run_quick_recall(found: dict) -> int:
         else:
             write_out(render_hits(hits, text))
         run_owed_checks([owed])
-    except OutputLost as lost:  # as cli.run says it of a command that only reads
+
+    return _reading(recall)
+
+
+def _reading(command) -> int:  # a function of no arguments (no typing import at this module's top)
+    """Run `command`, which only reads, and give its exit code: 0, or its failure told in one line
+    as cli.run tells it (an output whose reader has gone is no failure: nothing was changed)."""
+    from auto_dream.console import OutputLost, tell, tell_failure
+
+    try:
+        command()
+    except OutputLost as lost:
         if lost.reader_gone:
             return 0
         tell(f"auto-dream: error: the output could not be written ({lost})")
@@ -176,26 +187,17 @@ def quick_context_arguments(argv: list[str]) -> dict | None:
 
 def run_quick_context(found: dict) -> int:
     from auto_dream.commands.session_context import check_hook_format, hook_output, session_context
-    from auto_dream.console import OutputLost, tell, tell_failure, write_out
+    from auto_dream.console import write_out
     from auto_dream.shell import store_root
 
-    try:
+    def context() -> None:
         check_hook_format(as_json=found["as_json"], cursor_json=found["cursor_json"])  # as the Typer command does
         text = hook_output(session_context(store_root(found["root"])), as_json=found["as_json"],
                            cursor_json=found["cursor_json"])
         if text:
             write_out(text)
-    except OutputLost as lost:  # as cli.run says it of a command that only reads
-        if lost.reader_gone:
-            return 0
-        tell(f"auto-dream: error: the output could not be written ({lost})")
-        return 1
-    except (KeyboardInterrupt, Exception) as error:
-        code = tell_failure(error)
-        if code is None:
-            raise
-        return code
-    return 0
+
+    return _reading(context)
 
 
 def main() -> None:
