@@ -179,7 +179,8 @@ QUICK_CONTEXT_CHILD = """
 import sys
 from auto_dream.__main__ import _run
 code = _run(["--root", sys.argv[1], "context"])
-heavy = ("typer", "rich", "click", "pydantic", "anthropic", "mcp", "auto_dream.cli", "auto_dream.dream")
+heavy = ("typer", "rich", "click", "pydantic", "anthropic", "mcp", "auto_dream.cli", "auto_dream.dream", "yaml",
+         "frontmatter", "auto_dream.store.memory")
 print(code, sorted(m for m in sys.modules if m.startswith(heavy)))
 """
 
@@ -187,7 +188,8 @@ print(code, sorted(m for m in sys.modules if m.startswith(heavy)))
 @pytest.mark.slow  # starts a child Python
 def test_a_session_starts_without_loading_typer(cli, tmp_path):
     """The session-start hooks run `context` before every session: it is answered without the
-    command-line framework (Typer, Rich, Click and the pydantic Typer brings), half its time."""
+    command-line framework (Typer, Rich, Click and the pydantic Typer brings), half its time, and,
+    with no review item waiting, without the memory reader and YAML."""
     root = tmp_path / "p" / ".auto-dream"
     assert cli("init", tmp_path / "p").code == 0
     assert cli("--root", root, "append", "-t", "user", "The user writes Go").code == 0

@@ -16,12 +16,14 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from auto_dream.errors import StoreError
 from auto_dream.store.files import read_regular
-from auto_dream.store.memory import Memory, read_memory
 from auto_dream.store.paths import StoreLayout
+
+if TYPE_CHECKING:  # a type only: the memory reader loads YAML, which `context` needs only with items waiting
+    from auto_dream.store.memory import Memory
 
 QUEUE_FILE = "review.json"
 MAX_QUEUE_BYTES = 64 * 1024 * 1024
@@ -32,7 +34,7 @@ ItemKind = Literal["duplicate", "conflict", "superseded"]
 ITEM_KINDS: tuple[str, ...] = ("duplicate", "conflict", "superseded")
 
 
-def memory_fingerprint(memory: Memory) -> str:
+def memory_fingerprint(memory: "Memory") -> str:
     """What a decision about a memory was made on: its text as a person reads it (name,
     description, body). Dream's own bookkeeping keys (mtime, sources) do not count."""
     return hashlib.sha256(memory.text().encode("utf-8", "surrogatepass")).hexdigest()[:16]
@@ -171,7 +173,7 @@ class Raised:
     reason: str
 
 
-def next_queue(queue: ReviewQueue, live: Mapping[str, Memory], raised: Iterable[Raised], now: str,
+def next_queue(queue: ReviewQueue, live: Mapping[str, "Memory"], raised: Iterable[Raised], now: str,
                resolved: Iterable[str] = (), kept: Iterable[KeptPair] = ()) -> ReviewQueue:
     """The queue after a run: what it held, less the items `resolved` and those whose memories
     changed or went (the next dream judges them again), plus what the run `raised` (an item
@@ -208,7 +210,7 @@ def next_queue(queue: ReviewQueue, live: Mapping[str, Memory], raised: Iterable[
     return ReviewQueue(tuple(ordered), tuple(sorted(set(decisions), key=lambda k: (k.decided, k.memories))))
 
 
-def pending(queue: ReviewQueue, live: Mapping[str, Memory]) -> tuple[list[ReviewItem], list[ReviewItem]]:
+def pending(queue: ReviewQueue, live: Mapping[str, "Memory"]) -> tuple[list[ReviewItem], list[ReviewItem]]:
     """(the items still to decide, the items a side of which changed or went since: the next
     dream judges those again)."""
     waiting: list[ReviewItem] = []
@@ -224,8 +226,10 @@ def without(queue: ReviewQueue, item: ReviewItem) -> ReviewQueue:
     return replace(queue, items=tuple(i for i in queue.items if i.id != item.id))
 
 
-def read_sides(paths: StoreLayout, queue: ReviewQueue) -> dict[str, Memory]:
+def read_sides(paths: StoreLayout, queue: ReviewQueue) -> "dict[str, Memory]":
     """The memories the queue's items name, as they are now (one that cannot be read is left out)."""
+    from auto_dream.store.memory import Memory, read_memory
+
     found: dict[str, Memory] = {}
     for path in {path for item in queue.items for path in item.memories}:
         if paths.is_memory_path(path):
