@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from auto_dream.judge.pairs import reference_pairs, stored_pairs
 from auto_dream.judge.partners import MENTION_MARKS, may_mention, mentions
 from auto_dream.judge.similarity import AIMS, ANCHORS, PINS, Profile, significant_words
-from auto_dream.store.cache import FILE_NAME, CachedMemory, ParseCache, Parsed
+from auto_dream.store.cache import FILE_NAME, CachedMemory, ParseCache
 from auto_dream.store.memory import Memory
+from auto_dream.store.parsed import Parsed
 from auto_dream.store.paths import StorePaths
 from conftest import examples
 

@@ -39,11 +39,12 @@ from auto_dream.dream.saved_plans import PlanChangedError, plan_digest
 from auto_dream.dream.snapshot import Decisions, DreamOptions, Snapshot
 from auto_dream.errors import InputError, StoreError
 from auto_dream.progress import NO_PROGRESS, PLANNING, READING, RECORDING, Progress
-from auto_dream.store.cache import ParseCache, Parsed
+from auto_dream.store.cache import ParseCache
 from auto_dream.store.context import StoreContext
 from auto_dream.store.files import fingerprint, make_dirs, write_atomic
 from auto_dream.store.memory import Memory, read_memory
 from auto_dream.store.memory_md import rebuild_index
+from auto_dream.store.parsed import Parsed
 from auto_dream.store.paths import StoreLayout
 from auto_dream.store.recall_index import refresh_paths
 

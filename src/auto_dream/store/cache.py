@@ -51,7 +51,7 @@ from auto_dream.judge.status import STATUS_KINDS, Status
 from auto_dream.store.files import Fingerprint
 from auto_dream.store.index import SAME_DAY_SLACK
 from auto_dream.store.memory import Memory
-from auto_dream.store.parsed import Parsed as Parsed  # re-exported: what the cache holds
+from auto_dream.store.parsed import Parsed
 from auto_dream.store.paths import FILE_MODE, StoreLayout
 
 # PRAGMA user_version of the file; any other value is a foreign cache. Raise it whenever what

@@ -14,8 +14,7 @@ from auto_dream.store.consult import last_consulted
 from auto_dream.store.context import StoreContext
 from auto_dream.store.files import read_regular, write_atomic
 from auto_dream.store.index import NO_ACTIVITY, Activity, IndexResult, IndexSource
-from auto_dream.store.index_render import IndexInputs as IndexInputs  # re-exported: what read_index_inputs reads
-from auto_dream.store.index_render import rendered_index
+from auto_dream.store.index_render import IndexInputs, rendered_index
 from auto_dream.store.memory import Memory, Unreadable, archived_names
 from auto_dream.store.paths import MEMORY_TYPES, OVERFLOW_NAME, StoreLayout
 from auto_dream.store.replace import Expected, create_if_absent, replace_if_unchanged, sha256, side_names

@@ -3,9 +3,10 @@
 from dataclasses import dataclass, field
 from datetime import tzinfo
 
-from auto_dream.store.cache import ParseCache, Parsed
+from auto_dream.store.cache import ParseCache
 from auto_dream.store.context import ReadMemo
 from auto_dream.store.memory import Memory, Unreadable, read_memory
+from auto_dream.store.parsed import Parsed
 from auto_dream.store.paths import StoreLayout
 from auto_dream.store.walk import Fingerprint as Fingerprint  # re-exported, with fingerprint
 from auto_dream.store.walk import fingerprint as fingerprint
